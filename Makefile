@@ -1,0 +1,60 @@
+# Stitch: the one entry point.
+#
+#   make            build everything into build/
+#   make run        build, boot in QEMU (OVMF, TCG), run the demo, print the profile
+#   make test       every test: host unit tests, kernel tests in QEMU, boot tests
+#   make iso        build/stitch.iso, bootable as CD-ROM and as USB stick
+#   make clean
+#
+# Each part of the tree has its own fragment in mk/ that adds to the
+# variables below; this file only holds what they share.
+
+BUILD   := build
+BIN     := $(BUILD)/bin
+OUT     := out
+
+# The artefacts the fragments exchange (each is built by the fragment named).
+KERNEL_ELF := $(BUILD)/kernel/kernel.elf   # mk/kernel.mk
+LOADER_EFI := $(BUILD)/boot/BOOTX64.EFI    # mk/boot.mk
+INITRD     := $(BUILD)/initrd.cpio         # mk/userland.mk
+ESP_IMG    := $(BUILD)/esp.img             # mk/iso.mk
+ISO        := $(BUILD)/stitch.iso          # mk/iso.mk
+
+# Debian packages each fragment needs (installed before any build).
+PACKAGES := make gcc binutils perl cpio
+
+# What `make` builds, and what `make test` needs built before it runs test/t/.
+ALL_TARGETS  :=
+TEST_PREREQS :=
+
+# Warnings are errors everywhere (DESIGN.md, conventions).
+WARN := -Wall -Wextra -Werror
+
+# Host programs (tools/, tests): hosted C11 with debug info.
+HOST_CC     := gcc
+HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude
+
+.DEFAULT_GOAL := all
+
+include mk/*.mk
+
+# Install missing packages before anything is built (not for clean/help).
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+DEPS_STATUS := $(shell tools/install-deps $(sort $(PACKAGES)) >&2; echo $$?)
+ifneq ($(DEPS_STATUS),0)
+$(error missing Debian packages, see the message above)
+endif
+endif
+
+.PHONY: all test clean help
+all: $(ALL_TARGETS)
+
+# Every test is an executable in test/t/ that speaks TAP; prove runs them all.
+test: all $(TEST_PREREQS)
+	prove -v test/t/
+
+clean:
+	rm -rf $(BUILD) $(OUT)
+
+help:
+	@sed -n '3,10p' Makefile

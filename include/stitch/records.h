@@ -1,0 +1,191 @@
+/*
+ * The record stream: what the kernel's profiler writes and tools/stitch
+ * reads. docs/RECORDS.md explains it in prose; this header is the
+ * normative layout, included by both sides.
+ *
+ * A stream is a sequence of records. Every record starts with a
+ * struct rec_header; `size` counts the whole record, header included, and is
+ * a multiple of 8, so a reader can skip types it does not know. All fields
+ * are little-endian. The first record is REC_STREAM, the last REC_END; a
+ * stream without REC_END was cut short.
+ *
+ * Callchains use perf's conventions (include/uapi/linux/perf_event.h) so
+ * they translate one to one into perf.data: context markers are entries
+ * with the values below, followed by the addresses of that context.
+ */
+#ifndef STITCH_RECORDS_H
+#define STITCH_RECORDS_H
+
+#include <stdint.h>
+
+#define REC_STREAM_MAGIC   0x5352484354495453ull /* "STITCHRS" */
+#define REC_STREAM_VERSION 1
+
+/* perf's callchain context markers (same values). */
+#define PERF_CONTEXT_KERNEL        ((uint64_t)-128)
+#define PERF_CONTEXT_USER          ((uint64_t)-512)
+#define PERF_CONTEXT_USER_DEFERRED ((uint64_t)-640) /* next entry: cookie */
+
+enum rec_type {
+	REC_STREAM   = 1, /* stream header */
+	REC_COMM     = 2, /* a process started */
+	REC_MMAP     = 3, /* an executable mapping: program, shared object, kernel */
+	REC_SAMPLE   = 4, /* an NMI sample or a traced system call */
+	REC_DEFERRED = 5, /* a deferred user callchain */
+	REC_EXIT     = 6, /* a process exited */
+	REC_LOST     = 7, /* records dropped because a ring buffer was full */
+	REC_STATS    = 8, /* the run's counters, by name */
+	REC_END      = 9, /* end of stream */
+};
+
+struct rec_header {
+	uint32_t type; /* enum rec_type */
+	uint32_t size; /* bytes, header included, multiple of 8 */
+};
+
+/* Unwinding modes (kernel command line `profile.mode=`). */
+enum rec_mode {
+	MODE_NONE        = 0, /* no sampling */
+	MODE_SFRAME      = 1, /* deferred SFrame unwind (default) */
+	MODE_FP          = 2, /* frame-pointer walk inside the NMI */
+	MODE_FP_DEFERRED = 3, /* frame-pointer walk, deferred */
+	MODE_STACK_COPY  = 4, /* registers + user stack copy, unwound on the host */
+	MODE_GUESS       = 5, /* scan the user stack for text addresses, deferred */
+	MODE_VALIDATE    = 6, /* MODE_SFRAME and MODE_STACK_COPY in one sample */
+};
+
+struct rec_stream {
+	struct rec_header h;
+	uint64_t magic;      /* REC_STREAM_MAGIC */
+	uint32_t version;    /* REC_STREAM_VERSION */
+	uint32_t ncpus;
+	uint64_t tsc_hz;     /* time stamps are TSC ticks */
+	uint32_t mode;       /* enum rec_mode */
+	uint32_t sample_hz;
+	uint32_t max_frames; /* bound of the deferred unwind buffer */
+	uint32_t pad;
+};
+
+struct rec_comm {
+	struct rec_header h;
+	uint64_t time;
+	uint32_t pid, tid, ppid, pad;
+	char name[16]; /* NUL-terminated */
+};
+
+#define MMAP_KERNEL 0x1 /* the kernel image; pid is 0 */
+
+struct rec_mmap {
+	struct rec_header h;
+	uint64_t time;
+	uint32_t pid, tid;
+	uint64_t start;  /* virtual address of the mapped text */
+	uint64_t len;
+	uint64_t pgoff;  /* file offset that `start` maps */
+	uint32_t flags;  /* MMAP_* */
+	uint32_t build_id_size; /* 0..20 */
+	uint8_t  build_id[20];
+	uint32_t pad;
+	char path[];     /* NUL-terminated initrd path, e.g. "/bin/qsort"; padded to 8 */
+};
+
+/* rec_sample.event */
+#define SAMPLE_EVENT_CPU_CLOCK 0 /* the sampling NMI */
+#define SAMPLE_EVENT_SYSCALL   1 /* the system-call tracer; aux = syscall number */
+
+/* rec_sample.flags */
+#define SAMPLE_USER       0x1 /* the NMI interrupted ring 3 */
+#define SAMPLE_STACK_COPY 0x2 /* a struct rec_stack_copy follows ips[] */
+
+struct rec_sample {
+	struct rec_header h;
+	uint64_t time;
+	uint32_t cpu, pid, tid;
+	uint16_t event;  /* SAMPLE_EVENT_* */
+	uint16_t flags;  /* SAMPLE_* */
+	uint64_t ip;     /* interrupted instruction pointer */
+	uint64_t period; /* nanoseconds this sample stands for */
+	uint32_t aux;    /* event specific */
+	uint32_t nr;     /* entries in ips[] */
+	/*
+	 * ips[]: PERF_CONTEXT_KERNEL then kernel addresses (leaf first) when
+	 * the NMI hit the kernel; then either PERF_CONTEXT_USER and user
+	 * addresses (modes fp, stack-copy), or PERF_CONTEXT_USER_DEFERRED and
+	 * the cookie of the REC_DEFERRED record that will carry them.
+	 */
+	uint64_t ips[];
+};
+
+/* Register order in rec_stack_copy.regs (a subset of perf's x86 order). */
+enum rec_reg {
+	REC_REG_AX, REC_REG_BX, REC_REG_CX, REC_REG_DX, REC_REG_SI, REC_REG_DI,
+	REC_REG_BP, REC_REG_SP, REC_REG_IP, REC_REG_FLAGS,
+	REC_REG_R8, REC_REG_R9, REC_REG_R10, REC_REG_R11,
+	REC_REG_R12, REC_REG_R13, REC_REG_R14, REC_REG_R15,
+	REC_NREGS
+};
+
+/* Follows ips[] when SAMPLE_STACK_COPY is set: the user registers at the
+ * kernel entry and the user stack from regs[REC_REG_SP] upward. */
+struct rec_stack_copy {
+	uint64_t regs[REC_NREGS];
+	uint64_t size;   /* bytes of stack[] that were copied */
+	uint8_t stack[]; /* padded to 8 */
+};
+
+/* Why a deferred unwind stopped (rec_deferred.stop). */
+enum unwind_stop {
+	UNWIND_STOP_END = 0,     /* reached the outermost frame */
+	UNWIND_STOP_MAX_FRAMES,  /* the buffer bound was reached */
+	UNWIND_STOP_FAULT,       /* a user read faulted */
+	UNWIND_STOP_NO_INFO,     /* no SFrame entry and no usable frame pointer */
+	UNWIND_STOP_BAD_SFRAME,  /* the section failed validation */
+	UNWIND_STOP_BAD_FRAME,   /* the stack did not grow upward, or bad alignment */
+	UNWIND_STOP_TASK_EXITED, /* the task exited before its task work ran */
+	UNWIND_STOP_COUNT
+};
+
+struct rec_deferred {
+	struct rec_header h;
+	uint64_t time;
+	uint32_t cpu, pid, tid;
+	uint32_t stop;   /* enum unwind_stop */
+	uint64_t cookie; /* never 0 */
+	uint64_t period; /* always 0: the samples carry the period */
+	uint32_t nr;     /* entries in ips[] */
+	uint32_t pad;
+	uint64_t ips[];  /* PERF_CONTEXT_USER, then user addresses, leaf first */
+};
+
+struct rec_exit {
+	struct rec_header h;
+	uint64_t time;
+	uint32_t pid, tid;
+	int32_t status;
+	uint32_t pad;
+};
+
+struct rec_lost {
+	struct rec_header h;
+	uint32_t cpu, pad;
+	uint64_t count; /* records dropped on this CPU since the last REC_LOST */
+};
+
+struct rec_stat {
+	char name[32]; /* NUL-terminated counter name, e.g. "nmi_count" */
+	uint64_t value;
+};
+
+struct rec_stats {
+	struct rec_header h;
+	uint32_t count, pad;
+	struct rec_stat stat[];
+};
+
+struct rec_end {
+	struct rec_header h;
+	uint64_t time;
+	uint64_t records; /* records written before this one, REC_STREAM included */
+};
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * The system-call ABI between Stitch's kernel and its ring-3 programs.
+ *
+ * Entry is the SYSCALL instruction: rax = number, arguments in rdi, rsi,
+ * rdx, r10, r8, r9 (as on Linux; rcx and r11 are clobbered by the
+ * instruction). The result comes back in rax: a value >= 0 on success,
+ * -errno on failure. The errno values are newlib's (<sys/errno.h>), so the
+ * user-side glue stores -rax into errno unchanged.
+ */
+#ifndef STITCH_SYSCALL_H
+#define STITCH_SYSCALL_H
+
+#define SYS_exit          1  /* (int status) -> no return */
+#define SYS_write         2  /* (int fd, const void *buf, size_t n) */
+#define SYS_read          3  /* (int fd, void *buf, size_t n) */
+#define SYS_open          4  /* (const char *path, int flags) initrd files */
+#define SYS_close         5  /* (int fd) */
+#define SYS_lseek         6  /* (int fd, long off, int whence) */
+#define SYS_fstat         7  /* (int fd, struct stitch_stat *st) */
+#define SYS_isatty        8  /* (int fd) -> 1 or 0 */
+#define SYS_sbrk          9  /* (long increment) -> old break */
+#define SYS_mmap          10 /* (void *hint, size_t len, int prot) anonymous */
+#define SYS_munmap        11 /* (void *addr, size_t len) */
+#define SYS_getpid        12 /* () */
+#define SYS_kill          13 /* (int pid, int sig) terminates pid */
+#define SYS_gettimeofday  14 /* (struct stitch_timeval *tv) */
+#define SYS_times         15 /* (struct stitch_tms *t) -> ticks since boot */
+#define SYS_yield         16 /* () */
+#define SYS_sleep         17 /* (unsigned long microseconds) */
+#define SYS_spawn         18 /* (const char *path, char *const argv[]) -> pid */
+#define SYS_wait          19 /* (int pid, int *status) -> pid; pid -1: any child */
+#define SYS_pipe          20 /* (int fds[2]) */
+#define SYS_stacktrace_setup 21 /* (int op, addr, len, text_start, text_len): SFrame registration */
+#define SYS_getppid       22 /* () */
+#define SYS_COUNT         23
+
+/* SYS_stacktrace_setup operations (after Linux's proposal). */
+#define STACKTRACE_SFRAME_ADD    1
+#define STACKTRACE_SFRAME_REMOVE 2
+
+/* SYS_open flags (the subset the initrd supports: it is read-only). */
+#define STITCH_O_RDONLY 0
+
+/* SYS_mmap protection bits. */
+#define STITCH_PROT_READ  1
+#define STITCH_PROT_WRITE 2
+
+struct stitch_stat {
+	unsigned long size;
+	unsigned int mode; /* S_IFREG | 0444, S_IFCHR | 0666 for the console */
+	unsigned int pad;
+};
+
+struct stitch_timeval {
+	long sec;
+	long usec;
+};
+
+struct stitch_tms {
+	unsigned long utime, stime, cutime, cstime; /* in ticks, see times() */
+};
+
+/* The clock tick unit of SYS_times (sysconf(_SC_CLK_TCK) in the SDK). */
+#define STITCH_CLK_TCK 100
+
+/* Error numbers returned as -errno (newlib's values). */
+#define STITCH_EPERM        1
+#define STITCH_ENOENT       2
+#define STITCH_ESRCH        3
+#define STITCH_EINTR        4
+#define STITCH_EIO          5
+#define STITCH_ENOEXEC      8
+#define STITCH_EBADF        9
+#define STITCH_ECHILD       10
+#define STITCH_EAGAIN       11
+#define STITCH_ENOMEM       12
+#define STITCH_EFAULT       14
+#define STITCH_EBUSY        16
+#define STITCH_EEXIST       17
+#define STITCH_EINVAL       22
+#define STITCH_EMFILE       24
+#define STITCH_ENOTTY       25
+#define STITCH_ESPIPE       29
+#define STITCH_EPIPE        32
+#define STITCH_ENOSYS       88
+#define STITCH_ENAMETOOLONG 91
+
+#endif
