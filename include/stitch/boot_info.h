@@ -71,8 +71,9 @@ struct boot_info {
 	uint32_t version; /* BOOT_INFO_VERSION */
 	uint32_t size;    /* sizeof(struct boot_info) as the loader saw it */
 
-	uint64_t kernel_phys; /* physical range holding all PT_LOAD segments */
-	uint64_t kernel_size;
+	uint64_t kernel_phys; /* physical range holding all PT_LOAD segments, */
+	uint64_t kernel_size; /* contiguous and page aligned; kernel_phys is */
+	uint64_t kernel_virt; /* mapped at kernel_virt (lowest PT_LOAD page) */
 
 	uint64_t initrd_phys; /* cpio "newc" archive; size 0 when absent */
 	uint64_t initrd_size;
