@@ -86,8 +86,8 @@ struct boot_info {
 
 	char cmdline[BOOT_CMDLINE_MAX]; /* NUL-terminated, from \stitch\cmdline.txt */
 
-	uint32_t mem_count; /* entries used in mem[], sorted by base */
-	uint32_t pad2;
+	uint32_t mem_count;   /* entries used in mem[], sorted by base */
+	uint32_t mem_dropped; /* UEFI descriptors that did not fit in mem[] */
 	struct boot_mem_region mem[BOOT_MEM_MAX];
 };
 

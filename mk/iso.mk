@@ -1,0 +1,45 @@
+# The boot media: an ESP image (FAT, made with mtools) holding the loader,
+# the kernel, the initrd and the command line; and build/stitch.iso, an ISO
+# that boots from CD-ROM (El Torito) and from a USB stick (GPT with the ESP
+# as partition 2), made with xorriso.
+
+PACKAGES += mtools dosfstools xorriso qemu-system-x86 ovmf fdisk
+
+# The kernel command line written into the ESP (tests override it per boot
+# with tools/qemu-run --cmdline).
+CMDLINE ?= init=/bin/demo
+CMDLINE_FILE := $(BUILD)/cmdline.txt
+
+# Rewrite cmdline.txt only when CMDLINE changes, so the ESP is rebuilt then.
+$(shell mkdir -p $(BUILD); [ "$$(cat $(CMDLINE_FILE) 2>/dev/null)" = '$(CMDLINE)' ] || \
+	printf '%s\n' '$(CMDLINE)' > $(CMDLINE_FILE))
+
+ESP_FILES := $(LOADER_EFI) $(KERNEL_ELF) $(INITRD) $(CMDLINE_FILE)
+
+# Size: the files plus 2 MiB for FAT overhead, at least 33 MiB so that
+# mkfs.fat can make FAT32 (what firmware expects of an ESP).
+$(ESP_IMG): $(ESP_FILES)
+	rm -f $@
+	kib=$$(du -kc $^ | tail -1 | cut -f1); kib=$$((kib + 2048)); \
+		[ $$kib -ge 33792 ] || kib=33792; \
+		mkfs.fat -C -F 32 -n STITCH $@ $$kib >/dev/null
+	mmd -i $@ ::/EFI ::/EFI/BOOT ::/stitch
+	mcopy -i $@ $(LOADER_EFI) ::/EFI/BOOT/BOOTX64.EFI
+	mcopy -i $@ $(KERNEL_ELF) ::/stitch/kernel.elf
+	mcopy -i $@ $(INITRD) ::/stitch/initrd.cpio
+	mcopy -i $@ $(CMDLINE_FILE) ::/stitch/cmdline.txt
+
+# -append_partition + -appended_part_as_gpt give a real GPT whose partition
+# 2 is the ESP (USB boot); the El Torito EFI entry points at the same
+# partition (CD boot).
+$(ISO): $(ESP_IMG)
+	rm -rf $(BUILD)/isoroot && mkdir -p $(BUILD)/isoroot
+	cp README.md $(BUILD)/isoroot/
+	xorriso -as mkisofs -quiet -o $@ -R -J -V STITCH \
+		-append_partition 2 0xef $(ESP_IMG) -appended_part_as_gpt \
+		-e --interval:appended_partition_2:all:: -no-emul-boot \
+		$(BUILD)/isoroot
+
+.PHONY: iso
+iso: $(ISO)
+ALL_TARGETS += $(ESP_IMG) $(ISO)
