@@ -1,0 +1,39 @@
+/*
+ * <stitch.h>: the Stitch-specific calls of the user SDK.
+ *
+ * The POSIX-shaped ones come from newlib's headers and are implemented by
+ * the SDK's glue: write/read/open/close/lseek/fstat/isatty, sbrk, _exit,
+ * getpid/getppid, kill, sleep/usleep, pipe (<unistd.h>), wait/waitpid
+ * (<sys/wait.h>: the kernel stores a POSIX wait status, so WIFEXITED,
+ * WEXITSTATUS, WIFSIGNALED and WTERMSIG work), gettimeofday, times.
+ * Everything returns -1 and sets errno on failure.
+ */
+#ifndef STITCH_H
+#define STITCH_H
+
+#include <stddef.h>
+#include <stitch/syscall.h>
+
+/* Start the initrd program at path with a NULL-terminated argv; its pid. */
+int spawn(const char *path, char *const argv[]);
+
+/* Give the CPU to another runnable process. */
+int yield(void);
+
+/* Anonymous zero-filled memory; prot is STITCH_PROT_READ | _WRITE. */
+#define STITCH_MAP_FAILED ((void *)-1)
+void *stitch_mmap(void *hint, size_t len, int prot);
+int stitch_munmap(void *addr, size_t len);
+
+/*
+ * Register (STACKTRACE_SFRAME_ADD) or drop (STACKTRACE_SFRAME_REMOVE) the
+ * SFrame section [sframe, sframe + len) that describes the code in
+ * [text_start, text_start + text_len), for code the kernel did not load.
+ */
+int stacktrace_setup(int op, const void *sframe, size_t len,
+		     const void *text_start, size_t text_len);
+
+/* The end of the user range (docs/USERLAND.md): the stack ends here. */
+#define STITCH_USER_TOP 0x00007ffffffff000UL
+
+#endif

@@ -1,0 +1,70 @@
+/* Processes: exit, identity, spawn/wait, signals (kill only), sleeping. */
+#include <signal.h>
+#include <stitch.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "sys.h"
+
+void _exit(int status)
+{
+	sys1(SYS_exit, status);
+	__builtin_unreachable();	/* the kernel never returns from SYS_exit */
+}
+
+pid_t getpid(void)
+{
+	return (pid_t)sys0(SYS_getpid);
+}
+
+pid_t getppid(void)
+{
+	return (pid_t)sys0(SYS_getppid);
+}
+
+int kill(pid_t pid, int sig)
+{
+	return (int)sys_result(sys2(SYS_kill, pid, sig));
+}
+
+int spawn(const char *path, char *const argv[])
+{
+	return (int)sys_result(sys2(SYS_spawn, (long)path, (long)argv));
+}
+
+/* Blocking waits only: Stitch has no WNOHANG. */
+pid_t waitpid(pid_t pid, int *status, int options)
+{
+	if (options != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return (pid_t)sys_result(sys2(SYS_wait, pid, (long)status));
+}
+
+pid_t wait(int *status)
+{
+	return waitpid(-1, status, 0);
+}
+
+int yield(void)
+{
+	return (int)sys_result(sys0(SYS_yield));
+}
+
+int usleep(useconds_t us)
+{
+	return (int)sys_result(sys1(SYS_sleep, us));
+}
+
+/* Not interruptible: there are no signal handlers, so 0 seconds remain. */
+unsigned sleep(unsigned seconds)
+{
+	sys1(SYS_sleep, (long)seconds * 1000000L);
+	return 0;
+}
+
+int pipe(int fds[2])
+{
+	return (int)sys_result(sys1(SYS_pipe, (long)fds));
+}
