@@ -26,8 +26,8 @@ USER_CRT0     := $(USER_OUT)/crt0.o
 USER_LIB      := $(USER_OUT)/libstitch.a
 USER_LIB_SRCS := $(wildcard userland/lib/*.c)
 USER_LIB_OBJS := $(patsubst userland/lib/%.c,$(USER_OUT)/lib/%.o,$(USER_LIB_SRCS))
-USER_HEADERS  := $(wildcard userland/include/*.h userland/lib/*.h) \
-	include/stitch/syscall.h
+USER_HEADERS  := $(wildcard userland/include/*.h userland/lib/*.h \
+	userland/workloads/*.h userland/tests/*.h) include/stitch/syscall.h
 
 $(USER_OUT)/lib/%.o: userland/lib/%.c $(USER_HEADERS) $(NEWLIB_STAMP)
 	@mkdir -p $(@D)
@@ -50,3 +50,86 @@ $(1): $(2) $(USER_CRT0) $(USER_LIB) $(USER_HEADERS) $(NEWLIB_STAMP)
 		-Wl,--start-group $(USER_LIB) $(NEWLIB_LIBC) $(NEWLIB_LIBM) \
 		$(USER_LIBGCC) -Wl,--end-group
 endef
+
+# The programs: /bin/<name> in the initrd for each source file.
+USER_WORKLOADS := fib chain sort reader piper
+USER_SYSTEM    := demo utest
+USER_TESTS     := $(basename $(notdir $(wildcard userland/tests/t-*.c)))
+USER_PROGRAMS  := $(USER_WORKLOADS) $(USER_SYSTEM) $(USER_TESTS)
+
+$(foreach p,$(USER_WORKLOADS),$(eval $(call user_program,$(USER_ROOT)/bin/$(p),userland/workloads/$(p).c)))
+$(foreach p,$(USER_SYSTEM),$(eval $(call user_program,$(USER_ROOT)/bin/$(p),userland/bin/$(p).c)))
+$(foreach p,$(USER_TESTS),$(eval $(call user_program,$(USER_ROOT)/bin/$(p),userland/tests/$(p).c)))
+
+# make run APP=path/to/prog.c: one more program, and the one that boots.
+ifneq ($(APP),)
+USER_APP := $(basename $(notdir $(APP)))
+ifneq ($(filter $(USER_APP),$(USER_PROGRAMS)),)
+$(error APP=$(APP): /bin/$(USER_APP) is already a Stitch program; rename the file)
+endif
+$(eval $(call user_program,$(USER_ROOT)/bin/$(USER_APP),$(APP)))
+RUN_INIT := /bin/$(USER_APP)
+else
+RUN_INIT := /bin/demo
+endif
+
+# Data files the workloads and tests read.
+USER_BLOB_BYTES := 4194304
+$(USER_ROOT)/data/blob: $(BIN)/stitch-mkdata
+	@mkdir -p $(@D)
+	$(BIN)/stitch-mkdata $@ $(USER_BLOB_BYTES)
+
+$(USER_ROOT)/data/%: userland/data/%
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(BIN)/stitch-mkdata: userland/host/mkdata.c
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) -o $@ $<
+
+USER_DATA := blob $(notdir $(wildcard userland/data/*))
+
+# The initrd's contents, by name relative to its root (the kernel looks up
+# "/bin/fib" as "bin/fib"). The list is rewritten only when it changes, so
+# that adding or dropping APP rebuilds the initrd and nothing else does.
+USER_INITRD_NAMES := bin $(addprefix bin/,$(USER_PROGRAMS) $(USER_APP)) \
+	data $(addprefix data/,$(USER_DATA))
+USER_INITRD_LIST  := $(USER_OUT)/initrd.list
+
+$(USER_INITRD_LIST): FORCE
+	@mkdir -p $(@D)
+	@printf '%s\n' $(USER_INITRD_NAMES) > $@.tmp
+	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+
+# cpio newc, owned by root, reproducible (no inode numbers or times leak in).
+$(INITRD): $(USER_INITRD_LIST) $(addprefix $(USER_ROOT)/,$(filter-out bin data,$(USER_INITRD_NAMES)))
+	cd $(USER_ROOT) && cpio -o -H newc -R 0:0 --reproducible --quiet \
+		< $(abspath $(USER_INITRD_LIST)) > $(abspath $@)
+
+# Expected checksums: the same workload sources and the same demo, compiled
+# natively for the host (userland/host/stitch.h stands in for the SDK) and
+# run on the host against the same data files. Sorted: the workloads run
+# concurrently and finish in any order.
+USER_HOST      := $(USER_OUT)/host
+USER_EXPECTED  := $(USER_OUT)/expected-checksums.txt
+USER_HOST_CFLAGS := $(HOST_CFLAGS) -DSTITCH_HOST_BUILD -Iuserland/host
+
+$(USER_HOST)/bin/%: userland/workloads/%.c userland/workloads/workload.h userland/host/stitch.h
+	@mkdir -p $(@D)
+	$(HOST_CC) $(USER_HOST_CFLAGS) -o $@ $<
+
+$(USER_HOST)/bin/demo: userland/bin/demo.c userland/host/stitch.h
+	@mkdir -p $(@D)
+	$(HOST_CC) $(USER_HOST_CFLAGS) -o $@ $<
+
+$(USER_EXPECTED): $(addprefix $(USER_HOST)/bin/,demo $(USER_WORKLOADS)) $(USER_ROOT)/data/blob
+	rm -rf $(USER_HOST)/data && ln -s $(abspath $(USER_ROOT)/data) $(USER_HOST)/data
+	STITCH_HOST_ROOT=$(abspath $(USER_HOST)) $(USER_HOST)/bin/demo > $@.out
+	grep 'checksum=' $@.out | sort > $@
+	rm $@.out
+
+.PHONY: userland FORCE
+userland: $(INITRD) $(USER_EXPECTED)
+
+ALL_TARGETS  += $(INITRD) $(USER_EXPECTED)
+TEST_PREREQS += $(INITRD) $(USER_EXPECTED)
