@@ -1,0 +1,44 @@
+/* Bringing up the CPU and the interrupt hardware, in dependency order. */
+#include "arch/x86_64/arch.h"
+#include "arch/x86_64/gdt.h"
+#include "arch/x86_64/ioapic.h"
+#include "arch/x86_64/lapic.h"
+#include "arch/x86_64/madt.h"
+#include "arch/x86_64/pit.h"
+#include "arch/x86_64/trap.h"
+#include "arch/x86_64/uart.h"
+#include "kern/console.h"
+
+void arch_init_cpu(void)
+{
+	uart_init();
+	gdt_init();
+	trap_init();
+	/* NX bits in page tables, read-only pages honoured in ring 0, global
+	 * pages for the kernel half. */
+	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
+	write_cr0(read_cr0() | CR0_WP);
+	write_cr4(read_cr4() | CR4_PGE);
+}
+
+/* The legacy 8259 PICs: all inputs masked; ISA interrupts go through the
+ * IOAPIC. */
+static void pic_disable(void)
+{
+	outb(0x21, 0xff);
+	outb(0xa1, 0xff);
+}
+
+void arch_init_devices(void)
+{
+	pic_disable();
+	madt_init();
+	lapic_init(madt.lapic_phys);
+	ioapic_init();
+	lapic_calibrate();
+	pit_tick_init();
+	kprintf("cpu: %d in MADT, LAPIC id %u at 0x%lx, %d IOAPIC(s), "
+		"TSC %lu kHz, LAPIC timer %lu kHz\n",
+		madt.ncpus, lapic_id(), madt.lapic_phys, madt.nioapics,
+		tsc_hz / 1000, lapic_timer_hz / 1000);
+}

@@ -1,0 +1,151 @@
+#include "arch/x86_64/lapic.h"
+#include "arch/x86_64/arch.h"
+#include "arch/x86_64/pit.h"
+#include "arch/x86_64/trap.h"
+#include "kern/kernel.h"
+#include "kern/mm.h"
+
+enum {
+	REG_ID = 0x20,
+	REG_TPR = 0x80,
+	REG_EOI = 0xb0,
+	REG_SVR = 0xf0,
+	REG_ESR = 0x280,
+	REG_ICR_LO = 0x300,
+	REG_ICR_HI = 0x310,
+	REG_LVT_TIMER = 0x320,
+	REG_LVT_LINT0 = 0x350,
+	REG_LVT_LINT1 = 0x360,
+	REG_LVT_ERROR = 0x370,
+	REG_TIMER_INIT = 0x380,
+	REG_TIMER_CUR = 0x390,
+	REG_TIMER_DIV = 0x3e0,
+};
+
+#define SVR_ENABLE       0x100
+#define LVT_MASKED       (1u << 16)
+#define LVT_PERIODIC     (1u << 17)
+#define LVT_DELIVERY_NMI (4u << 8)
+#define ICR_PENDING      (1u << 12)
+#define ICR_ASSERT       (1u << 14)
+#define TIMER_DIV_16     0x3
+#define APIC_BASE_ENABLE (1ull << 11)
+
+/* Calibration interval: long enough for a few percent accuracy under
+ * emulation, short enough not to slow the boot. */
+#define CAL_MS 20
+
+uint64_t lapic_timer_hz;
+static volatile uint32_t *regs;
+
+static uint32_t rd(unsigned reg)
+{
+	return regs[reg / 4];
+}
+
+static void wr(unsigned reg, uint32_t v)
+{
+	regs[reg / 4] = v;
+}
+
+void lapic_init(uint64_t phys)
+{
+	uint64_t base = rdmsr(MSR_APIC_BASE);
+	if ((base & ~0xfffull & 0xfffffffffull) != phys)
+		kprintf("lapic: MADT says 0x%lx, IA32_APIC_BASE says 0x%lx\n", phys, base);
+	wrmsr(MSR_APIC_BASE, base | APIC_BASE_ENABLE);
+	regs = p2v(phys);
+
+	wr(REG_TPR, 0);
+	wr(REG_SVR, SVR_ENABLE | VEC_SPURIOUS);
+	wr(REG_LVT_TIMER, LVT_MASKED);
+	/* The 8259 PICs are masked; LINT0 (their ExtINT line) stays masked,
+	 * LINT1 is the platform NMI line. */
+	wr(REG_LVT_LINT0, LVT_MASKED);
+	wr(REG_LVT_LINT1, LVT_DELIVERY_NMI);
+	wr(REG_LVT_ERROR, VEC_LAPIC_ERROR);
+	wr(REG_ESR, 0); /* the ESR is cleared by two writes */
+	wr(REG_ESR, 0);
+	wr(REG_TIMER_DIV, TIMER_DIV_16);
+	lapic_eoi();
+}
+
+void lapic_calibrate(void)
+{
+	uint16_t count = (uint16_t)(PIT_HZ * CAL_MS / 1000);
+
+	wr(REG_LVT_TIMER, LVT_MASKED);
+	pit_ch2_start(count);
+	wr(REG_TIMER_INIT, 0xffffffffu);
+	uint64_t t0 = rdtsc();
+	while (!pit_ch2_done())
+		pause();
+	uint64_t t1 = rdtsc();
+	uint32_t left = rd(REG_TIMER_CUR);
+	wr(REG_TIMER_INIT, 0);
+
+	lapic_timer_hz = (uint64_t)(0xffffffffu - left) * PIT_HZ / count;
+	tsc_hz = (t1 - t0) * PIT_HZ / count;
+}
+
+uint32_t lapic_id(void)
+{
+	return rd(REG_ID) >> 24;
+}
+
+void lapic_eoi(void)
+{
+	wr(REG_EOI, 0);
+}
+
+void lapic_self_ipi(uint8_t vector)
+{
+	irqflags_t f = irq_save();
+	while (rd(REG_ICR_LO) & ICR_PENDING)
+		pause();
+	wr(REG_ICR_HI, lapic_id() << 24);
+	wr(REG_ICR_LO, ICR_ASSERT | vector); /* fixed, physical destination */
+	irq_restore(f);
+}
+
+static uint32_t ns_to_count(uint64_t ns)
+{
+	/* ns * hz / 1e9 without overflow for ns up to hours at 1 GHz. */
+	uint64_t c = ns / 1000 * (lapic_timer_hz / 1000) / 1000;
+	if (c == 0)
+		return 1;
+	return c > 0xffffffffu ? 0xffffffffu : (uint32_t)c;
+}
+
+/*
+ * Intel documents no delivery mode for the timer LVT; QEMU honours one
+ * (NMI) there, which is how the sampler gets its NMIs under emulation.
+ */
+static void timer_start(uint64_t ns, unsigned vector, uint32_t mode)
+{
+	uint32_t lvt = vector == LAPIC_TIMER_NMI ? LVT_DELIVERY_NMI : vector;
+	wr(REG_TIMER_INIT, 0);
+	wr(REG_LVT_TIMER, lvt | mode);
+	wr(REG_TIMER_INIT, ns_to_count(ns));
+}
+
+void lapic_timer_oneshot(uint64_t ns, unsigned vector)
+{
+	timer_start(ns, vector, 0);
+}
+
+void lapic_timer_periodic(uint64_t ns, unsigned vector)
+{
+	timer_start(ns, vector, LVT_PERIODIC);
+}
+
+void lapic_timer_stop(void)
+{
+	wr(REG_LVT_TIMER, LVT_MASKED);
+	wr(REG_TIMER_INIT, 0);
+}
+
+uint32_t lapic_timer_count(void)
+{
+	return rd(REG_TIMER_CUR);
+}

@@ -1,0 +1,31 @@
+/*
+ * The local APIC (xAPIC, MMIO through the direct map) and its timer.
+ *
+ * The LAPIC timer is reserved for the sampling NMI; the scheduler tick is
+ * the PIT (pit.h).
+ */
+#ifndef ARCH_X86_64_LAPIC_H
+#define ARCH_X86_64_LAPIC_H
+
+#include <stdint.h>
+
+/* Pass as `vector` to the timer functions to deliver an NMI instead. */
+#define LAPIC_TIMER_NMI 0x100
+
+extern uint64_t lapic_timer_hz; /* timer ticks per second (divide by 16) */
+
+void lapic_init(uint64_t phys);
+/* Measures lapic_timer_hz and tsc_hz over CAL_MS of PIT channel 2. */
+void lapic_calibrate(void);
+uint32_t lapic_id(void);
+void lapic_eoi(void);
+/* Sends `vector` to this CPU (its own APIC ID, fixed delivery). */
+void lapic_self_ipi(uint8_t vector);
+
+/* One interrupt after ns nanoseconds, or one every ns. */
+void lapic_timer_oneshot(uint64_t ns, unsigned vector);
+void lapic_timer_periodic(uint64_t ns, unsigned vector);
+void lapic_timer_stop(void);
+uint32_t lapic_timer_count(void); /* current count, counts down */
+
+#endif

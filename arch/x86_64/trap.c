@@ -1,0 +1,114 @@
+/*
+ * The IDT and the one C entry of every trap, trap_dispatch().
+ */
+#include "arch/x86_64/trap.h"
+#include "arch/x86_64/arch.h"
+#include "arch/x86_64/gdt.h"
+#include "arch/x86_64/lapic.h"
+#include "kern/console.h"
+#include "kern/kernel.h"
+
+struct idt_gate {
+	uint16_t off_lo, selector;
+	uint8_t ist, type; /* type 0x8e: present, DPL 0, interrupt gate (IF cleared) */
+	uint16_t off_mid;
+	uint32_t off_hi, reserved;
+} __attribute__((packed));
+
+extern const char trap_stubs[]; /* trapentry.S: 16 bytes per vector */
+
+static struct idt_gate idt[256];
+static trap_handler_t handlers[256];
+
+static const char *const names[32] = {
+	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint",
+	"#OF overflow", "#BR bound range", "#UD invalid opcode",
+	"#NM device not available", "#DF double fault",
+	"coprocessor segment overrun", "#TS invalid TSS",
+	"#NP segment not present", "#SS stack fault",
+	"#GP general protection", "#PF page fault", "reserved 15",
+	"#MF x87 floating point", "#AC alignment check", "#MC machine check",
+	"#XM SIMD floating point", "#VE virtualization", "#CP control protection",
+};
+
+const char *trap_name(uint64_t vector)
+{
+	if (vector < 32)
+		return names[vector] ? names[vector] : "reserved exception";
+	return "interrupt";
+}
+
+static void set_gate(int v, int ist)
+{
+	uint64_t off = (uint64_t)&trap_stubs[16 * v];
+	idt[v] = (struct idt_gate){
+		.off_lo = off & 0xffff, .selector = SEG_KCODE, .ist = ist,
+		.type = 0x8e, .off_mid = (off >> 16) & 0xffff, .off_hi = off >> 32,
+	};
+}
+
+void trap_init(void)
+{
+	for (int v = 0; v < 256; v++)
+		set_gate(v, 0);
+	set_gate(VEC_NMI, IST_NMI);
+	set_gate(VEC_DF, IST_DF);
+	set_gate(VEC_MC, IST_MC);
+
+	struct {
+		uint16_t limit;
+		uint64_t base;
+	} __attribute__((packed)) idtr = { sizeof(idt) - 1, (uint64_t)idt };
+	__asm__ volatile("lidt %0" : : "m"(idtr));
+}
+
+void trap_set_handler(int vector, trap_handler_t fn)
+{
+	handlers[vector] = fn;
+}
+
+void trap_dump(const struct trap_frame *tf)
+{
+	kprintf("trap: %s (vector %lu) in %s mode, error code 0x%lx\n",
+		trap_name(tf->vector), tf->vector,
+		trap_from_user(tf) ? "user" : "kernel", tf->error);
+	kprintf("  RIP %016lx  CS %04lx  RFLAGS %016lx\n", tf->rip, tf->cs, tf->rflags);
+	kprintf("  RSP %016lx  SS %04lx\n", tf->rsp, tf->ss);
+	kprintf("  RAX %016lx  RBX %016lx  RCX %016lx\n", tf->rax, tf->rbx, tf->rcx);
+	kprintf("  RDX %016lx  RSI %016lx  RDI %016lx\n", tf->rdx, tf->rsi, tf->rdi);
+	kprintf("  RBP %016lx  R8  %016lx  R9  %016lx\n", tf->rbp, tf->r8, tf->r9);
+	kprintf("  R10 %016lx  R11 %016lx  R12 %016lx\n", tf->r10, tf->r11, tf->r12);
+	kprintf("  R13 %016lx  R14 %016lx  R15 %016lx\n", tf->r13, tf->r14, tf->r15);
+	kprintf("  CR0 %016lx  CR2 %016lx  CR3 %016lx  CR4 %016lx\n",
+		read_cr0(), read_cr2(), read_cr3(), read_cr4());
+}
+
+/* An exception nobody handles. A later issue kills the process when it
+ * came from ring 3; today every one is fatal. */
+static void unhandled(struct trap_frame *tf)
+{
+	trap_dump(tf);
+	panic_at(tf->rip, tf->rbp, "unhandled %s", trap_name(tf->vector));
+}
+
+void trap_dispatch(struct trap_frame *tf)
+{
+	uint64_t v = tf->vector;
+	trap_handler_t fn = handlers[v];
+
+	if (v < 32) {
+		if (!fn)
+			unhandled(tf);
+		fn(tf);
+	} else if (v != VEC_SPURIOUS) {
+		/* Acknowledge first: a handler may switch to another task and
+		 * come back much later (the scheduler tick). */
+		lapic_eoi();
+		if (fn)
+			fn(tf);
+		else
+			kprintf("trap: no handler for vector %lu\n", v);
+	}
+	/* Return to user mode (trap_from_user(tf)): the place for the checks
+	 * of pending work, added with processes. */
+}

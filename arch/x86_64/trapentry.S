@@ -1,0 +1,75 @@
+/*
+ * The trap path: 256 stubs, one common entry, one common exit.
+ */
+#include "arch/x86_64/trap.h"
+
+/*
+ * 256 stubs of 16 bytes each: the stub of vector v is at trap_stubs + 16 v.
+ * Each pushes a zero where the CPU pushes no error code, then the vector
+ * (at most 2 + 5 + 5 bytes).
+ */
+	.text
+	.p2align 4
+	.globl trap_stubs
+trap_stubs:
+	.set vec, 0
+	.rept 256
+	.p2align 4
+	.if (vec == 8) || (vec >= 10 && vec <= 14) || (vec == 17) || (vec == 21) || (vec == 29) || (vec == 30)
+	.else
+	pushq $0
+	.endif
+	pushq $vec
+	jmp trap_entry
+	.set vec, vec + 1
+	.endr
+
+/* Stack on entry: vector, error code, then the CPU's rip, cs, rflags, rsp,
+ * ss. The CPU aligned rsp to 16 before its pushes; 22 quadwords keep it
+ * aligned for the call. */
+	.globl trap_entry
+trap_entry:
+	pushq %rax
+	pushq %rbx
+	pushq %rcx
+	pushq %rdx
+	pushq %rsi
+	pushq %rdi
+	pushq %rbp
+	pushq %r8
+	pushq %r9
+	pushq %r10
+	pushq %r11
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	cld
+	movq %rsp, %rdi
+	call trap_dispatch
+
+	/*
+	 * The one exit. Returning to ring 3 will pass here too: the checks
+	 * for pending work (task work, deferred unwinds) belong at the end
+	 * of trap_dispatch, before this point, where C can run them.
+	 */
+	.globl trap_exit
+trap_exit:
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %r11
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rbp
+	popq %rdi
+	popq %rsi
+	popq %rdx
+	popq %rcx
+	popq %rbx
+	popq %rax
+	addq $16, %rsp /* vector and error code */
+	iretq
+

@@ -1,0 +1,33 @@
+# kern/ and arch/x86_64/: the kernel, build/kernel/kernel.elf.
+
+KERNEL_SRCS := $(wildcard kern/*.c arch/x86_64/*.c arch/x86_64/*.S)
+KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(basename $(KERNEL_SRCS)))
+
+# Frame pointers stay on until the kernel unwinds itself with its .sframe
+# (a later issue); --gsframe already emits that section.
+KERNEL_CFLAGS := -std=gnu11 -ffreestanding -fno-pic -mcmodel=kernel \
+	-mno-red-zone -mgeneral-regs-only -fno-stack-protector -O2 -g $(WARN) \
+	-Iinclude -I. -Wa,--gsframe -fasynchronous-unwind-tables \
+	-fno-omit-frame-pointer -MMD -MP
+KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=4096 -z noexecstack \
+	--build-id -T linker.ld
+
+$(BUILD)/kernel/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+
+$(BUILD)/kernel/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(KERNEL_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
+
+$(KERNEL_ELF): $(KERNEL_OBJS) linker.ld
+	@mkdir -p $(dir $@)
+	$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS)
+
+-include $(KERNEL_OBJS:.o=.d)
+
+ALL_TARGETS  += $(KERNEL_ELF)
+TEST_PREREQS += $(ESP_IMG)
+
+# GCC may turn the byte loops of memset/memcpy into calls to themselves.
+$(BUILD)/kernel/kern/string.o: KERNEL_CFLAGS += -fno-tree-loop-distribute-patterns
