@@ -16,13 +16,13 @@ $(shell mkdir -p $(BUILD); [ "$$(cat $(CMDLINE_FILE) 2>/dev/null)" = '$(CMDLINE)
 
 ESP_FILES := $(LOADER_EFI) $(KERNEL_ELF) $(INITRD) $(CMDLINE_FILE)
 
-# Size: the files plus 2 MiB for FAT overhead, at least 33 MiB so that
-# mkfs.fat can make FAT32 (what firmware expects of an ESP).
+# Size: the files plus 1 MiB for FAT overhead; mkfs.fat picks FAT12/16/32
+# by size (UEFI reads all three). Small matters: the El Torito entry counts
+# the image in 16-bit units of 512 bytes, so a CD boot wants it under 32 MiB.
 $(ESP_IMG): $(ESP_FILES)
 	rm -f $@
-	kib=$$(du -kc $^ | tail -1 | cut -f1); kib=$$((kib + 2048)); \
-		[ $$kib -ge 33792 ] || kib=33792; \
-		mkfs.fat -C -F 32 -n STITCH $@ $$kib >/dev/null
+	kib=$$(du -kc $^ | tail -1 | cut -f1); kib=$$((kib + 1024)); \
+		mkfs.fat -C -n STITCH $@ $$kib >/dev/null
 	mmd -i $@ ::/EFI ::/EFI/BOOT ::/stitch
 	mcopy -i $@ $(LOADER_EFI) ::/EFI/BOOT/BOOTX64.EFI
 	mcopy -i $@ $(KERNEL_ELF) ::/stitch/kernel.elf
@@ -33,6 +33,8 @@ $(ESP_IMG): $(ESP_FILES)
 # 2 is the ESP (USB boot); the El Torito EFI entry points at the same
 # partition (CD boot).
 $(ISO): $(ESP_IMG)
+	@size=$$(stat -c %s $(ESP_IMG)); [ $$size -le $$((65535 * 512)) ] || { \
+		echo "iso: $(ESP_IMG) is $$size bytes; El Torito describes at most 65535 * 512" >&2; exit 1; }
 	rm -rf $(BUILD)/isoroot && mkdir -p $(BUILD)/isoroot
 	cp README.md $(BUILD)/isoroot/
 	xorriso -as mkisofs -quiet -o $@ -R -J -V STITCH \

@@ -1,0 +1,17 @@
+# make run: build, boot the demo (or APP=prog.c) in QEMU with the profiler
+# on, and show the profile. make qemu-gdb: the same boot, waiting for gdb.
+
+MODE ?= sframe
+HZ   ?= 1000
+RUN_INIT ?= /bin/demo
+RUN_CMDLINE = init=$(RUN_INIT) profile.mode=$(MODE) profile.hz=$(HZ)
+
+.PHONY: run qemu-gdb
+run: all
+	@mkdir -p $(OUT)
+	tools/qemu-run --cmdline "$(RUN_CMDLINE)" --serial $(OUT)/console.txt \
+		--records $(OUT)/records.bin
+
+qemu-gdb: all
+	@echo "In another terminal: gdb $(KERNEL_ELF) -ex 'target remote :1234'"
+	tools/qemu-run --cmdline "$(RUN_CMDLINE)" --gdb
