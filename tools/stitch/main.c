@@ -1,0 +1,77 @@
+/*
+ * stitch: read a Stitch record stream, stitch the deferred user callchains
+ * onto their samples, symbolize, and write the profile. See docs/STITCH.md.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run.h"
+#include "util.h"
+
+static const char usage[] =
+	"usage: stitch [options] RECORDS.bin\n"
+	"  --symfs DIR     host directory where the guest's paths (/bin/prog) are found\n"
+	"  --kernel FILE   the kernel ELF (default: the kernel mapping's path under --symfs)\n"
+	"  -o DIR          write report.txt, profile.folded, flame.svg, perf.data and\n"
+	"                  records.bin there (default: print the stitched samples)\n"
+	"  --no-stitch     print the records as they came, deferred markers and cookies\n"
+	"                  shown (like perf script --no-merge-callchains)\n";
+
+static uint8_t *read_all(const char *path, size_t *len)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	if (!f)
+		die("cannot open %s", path);
+	size_t cap = 1 << 16, n = 0, got;
+	uint8_t *buf = xmalloc(cap);
+	while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap)
+			buf = xrealloc(buf, cap *= 2);
+	}
+	if (ferror(f))
+		die("cannot read %s", path);
+	if (f != stdin)
+		fclose(f);
+	*len = n;
+	return buf;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "symfs", required_argument, NULL, 's' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "no-stitch", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct options o = { .out = stdout };
+	int ch;
+	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 's': o.symfs = optarg; break;
+		case 'k': o.kernel = optarg; break;
+		case 'o': o.outdir = optarg; break;
+		case 'n': o.no_stitch = 1; break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: fputs(usage, stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	/* An offline tool: never ask debuginfod servers for the guest's files. */
+	unsetenv("DEBUGINFOD_URLS");
+
+	o.input = argv[optind];
+	size_t len;
+	uint8_t *buf = read_all(o.input, &len);
+	struct counters c = { 0 };
+	int err = run_stitch(&o, buf, len, &c);
+	free(buf);
+	return err ? 1 : 0;
+}

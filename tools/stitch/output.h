@@ -1,0 +1,42 @@
+/*
+ * The writers. Each takes the stitched stacks (and the symbols to name
+ * their frames) and writes one output format.
+ */
+#ifndef STITCH_OUTPUT_H
+#define STITCH_OUTPUT_H
+
+#include <stdio.h>
+
+#include "stitch.h"
+
+/* Everything a writer may need about one run. */
+struct run {
+	const struct stream *stream;
+	struct procs *procs;
+	struct symbols *sy;
+	struct stitch *st;
+	struct counters *c;
+	const char *records_path; /* the input, for the record of how to redo */
+};
+
+/* script.c: samples as perf script prints them, stitched or as recorded. */
+void write_script(FILE *f, const struct run *r);
+void write_raw(FILE *f, const struct run *r);
+/* report.c: report.txt */
+void write_report(FILE *f, const struct run *r);
+/* folded.c: Brendan Gregg's folded stacks */
+void write_folded(FILE *f, const struct run *r);
+/* flame.c: a self-contained SVG flame graph */
+void write_flame(FILE *f, const struct run *r);
+/* perfdata.c: a perf.data file perf 6.1 reads; 0 on success */
+int write_perf_data(const char *path, const struct run *r);
+
+/* Helpers shared by the writers (script.c). */
+uint64_t time_ns(const struct run *r, uint64_t ticks);
+const char *event_name(const struct sample_rec *s);
+/* The comm of a stack's process. */
+const char *stack_comm(const struct stack *k);
+/* Only cpu-clock samples make up the profile; syscall samples are counted apart. */
+int in_profile(const struct stack *k);
+
+#endif

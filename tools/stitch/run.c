@@ -1,0 +1,122 @@
+#include "run.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "output.h"
+#include "util.h"
+
+typedef void writer_fn(FILE *, const struct run *);
+
+static int write_file(const char *dir, const char *name, writer_fn *fn, const struct run *r)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	int err = !f;
+	if (f) {
+		fn(f, r);
+		err = ferror(f) | (fclose(f) != 0);
+	}
+	if (err)
+		fprintf(stderr, "stitch: cannot write %s: %s\n", path, strerror(errno));
+	free(path);
+	return err ? -1 : 0;
+}
+
+/* records.bin travels with the outputs, so the run can be redone from them. */
+static int copy_records(const struct options *o, const uint8_t *buf, size_t len)
+{
+	char *path = xasprintf("%s/records.bin", o->outdir);
+	struct stat a, b;
+	int err = 0;
+	if (!o->input || stat(o->input, &a) || stat(path, &b) ||
+	    a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+		FILE *f = fopen(path, "wb");
+		err = !f || fwrite(buf, 1, len, f) != len;
+		if (f && fclose(f))
+			err = 1;
+		if (err)
+			fprintf(stderr, "stitch: cannot write %s: %s\n", path, strerror(errno));
+	}
+	free(path);
+	return err ? -1 : 0;
+}
+
+/* The perf command that reads perf.data with the guest's binaries. */
+static void perf_hint(const struct options *o, const struct run *r)
+{
+	char kernel[PATH_MAX];
+	struct proc *kp = &r->procs->kernel;
+	char *k = o->kernel ? xstrdup(o->kernel) :
+		  kp->nmaps ? symbols_host_path(r->sy, kp, kp->maps[0]) : NULL;
+	fprintf(o->out, "perf report -i %s/perf.data --stdio", o->outdir);
+	if (o->symfs)
+		fprintf(o->out, " --symfs %s", o->symfs);
+	/* perf joins a relative --vmlinux with --symfs: give it an absolute one */
+	if (k && realpath(k, kernel))
+		fprintf(o->out, " --vmlinux %s", kernel);
+	fputc('\n', o->out);
+	free(k);
+}
+
+static int write_outputs(const struct options *o, const struct run *r,
+			 const uint8_t *buf, size_t len)
+{
+	int err = 0;
+	if (mkdir(o->outdir, 0777) && errno != EEXIST) {
+		fprintf(stderr, "stitch: cannot create %s: %s\n", o->outdir, strerror(errno));
+		return -1;
+	}
+	err |= write_file(o->outdir, "report.txt", write_report, r);
+	err |= write_file(o->outdir, "profile.folded", write_folded, r);
+	err |= write_file(o->outdir, "flame.svg", write_flame, r);
+	char *perf = xasprintf("%s/perf.data", o->outdir);
+	if (write_perf_data(perf, r)) {
+		fprintf(stderr, "stitch: cannot write %s\n", perf);
+		err = -1;
+	}
+	free(perf);
+	err |= copy_records(o, buf, len);
+
+	const struct counters *c = r->c;
+	fprintf(o->out, "stitch: %" PRIu64 " samples, %" PRIu64 " stitched, %" PRIu64
+		" missing their user stack; wrote %s/{report.txt,profile.folded,flame.svg,"
+		"perf.data,records.bin}\n", c->samples, c->samples_stitched, c->samples_missing,
+		o->outdir);
+	perf_hint(o, r);
+	return err ? -1 : 0;
+}
+
+int run_stitch(const struct options *o, const uint8_t *buf, size_t len,
+	       struct counters *c)
+{
+	struct stream s;
+	struct procs procs;
+	struct symbols sy;
+	struct stitch st = { 0 };
+	int err = 0;
+
+	stream_parse(&s, buf, len, c);
+	procs_build(&procs, &s);
+	symbols_init(&sy, &procs, o->symfs, o->kernel, c);
+	struct run r = { &s, &procs, &sy, &st, c, o->input ? o->input : "-" };
+
+	if (o->no_stitch) {
+		write_raw(o->out, &r);
+	} else {
+		stitch_run(&st, &s, &procs, &sy, c);
+		if (o->outdir)
+			err = write_outputs(o, &r, buf, len);
+		else
+			write_script(o->out, &r);
+	}
+	stitch_free(&st);
+	symbols_free(&sy);
+	procs_free(&procs);
+	stream_free(&s);
+	return err;
+}

@@ -1,0 +1,24 @@
+/* One run of stitch over a stream in memory: what main() and the tests call. */
+#ifndef STITCH_RUN_H
+#define STITCH_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "counters.h"
+
+struct options {
+	const char *input;  /* the records file (named in outputs, copied to -o) */
+	const char *symfs;  /* --symfs: host root of the guest paths */
+	const char *kernel; /* --kernel: the kernel ELF */
+	const char *outdir; /* -o: write the output files there */
+	int no_stitch;      /* --no-stitch: list the records as they came */
+	FILE *out;          /* listings and the summary go here */
+};
+
+/* Returns 0, or -1 if an output file could not be written. */
+int run_stitch(const struct options *o, const uint8_t *buf, size_t len,
+	       struct counters *c);
+
+#endif

@@ -1,0 +1,217 @@
+#include "stitch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "unwind.h"
+#include "util.h"
+
+/* perf's markers are the last 4095 values of a u64 (PERF_CONTEXT_MAX). */
+static int is_marker(uint64_t v)
+{
+	return v >= (uint64_t)-4095;
+}
+
+/* A run of addresses of one context inside a callchain. */
+struct span {
+	const uint64_t *ips;
+	uint32_t n;
+	int seen;
+};
+
+/*
+ * Split a sample's callchain into its kernel and user spans and its
+ * deferred cookie. Anything out of place is counted once per sample.
+ */
+static void split_chain(const struct sample_rec *s, struct span *k, struct span *u,
+			int *deferred, uint64_t *cookie, struct counters *c)
+{
+	struct span *cur = NULL;
+	int bad = 0;
+	for (uint32_t i = 0; i < s->nr; i++) {
+		uint64_t v = s->ips[i];
+		if (v == PERF_CONTEXT_KERNEL || v == PERF_CONTEXT_USER) {
+			cur = v == PERF_CONTEXT_KERNEL ? k : u;
+			bad |= cur->seen;  /* a context twice: keep the first */
+			cur = cur->seen ? NULL : cur;
+			if (cur)
+				*cur = (struct span){ s->ips + i + 1, 0, 1 };
+		} else if (v == PERF_CONTEXT_USER_DEFERRED) {
+			*deferred = 1;
+			bad |= i + 2 != s->nr; /* the cookie must be the last entry */
+			*cookie = i + 1 < s->nr ? s->ips[i + 1] : 0;
+			break;
+		} else if (is_marker(v) || !cur) {
+			bad = 1;           /* unknown context, or no context yet */
+			cur = NULL;
+		} else {
+			cur->n++;
+		}
+	}
+	c->bad_callchain += bad;
+}
+
+/* The user addresses of a deferred record, past its PERF_CONTEXT_USER. */
+static struct span deferred_span(const struct deferred_rec *d, struct counters *c)
+{
+	struct span sp = { d->ips, d->nr, 1 };
+	if (sp.n && sp.ips[0] == PERF_CONTEXT_USER) {
+		sp.ips++;
+		sp.n--;
+	} else {
+		c->bad_callchain++;
+	}
+	for (uint32_t i = 0; i < sp.n; i++)
+		if (is_marker(sp.ips[i])) {
+			c->bad_callchain++;
+			sp.n = i;
+		}
+	return sp;
+}
+
+/* What the cookie table holds for each deferred record. */
+struct pending {
+	const struct deferred_rec *d;
+	struct span user;
+	int used;
+};
+
+static uint64_t thread_key(const struct proc *p, uint32_t tid)
+{
+	return (uint64_t)p->index << 32 | tid;
+}
+
+static void index_deferred(struct hmap *cookies, struct pending **all, size_t *n,
+			   const struct stream *s, struct procs *procs, struct counters *c)
+{
+	*all = xcalloc(s->nrecs, sizeof **all);
+	*n = 0;
+	for (size_t i = 0; i < s->nrecs; i++) {
+		if (s->recs[i].type != REC_DEFERRED)
+			continue;
+		const struct deferred_rec *d = &s->recs[i].u.deferred;
+		struct pending *pd = &(*all)[(*n)++];
+		c->deferred++;
+		c->deferred_incomplete += d->stop != UNWIND_STOP_END;
+		pd->d = d;
+		pd->user = deferred_span(d, c);
+		if (!d->cookie) {
+			c->cookie_zero++;
+			continue;
+		}
+		uint64_t key = thread_key(proc_at(procs, d->pid, d->time), d->tid);
+		if (hmap_get(cookies, key, d->cookie)) {
+			c->deferred_duplicate++; /* the first one stands */
+			pd->used = 1;            /* and this one is no orphan */
+			continue;
+		}
+		hmap_put(cookies, key, d->cookie, pd);
+	}
+}
+
+static void stitch_one(struct stack *k, struct hmap *cookies, uint64_t cookie,
+		       struct counters *c)
+{
+	struct pending *pd = cookie ? hmap_get(cookies, thread_key(k->proc, k->s->tid), cookie) : NULL;
+	c->samples_deferred++;
+	c->cookie_zero += cookie == 0;
+	k->cookie = cookie;
+	if (!pd) {
+		k->user = USER_MISSING;
+		c->samples_missing++;
+		return;
+	}
+	pd->used = 1;
+	k->d = pd->d;
+	k->uips = pd->user.ips;
+	k->nu = pd->user.n;
+	k->user = USER_DEFERRED;
+	c->samples_stitched++;
+}
+
+static void from_copy(struct stack *k, struct symbols *sy, uint32_t max, struct counters *c)
+{
+	c->stack_copies++;
+	k->copy_ips = xcalloc(max, sizeof *k->copy_ips);
+	k->ncopy = unwind_copy(sy, k->proc, k->s, k->copy_ips, max);
+	if (k->user == USER_DEFERRED) {
+		k->validated = 1;
+		k->agree = k->nu == k->ncopy &&
+			   !memcmp(k->uips, k->copy_ips, k->nu * sizeof *k->uips);
+		c->validate_samples++;
+		c->validate_agree += k->agree;
+		c->validate_disagree += !k->agree;
+	} else if (k->user != USER_MISSING) {
+		k->uips = k->copy_ips;
+		k->nu = k->ncopy;
+		k->user = USER_STACK_COPY;
+	}
+}
+
+void stitch_run(struct stitch *st, const struct stream *s, struct procs *procs,
+		struct symbols *sy, struct counters *c)
+{
+	struct hmap cookies = { 0 };
+	struct pending *all;
+	size_t nall;
+	uint32_t max = s->head.max_frames ? s->head.max_frames : 256;
+
+	index_deferred(&cookies, &all, &nall, s, procs, c);
+	st->v = xcalloc(s->nrecs, sizeof *st->v);
+	st->n = 0;
+	for (size_t i = 0; i < s->nrecs; i++) {
+		if (s->recs[i].type != REC_SAMPLE)
+			continue;
+		const struct sample_rec *smp = &s->recs[i].u.sample;
+		struct stack *k = &st->v[st->n++];
+		struct span ks = { 0 }, us = { 0 };
+		int deferred = 0;
+		uint64_t cookie = 0;
+		c->samples++;
+		k->s = smp;
+		k->proc = proc_at(procs, smp->pid, smp->time);
+		split_chain(smp, &ks, &us, &deferred, &cookie, c);
+		k->kips = ks.ips;
+		k->nk = ks.n;
+		if (us.seen) {
+			k->uips = us.ips;
+			k->nu = us.n;
+			k->user = USER_INLINE;
+		}
+		if (deferred)
+			stitch_one(k, &cookies, cookie, c);
+		if (smp->copy)
+			from_copy(k, sy, max, c);
+	}
+	for (size_t i = 0; i < nall; i++)
+		c->deferred_orphan += !all[i].used && all[i].d->cookie;
+	free(all);
+	hmap_free(&cookies, NULL);
+}
+
+void stitch_free(struct stitch *st)
+{
+	for (size_t i = 0; i < st->n; i++)
+		free(st->v[i].copy_ips);
+	free(st->v);
+	memset(st, 0, sizeof *st);
+}
+
+uint32_t stack_depth(const struct stack *k)
+{
+	return k->nk + (k->user == USER_MISSING ? 1 : k->nu);
+}
+
+uint32_t stack_frames(const struct stack *k, struct symbols *sy,
+		      const struct frame **out, uint32_t max)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < k->nk && n < max; i++)
+		out[n++] = symbols_frame(sy, k->proc, k->kips[i], 1, i > 0);
+	if (k->user == USER_MISSING && n < max)
+		out[n++] = symbols_missing(sy);
+	for (uint32_t i = 0; k->user != USER_MISSING && i < k->nu && n < max; i++)
+		out[n++] = symbols_frame(sy, k->proc, k->uips[i], 0, i > 0);
+	return n;
+}

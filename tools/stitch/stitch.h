@@ -1,0 +1,57 @@
+/*
+ * Stitching: every sample whose callchain ends with PERF_CONTEXT_USER_DEFERRED
+ * gets the user callchain of the REC_DEFERRED record with the same (tid,
+ * cookie) in the same process incarnation, however many samples share it.
+ * Samples carrying a stack copy get their user part from libdw instead
+ * (stack-copy mode) or as a second opinion (validate mode).
+ */
+#ifndef STITCH_STITCH_H
+#define STITCH_STITCH_H
+
+#include <stdint.h>
+
+#include "symbols.h"
+
+enum user_part {
+	USER_NONE,       /* kernel-only sample (kernel thread, idle) */
+	USER_INLINE,     /* the sample carried PERF_CONTEXT_USER itself */
+	USER_DEFERRED,   /* stitched from its deferred record */
+	USER_STACK_COPY, /* unwound on the host from the stack copy */
+	USER_MISSING,    /* deferred, but the deferred record never came */
+};
+
+struct stack {
+	const struct sample_rec *s;
+	struct proc *proc;
+	const uint64_t *kips;   /* kernel pcs, leaf first */
+	uint32_t nk;
+	const uint64_t *uips;   /* user pcs, leaf first */
+	uint32_t nu;
+	enum user_part user;
+	uint64_t cookie;        /* USER_DEFERRED, USER_MISSING */
+	const struct deferred_rec *d;
+	uint64_t *copy_ips;     /* libdw's chain (stack copy), owned */
+	uint32_t ncopy;
+	int validated;          /* validate: both chains were there */
+	int agree;              /* ... and they were identical */
+};
+
+struct stitch {
+	struct stack *v;        /* one per sample, stream order */
+	size_t n;
+	uint32_t max_frames;    /* bound for the libdw unwinder */
+};
+
+void stitch_run(struct stitch *st, const struct stream *s, struct procs *procs,
+		struct symbols *sy, struct counters *c);
+void stitch_free(struct stitch *st);
+
+/* The frames of a stack, leaf first: kernel ones, then user ones. The user
+ * part of a USER_MISSING stack is the frame named "[user stack missing]".
+ * Returns the count; fills at most max. */
+uint32_t stack_frames(const struct stack *k, struct symbols *sy,
+		      const struct frame **out, uint32_t max);
+/* Number of entries stack_frames() returns for k. */
+uint32_t stack_depth(const struct stack *k);
+
+#endif

@@ -1,0 +1,15 @@
+/* Allocation that cannot fail quietly, and small string helpers. */
+#ifndef STITCH_UTIL_H
+#define STITCH_UTIL_H
+
+#include <stddef.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "stitch: <message>" and exit(2): for the command line and I/O only. */
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+#endif
