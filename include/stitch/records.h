@@ -145,6 +145,10 @@ enum unwind_stop {
 	UNWIND_STOP_COUNT
 };
 
+/* rec_deferred.consumer: the users of the deferred-unwind interface. */
+#define REC_CONSUMER_SAMPLER 0 /* the NMI sampler */
+#define REC_CONSUMER_TRACER  1 /* the system-call tracer */
+
 struct rec_deferred {
 	struct rec_header h;
 	uint64_t time;
@@ -153,7 +157,12 @@ struct rec_deferred {
 	uint64_t cookie; /* never 0 */
 	uint64_t period; /* always 0: the samples carry the period */
 	uint32_t nr;     /* entries in ips[] */
-	uint32_t pad;
+	/*
+	 * The consumer this copy is for (REC_CONSUMER_*). One unwind per
+	 * kernel entry is shared by every consumer that asked, and each gets
+	 * its own record, as in Linux; (tid, cookie, consumer) is unique.
+	 */
+	uint32_t consumer;
 	uint64_t ips[];  /* PERF_CONTEXT_USER, then user addresses, leaf first */
 };
 

@@ -19,7 +19,7 @@
 #define SYS_fstat         7  /* (int fd, struct stitch_stat *st) */
 #define SYS_isatty        8  /* (int fd) -> 1 or 0 */
 #define SYS_sbrk          9  /* (long increment) -> old break */
-#define SYS_mmap          10 /* (void *hint, size_t len, int prot) anonymous */
+#define SYS_mmap          10 /* (void *hint, size_t len, int prot, int fd, long off) */
 #define SYS_munmap        11 /* (void *addr, size_t len) */
 #define SYS_getpid        12 /* () */
 #define SYS_kill          13 /* (int pid, int sig) terminates pid */
@@ -41,9 +41,16 @@
 /* SYS_open flags (the subset the initrd supports: it is read-only). */
 #define STITCH_O_RDONLY 0
 
-/* SYS_mmap protection bits. */
+/*
+ * SYS_mmap: fd -1 maps anonymous zeroed memory; an initrd file descriptor
+ * maps a private copy of the file from page-aligned offset `off` (pages are
+ * filled on first touch). An executable file mapping is reported to the
+ * profiler as a load event (REC_MMAP with the file's path), which is how
+ * the host finds a shared object loaded by a user-space loader.
+ */
 #define STITCH_PROT_READ  1
 #define STITCH_PROT_WRITE 2
+#define STITCH_PROT_EXEC  4
 
 struct stitch_stat {
 	unsigned long size;
