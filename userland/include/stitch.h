@@ -33,6 +33,13 @@ int stitch_munmap(void *addr, size_t len);
 int stacktrace_setup(int op, const void *sframe, size_t len,
 		     const void *text_start, size_t text_len);
 
+/*
+ * The system call nr with its arguments, without the glue: returns the
+ * kernel's rax unchanged (-errno on failure) and leaves errno alone. For
+ * tests that must reach the kernel with exactly the pointers they chose.
+ */
+long stitch_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
+
 /* The end of the user range (docs/USERLAND.md): the stack ends here. */
 #define STITCH_USER_TOP 0x00007ffffffff000UL
 
