@@ -20,9 +20,13 @@ int spawn(const char *path, char *const argv[]);
 /* Give the CPU to another runnable process. */
 int yield(void);
 
-/* Anonymous zero-filled memory; prot is STITCH_PROT_READ | _WRITE. */
+/*
+ * Map len bytes: zero-filled memory when fd is -1, else a private copy of
+ * the initrd file fd from the page-aligned offset off. prot is a mix of
+ * STITCH_PROT_READ, _WRITE, _EXEC; hint is only a hint.
+ */
 #define STITCH_MAP_FAILED ((void *)-1)
-void *stitch_mmap(void *hint, size_t len, int prot);
+void *stitch_mmap(void *hint, size_t len, int prot, int fd, long off);
 int stitch_munmap(void *addr, size_t len);
 
 /*

@@ -16,9 +16,9 @@ void *sbrk(ptrdiff_t increment)
 	return (void *)ret;
 }
 
-void *stitch_mmap(void *hint, size_t len, int prot)
+void *stitch_mmap(void *hint, size_t len, int prot, int fd, long off)
 {
-	long ret = sys3(SYS_mmap, (long)hint, (long)len, prot);
+	long ret = sys6(SYS_mmap, (long)hint, (long)len, prot, fd, off, 0);
 
 	if (ret < 0) {
 		errno = (int)-ret;

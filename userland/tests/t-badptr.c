@@ -36,8 +36,8 @@ static void add_bad(const char *what, uintptr_t addr)
  */
 static void make_bad_pointers(void)
 {
-	char *two = stitch_mmap(NULL, 2 * PAGE, STITCH_PROT_READ | STITCH_PROT_WRITE);
-	char *gone = stitch_mmap(NULL, PAGE, STITCH_PROT_READ | STITCH_PROT_WRITE);
+	char *two = stitch_mmap(NULL, 2 * PAGE, STITCH_PROT_READ | STITCH_PROT_WRITE, -1, 0);
+	char *gone = stitch_mmap(NULL, PAGE, STITCH_PROT_READ | STITCH_PROT_WRITE, -1, 0);
 
 	CHECK(two != STITCH_MAP_FAILED && gone != STITCH_MAP_FAILED);
 	CHECK_EQ(stitch_munmap(two + PAGE, PAGE), 0);	/* a hole after one page */
@@ -124,7 +124,7 @@ static void test_sframe_registration(struct bad *b)
 /* A path whose bytes run into unmapped memory before any NUL. */
 static void test_unterminated_string(void)
 {
-	char *page = stitch_mmap(NULL, 2 * PAGE, STITCH_PROT_READ | STITCH_PROT_WRITE);
+	char *page = stitch_mmap(NULL, 2 * PAGE, STITCH_PROT_READ | STITCH_PROT_WRITE, -1, 0);
 	char *tail;
 
 	CHECK(page != STITCH_MAP_FAILED);

@@ -41,7 +41,7 @@ static void fault_ro_text(void)
 
 static void fault_ro_mmap(void)
 {
-	volatile char *p = stitch_mmap(NULL, 4096, STITCH_PROT_READ);
+	volatile char *p = stitch_mmap(NULL, 4096, STITCH_PROT_READ, -1, 0);
 
 	if (p != STITCH_MAP_FAILED)
 		*p = 1;
@@ -49,7 +49,7 @@ static void fault_ro_mmap(void)
 
 static void fault_unmapped(void)
 {
-	volatile char *p = stitch_mmap(NULL, 4096, STITCH_PROT_READ | STITCH_PROT_WRITE);
+	volatile char *p = stitch_mmap(NULL, 4096, STITCH_PROT_READ | STITCH_PROT_WRITE, -1, 0);
 
 	if (p == STITCH_MAP_FAILED || stitch_munmap((void *)p, 4096) != 0)
 		return;

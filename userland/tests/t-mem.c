@@ -1,7 +1,8 @@
 /*
  * t-mem: the program break (sbrk, and malloc on top of it) and anonymous
- * mappings (stitch_mmap / stitch_munmap).
+ * and file mappings (stitch_mmap / stitch_munmap).
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <unistd.h>
 #include "check.h"
@@ -66,7 +67,7 @@ static void test_malloc(void)
 
 static void test_mmap(void)
 {
-	unsigned char *p = stitch_mmap(NULL, 3 * PAGE, STITCH_PROT_READ | STITCH_PROT_WRITE);
+	unsigned char *p = stitch_mmap(NULL, 3 * PAGE, STITCH_PROT_READ | STITCH_PROT_WRITE, -1, 0);
 	unsigned char *q;
 
 	CHECK(p != STITCH_MAP_FAILED);
@@ -76,16 +77,39 @@ static void test_mmap(void)
 	CHECK((uintptr_t)p + 3 * PAGE <= STITCH_USER_TOP);
 	CHECK(all_zero(p, 3 * PAGE));
 	memset(p, 0x33, 3 * PAGE);
-	q = stitch_mmap(NULL, PAGE, STITCH_PROT_READ);
+	q = stitch_mmap(NULL, PAGE, STITCH_PROT_READ, -1, 0);
 	CHECK(q != STITCH_MAP_FAILED);
 	CHECK(q + PAGE <= p || q >= p + 3 * PAGE);	/* no overlap */
 	CHECK(q != STITCH_MAP_FAILED && q[0] == 0 && q[PAGE - 1] == 0);
 	CHECK_EQ(stitch_munmap(q, PAGE), 0);
 	CHECK_EQ(stitch_munmap(p, 3 * PAGE), 0);
-	CHECK_ERRNO((long)stitch_mmap(NULL, 0, STITCH_PROT_READ), EINVAL);
-	CHECK_ERRNO((long)stitch_mmap(NULL, (size_t)1 << 46, STITCH_PROT_READ), ENOMEM);
+	CHECK_ERRNO((long)stitch_mmap(NULL, 0, STITCH_PROT_READ, -1, 0), EINVAL);
+	CHECK_ERRNO((long)stitch_mmap(NULL, (size_t)1 << 46, STITCH_PROT_READ, -1, 0), ENOMEM);
 	CHECK_ERRNO(stitch_munmap(p + 1, PAGE), EINVAL);	/* unaligned */
 	CHECK_ERRNO(stitch_munmap((void *)0xffffffff80000000UL, PAGE), EINVAL);
+}
+
+/* A private copy of an initrd file: its bytes, then zeros to the page end. */
+static void test_mmap_file(void)
+{
+	static const char text[] = "Stitch initrd test file.\n";
+	int fd = open("/data/hello.txt", O_RDONLY);
+	char *p = stitch_mmap(NULL, PAGE, STITCH_PROT_READ | STITCH_PROT_WRITE, fd, 0);
+	char again[sizeof(text)];
+
+	CHECK(fd >= 0);
+	CHECK(p != STITCH_MAP_FAILED);
+	if (p == STITCH_MAP_FAILED)
+		return;
+	CHECK(memcmp(p, text, sizeof(text) - 1) == 0);
+	CHECK(p[48] == '\n' && all_zero((unsigned char *)p + 49, PAGE - 49));
+	p[0] = 's';	/* private: the file does not change */
+	CHECK_EQ(read(fd, again, sizeof(text) - 1), (long)sizeof(text) - 1);
+	CHECK(again[0] == 'S');
+	CHECK_EQ(stitch_munmap(p, PAGE), 0);
+	CHECK_ERRNO((long)stitch_mmap(NULL, PAGE, STITCH_PROT_READ, fd, 100), EINVAL);
+	CHECK_ERRNO((long)stitch_mmap(NULL, PAGE, STITCH_PROT_READ, 99, 0), EBADF);
+	close(fd);
 }
 
 int main(int argc, char **argv)
@@ -96,5 +120,6 @@ int main(int argc, char **argv)
 	test_sbrk_limits();
 	test_malloc();
 	test_mmap();
+	test_mmap_file();
 	return check_exit();
 }
