@@ -1,0 +1,82 @@
+# sframe/: the SFrame library; tools/sframe/: the host tool build/bin/sframe;
+# test/sframe/: its tests, fuzz target and benchmark. docs/SFRAME.md.
+#
+#   make                  library (host + kernel-flag objects), build/bin/sframe
+#   make test             test/t/2*-sframe*.t (dump vs readelf, libsframe,
+#                         conversions, malformed input, 30 s of fuzzing)
+#   make fuzz [FUZZ_SECONDS=600]    run the libFuzzer target as long as asked
+#   make bench-sframe     lookup / step timings against libsframe
+#
+# Provides for other fragments:
+#   SFRAME_SRCS         the library's sources (compile them with your flags)
+#   SFRAME_KERNEL_OBJS  the same compiled with the kernel's code-model flags
+#   SFRAME_TOOL         build/bin/sframe
+
+PACKAGES += binutils-dev libelf-dev clang libclang-rt-14-dev newlib-source
+
+SFRAME_DIR   := $(BUILD)/sframe
+SFRAME_SRCS  := $(wildcard sframe/*.c)
+SFRAME_HDRS  := $(wildcard sframe/*.h)
+SFRAME_TOOL  := $(BIN)/sframe
+
+# Host objects: hosted C11, warnings as errors, plus -Wconversion because
+# this code does arithmetic on untrusted sizes.
+SFRAME_CFLAGS := $(HOST_CFLAGS) -std=c11 -Wconversion -iquote sframe
+# Tools and tests are POSIX programs.
+SFRAME_TOOL_CFLAGS := $(HOST_CFLAGS) -Wconversion -iquote sframe
+SFRAME_HOST_OBJS := $(SFRAME_SRCS:sframe/%.c=$(SFRAME_DIR)/host/%.o)
+
+# The kernel's code-generation flags: proves the library is freestanding
+# (test 25 checks these objects reference no symbol outside themselves).
+SFRAME_KERNEL_CFLAGS := -std=c11 -O2 $(WARN) -Wconversion -ffreestanding \
+	-fno-pic -mcmodel=kernel -mno-red-zone -mgeneral-regs-only \
+	-fno-stack-protector -nostdinc -isystem $(shell $(HOST_CC) -print-file-name=include)
+SFRAME_KERNEL_OBJS := $(SFRAME_SRCS:sframe/%.c=$(SFRAME_DIR)/kernel/%.o)
+
+# The same library with AddressSanitizer and UBSan, for the malformed-input
+# test; UBSan traps so that any undefined behaviour fails the test.
+SFRAME_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+SFRAME_ASAN_OBJS := $(SFRAME_SRCS:sframe/%.c=$(SFRAME_DIR)/asan/%.o)
+
+$(SFRAME_DIR)/host/%.o: sframe/%.c $(SFRAME_HDRS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(SFRAME_CFLAGS) -c $< -o $@
+
+$(SFRAME_DIR)/kernel/%.o: sframe/%.c $(SFRAME_HDRS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(SFRAME_KERNEL_CFLAGS) -c $< -o $@
+
+$(SFRAME_DIR)/asan/%.o: sframe/%.c $(SFRAME_HDRS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(SFRAME_CFLAGS) -O1 $(SFRAME_SAN) -c $< -o $@
+
+# The host tool.
+SFRAME_TOOL_SRCS := $(wildcard tools/sframe/*.c)
+SFRAME_TOOL_HDRS := $(wildcard tools/sframe/*.h)
+
+$(SFRAME_TOOL): $(SFRAME_TOOL_SRCS) $(SFRAME_TOOL_HDRS) $(SFRAME_HOST_OBJS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(SFRAME_TOOL_CFLAGS) -o $@ $(SFRAME_TOOL_SRCS) $(SFRAME_HOST_OBJS) -lelf
+
+ALL_TARGETS += $(SFRAME_TOOL) $(SFRAME_KERNEL_OBJS)
+TEST_PREREQS += $(SFRAME_TOOL)
+
+# Paths the test scripts need, written by make so that they never guess.
+SFRAME_PATHS := $(SFRAME_DIR)/paths
+$(SFRAME_PATHS): mk/sframe.mk mk/newlib.mk
+	@mkdir -p $(dir $@)
+	printf 'NEWLIB_LIBC=%s\nSFRAME_TOOL=%s\nSFRAME_DIR=%s\n' \
+		'$(NEWLIB_LIBC)' '$(SFRAME_TOOL)' '$(SFRAME_DIR)' > $@
+
+TEST_PREREQS += $(SFRAME_PATHS) $(NEWLIB_LIBC)
+
+# Test programs (test/sframe/), built before `make test` runs test/t/.
+SFRAME_TDIR := $(SFRAME_DIR)/test
+SFRAME_VECGEN := test/sframe/vecgen.c test/sframe/vecgen.h
+
+$(SFRAME_TDIR)/vectors: test/sframe/vectors.c $(SFRAME_VECGEN) $(SFRAME_HDRS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(SFRAME_TOOL_CFLAGS) -o $@ test/sframe/vectors.c test/sframe/vecgen.c
+
+TEST_PREREQS += $(SFRAME_TDIR)/vectors

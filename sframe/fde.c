@@ -1,0 +1,176 @@
+/*
+ * Function descriptor entries: decode one, find the one covering a pc.
+ *
+ *   v1: i32 start, u32 size, u32 fre_off, u32 num_fres, u8 info       (17 B)
+ *   v2: v1 + u8 rep_size + u16 padding                                (20 B)
+ *   v3: i64 start, u32 size, u32 fre_off                              (16 B)
+ *       and at FRE sub-section + fre_off an attribute record:
+ *       u16 num_fres, u8 info, u8 info2, u8 rep_size                   (5 B)
+ *
+ * The start is relative to the section, or with SF_F_FUNC_START_PCREL to
+ * the start field itself (the first field of the FDE).
+ */
+#include "internal.h"
+
+static uint64_t fde_offset(const struct sf_table *t, uint32_t idx)
+{
+	return t->fdes + (uint64_t)idx * t->fde_size;
+}
+
+static uint64_t absolute(const struct sf_table *t, uint64_t at, int64_t raw)
+{
+	uint64_t base = t->src.vaddr;
+	if (t->flags & SF_F_FUNC_START_PCREL)
+		base += at;
+	return base + (uint64_t)raw;
+}
+
+/* Only the start address: what a binary search probes. */
+static int fde_start(const struct sf_table *t, uint32_t idx, uint64_t *start)
+{
+	uint64_t at = fde_offset(t, idx);
+	uint8_t b[8];
+	int64_t raw;
+	int err;
+
+	if (t->version == 3) {
+		if ((err = sf_get(&t->src, at, 8, b)))
+			return err;
+		raw = (int64_t)sf_le64(b);
+	} else {
+		if ((err = sf_get(&t->src, at, 4, b)))
+			return err;
+		raw = (int32_t)sf_le32(b);
+	}
+	*start = absolute(t, at, raw);
+	return SF_OK;
+}
+
+/* v3 keeps the FRE count and info bytes in front of the FREs. */
+static int read_attr(const struct sf_table *t, uint32_t fre_off,
+		     struct sf_fde *fde)
+{
+	uint8_t a[SF_ATTR_V3_SIZE];
+	int err;
+
+	if ((uint64_t)fre_off + SF_ATTR_V3_SIZE > t->fre_len)
+		return SF_E_FRE_BOUNDS;
+	if ((err = sf_get(&t->src, (uint64_t)t->fres + fre_off, sizeof a, a)))
+		return err;
+	fde->num_fres = sf_le16(a);
+	fde->info = a[2];
+	fde->info2 = a[3];
+	fde->rep_size = a[4];
+	fde->first_fre = t->fres + fre_off + SF_ATTR_V3_SIZE;
+	return SF_OK;
+}
+
+static int read_v1_v2(const struct sf_table *t, const uint8_t *b,
+		      struct sf_fde *fde)
+{
+	uint32_t fre_off = sf_le32(b + 8);
+
+	if (fre_off > t->fre_len)
+		return SF_E_FRE_BOUNDS;
+	fde->num_fres = sf_le32(b + 12);
+	fde->info = b[16];
+	fde->info2 = 0;
+	fde->rep_size = t->version == 2 ? b[17] : 0;
+	fde->first_fre = t->fres + fre_off;
+	return SF_OK;
+}
+
+/* Split the info bytes into their fields and check them. */
+static int decode_info(const struct sf_table *t, struct sf_fde *fde)
+{
+	fde->fre_type = fde->info & 0xf;
+	fde->pc_type = (fde->info >> 4) & 1;
+	fde->pauth_key_b = (fde->info >> 5) & 1;
+	fde->signal = t->version == 3 && (fde->info >> 7);
+	fde->fde_type = t->version == 3 ? (fde->info2 & 0x1f) : SF_FDE_DEFAULT;
+
+	if (fde->fre_type > SF_FRE_ADDR4 || fde->fde_type > SF_FDE_FLEX)
+		return SF_E_FDE_TYPE;
+	if (t->version == 1 && fde->pc_type == SF_PC_MASK)
+		fde->rep_size = SF_V1_PLT_REP_SIZE;
+	return SF_OK;
+}
+
+int sf_fde_get(const struct sf_table *t, uint32_t idx, struct sf_fde *fde)
+{
+	uint8_t b[SF_FDE_V2_SIZE];
+	int err;
+
+	if (idx >= t->num_fdes)
+		return SF_E_FDE_INDEX;
+	uint64_t at = fde_offset(t, idx);
+	if ((err = sf_get(&t->src, at, t->fde_size, b)))
+		return err;
+
+	fde->index = idx;
+	fde->size = sf_le32(b + (t->version == 3 ? 8 : 4));
+	if (t->version == 3) {
+		fde->raw_start = (int64_t)sf_le64(b);
+		err = read_attr(t, sf_le32(b + 12), fde);
+	} else {
+		fde->raw_start = (int32_t)sf_le32(b);
+		err = read_v1_v2(t, b, fde);
+	}
+	if (err)
+		return err;
+	fde->start = absolute(t, at, fde->raw_start);
+	return decode_info(t, fde);
+}
+
+static bool covers(const struct sf_fde *fde, uint64_t pc)
+{
+	return pc >= fde->start && pc - fde->start < fde->size;
+}
+
+/* Sorted: the last FDE starting at or before pc is the only candidate. */
+static int find_sorted(const struct sf_table *t, uint64_t pc, struct sf_fde *fde)
+{
+	uint32_t lo = 0, hi = t->num_fdes; /* candidates: [lo, hi) */
+	uint64_t start;
+	int err;
+
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if ((err = fde_start(t, mid, &start)))
+			return err;
+		if (start <= pc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if ((err = sf_fde_get(t, lo, fde)))
+		return err;
+	return covers(fde, pc) ? SF_OK : SF_E_NO_FDE;
+}
+
+static int find_linear(const struct sf_table *t, uint64_t pc, struct sf_fde *fde)
+{
+	uint64_t start;
+	int err;
+
+	for (uint32_t i = 0; i < t->num_fdes; i++) {
+		if ((err = fde_start(t, i, &start)))
+			return err;
+		if (pc < start)
+			continue;
+		if ((err = sf_fde_get(t, i, fde)))
+			return err;
+		if (covers(fde, pc))
+			return SF_OK;
+	}
+	return SF_E_NO_FDE;
+}
+
+int sf_fde_find(const struct sf_table *t, uint64_t pc, struct sf_fde *fde)
+{
+	if (t->num_fdes == 0)
+		return SF_E_NO_FDE;
+	if (t->flags & SF_F_FDE_SORTED)
+		return find_sorted(t, pc, fde);
+	return find_linear(t, pc, fde);
+}

@@ -1,0 +1,105 @@
+/*
+ * The accessor every read goes through, and the header check.
+ */
+#include "internal.h"
+
+int sf_get(const struct sf_src *s, uint64_t off, uint32_t len, void *dst)
+{
+	/* Written so that no sum can overflow: off and len are each checked
+	 * against the size before they are combined. */
+	if (off > s->size || len > s->size - off)
+		return SF_E_HDR_BOUNDS;
+	if (s->base) {
+		const uint8_t *from = s->base + off;
+		uint8_t *to = dst;
+		for (uint32_t i = 0; i < len; i++)
+			to[i] = from[i];
+		return SF_OK;
+	}
+	return s->read(s->ctx, s->vaddr + off, dst, len) ? SF_OK : SF_E_FAULT;
+}
+
+static bool flags_ok(uint8_t version, uint8_t flags)
+{
+	uint8_t known = SF_F_FDE_SORTED;
+	if (version <= 2)
+		known |= SF_F_FRAME_POINTER;
+	if (version >= 2)
+		known |= SF_F_FUNC_START_PCREL;
+	return (flags & ~known) == 0;
+}
+
+static uint8_t fde_size(uint8_t version)
+{
+	return version == 1 ? SF_FDE_V1_SIZE :
+	       version == 2 ? SF_FDE_V2_SIZE : SF_FDE_V3_SIZE;
+}
+
+/* The preamble: magic, version, flags, ABI. */
+static int check_preamble(const uint8_t *h)
+{
+	uint16_t magic = sf_le16(h);
+	if (magic == (uint16_t)(SF_MAGIC << 8 | SF_MAGIC >> 8))
+		return SF_E_ENDIAN;
+	if (magic != SF_MAGIC)
+		return SF_E_MAGIC;
+	if (h[2] < 1 || h[2] > 3)
+		return SF_E_VERSION;
+	/* This reader is little-endian only: a big-endian ABI in a
+	 * little-endian section is a contradiction, not a format to read. */
+	if (h[4] == SF_ABI_AARCH64_BE)
+		return SF_E_ENDIAN;
+	if (h[4] != SF_ABI_AARCH64_LE && h[4] != SF_ABI_AMD64_LE)
+		return SF_E_ABI;
+	if (!flags_ok(h[2], h[3]))
+		return SF_E_FLAGS;
+	return SF_OK;
+}
+
+/* Sub-sections must lie inside the section. 64-bit sums cannot overflow. */
+static int check_layout(const struct sf_table *t, uint32_t size)
+{
+	uint64_t fde_end = (uint64_t)t->fdes + (uint64_t)t->num_fdes * t->fde_size;
+	uint64_t fre_end = (uint64_t)t->fres + t->fre_len;
+	return fde_end <= size && fre_end <= size ? SF_OK : SF_E_HDR_BOUNDS;
+}
+
+int sf_open(struct sf_table *t, const struct sf_src *src)
+{
+	uint8_t h[SF_HEADER_SIZE];
+	int err;
+
+	if (!t || !src || (!src->base && !src->read))
+		return SF_E_INVAL;
+	/* Section addresses vaddr + off must not wrap. */
+	if (src->vaddr + src->size < src->vaddr)
+		return SF_E_INVAL;
+	if (src->size < SF_HEADER_SIZE)
+		return SF_E_SHORT;
+	if ((err = sf_get(src, 0, SF_HEADER_SIZE, h)))
+		return err;
+	if ((err = check_preamble(h)))
+		return err;
+
+	t->src = *src;
+	t->version = h[2];
+	t->flags = h[3];
+	t->abi = h[4];
+	t->fixed_fp = (int8_t)h[5];
+	t->fixed_ra = (int8_t)h[6];
+	t->auxhdr_len = h[7];
+	t->fde_size = fde_size(t->version);
+	t->num_fdes = sf_le32(h + 8);
+	t->num_fres = sf_le32(h + 12);
+	t->fre_len = sf_le32(h + 16);
+
+	/* Offsets count from the end of the header and auxiliary header. */
+	uint64_t end = SF_HEADER_SIZE + t->auxhdr_len;
+	uint64_t fdes = end + sf_le32(h + 20);
+	uint64_t fres = end + sf_le32(h + 24);
+	if (fdes > src->size || fres > src->size)
+		return SF_E_HDR_BOUNDS;
+	t->fdes = (uint32_t)fdes;
+	t->fres = (uint32_t)fres;
+	return check_layout(t, src->size);
+}

@@ -1,0 +1,238 @@
+/*
+ * sframe: read (and re-encode) SFrame stack-trace sections, versions 1-3.
+ *
+ * One freestanding library, compiled into the kernel and into the host
+ * tools. No libc, no allocation, no globals, no recursion. Every byte of
+ * the section is read through struct sf_src, after a bounds check, so a
+ * section in user memory that faults or lies about its sizes can only make
+ * a call fail with an error code, never read outside the section.
+ *
+ * Typical use (docs/SFRAME.md has a longer example):
+ *
+ *	struct sf_table t;
+ *	struct sf_src src = { .base = buf, .size = len, .vaddr = sec_addr };
+ *	if (sf_open(&t, &src) || sf_validate(&t))
+ *		reject;
+ *	struct sf_frame f = { .pc = ip, .sp = sp, .fp = bp };
+ *	while (sf_step(&t, &f, read_user, ctx) == SF_OK)
+ *		record(f.pc);
+ *
+ * Addresses: the section is assumed to live at run-time address src.vaddr;
+ * every function start address the library returns is absolute (vaddr
+ * plus whatever offset the format encodes).
+ */
+#ifndef STITCH_SFRAME_H
+#define STITCH_SFRAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* On-disk constants (binutils include/sframe.h). */
+#define SF_MAGIC        0xdee2
+#define SF_HEADER_SIZE  28
+
+#define SF_F_FDE_SORTED      0x1 /* FDEs sorted by start address */
+#define SF_F_FRAME_POINTER   0x2 /* v1/v2: all functions keep a frame pointer */
+#define SF_F_FUNC_START_PCREL 0x4 /* v2 erratum, v3: start is relative to the field */
+
+#define SF_ABI_AARCH64_BE 1
+#define SF_ABI_AARCH64_LE 2
+#define SF_ABI_AMD64_LE   3
+
+#define SF_FRE_ADDR1 0 /* FRE start addresses are 1, 2 or 4 bytes */
+#define SF_FRE_ADDR2 1
+#define SF_FRE_ADDR4 2
+
+#define SF_PC_INC  0 /* FRE start = offset from the function start */
+#define SF_PC_MASK 1 /* FRE start = offset within a repeated block (PLT) */
+
+#define SF_FDE_DEFAULT 0 /* data words are CFA, [RA], [FP] offsets */
+#define SF_FDE_FLEX    1 /* v3: data words are (control, offset) pairs */
+
+#define SF_BASE_FP 0 /* default FDEs: CFA is based on the frame pointer */
+#define SF_BASE_SP 1 /* ... or on the stack pointer */
+
+/* The most data words a valid FRE carries (flex FDE: CFA, RA and FP pairs). */
+#define SF_MAX_WORDS 6
+
+/* Every way a call can fail. 0 is success; sf_strerror() names them. */
+enum sf_err {
+	SF_OK = 0,
+	SF_E_INVAL,          /* bad argument (NULL, zero-sized source) */
+	SF_E_FAULT,          /* the section reader failed (page fault) */
+	SF_E_SHORT,          /* section shorter than the header */
+	SF_E_MAGIC,          /* not an SFrame section */
+	SF_E_ENDIAN,         /* SFrame of the other byte order */
+	SF_E_VERSION,        /* version not 1, 2 or 3 */
+	SF_E_ABI,            /* unknown ABI/arch */
+	SF_E_FLAGS,          /* flag bits undefined for this version */
+	SF_E_HDR_BOUNDS,     /* FDE array or FRE sub-section outside the section */
+	SF_E_FDE_INDEX,      /* FDE index >= number of FDEs */
+	SF_E_FDE_TYPE,       /* bad FRE type, PC type or FDE type in an FDE */
+	SF_E_FDE_SIZE,       /* function of size zero, or PCMASK block of size 0 */
+	SF_E_FDE_UNSORTED,   /* SORTED flag set but start addresses decrease */
+	SF_E_FDE_RANGE,      /* function wraps around the address space */
+	SF_E_FRE_BOUNDS,     /* FRE (or v3 attribute record) past the FRE sub-section */
+	SF_E_FRE_INFO,       /* bad data word size or count in an FRE */
+	SF_E_FRE_ORDER,      /* FRE start addresses not increasing */
+	SF_E_FRE_OUTSIDE,    /* FRE starts at or beyond the end of its function */
+	SF_E_FRE_COUNT,      /* FDE FRE counts do not add up to the header's */
+	SF_E_NO_FDE,         /* no function covers the pc */
+	SF_E_NO_FRE,         /* the pc precedes the function's first FRE */
+	SF_E_RULE,           /* FRE data words do not form a valid rule */
+	SF_E_REG,            /* rule needs a register the unwinder does not have */
+	SF_E_SIGNAL,         /* signal frame: the step needs the sigcontext */
+	SF_E_END,            /* outermost frame (RA undefined or 0): stop */
+	SF_E_STACK_READ,     /* the memory reader failed on the user stack */
+	SF_E_BAD_FRAME,      /* CFA not above sp, or misaligned */
+	SF_E_UNSUPPORTED,    /* cannot be expressed in the target version */
+	SF_E_NOSPACE,        /* encoder output buffer too small */
+	SF_E_NERR
+};
+
+/*
+ * Reads len bytes at run-time address addr into dst; returns false on a
+ * fault. The same type serves both the section (addr = vaddr + offset) and
+ * the stack, so a kernel can pass one fault-handling user-copy routine.
+ */
+typedef bool (*sf_read_fn)(void *ctx, uint64_t addr, void *dst, uint32_t len);
+
+/* Where the section bytes come from. */
+struct sf_src {
+	const uint8_t *base; /* bytes readable directly, or NULL to use read */
+	sf_read_fn read;     /* used when base is NULL */
+	void *ctx;           /* passed to read */
+	uint32_t size;       /* section length in bytes */
+	uint64_t vaddr;      /* run-time address of the section's first byte */
+};
+
+/* A checked header: what sf_open() fills in and every other call reads. */
+struct sf_table {
+	struct sf_src src;
+	uint8_t version;
+	uint8_t flags;
+	uint8_t abi;
+	int8_t fixed_fp;     /* CFA-relative FP slot when fixed, else 0 */
+	int8_t fixed_ra;     /* CFA-relative RA slot when fixed (AMD64: -8) */
+	uint8_t auxhdr_len;
+	uint8_t fde_size;    /* 17 (v1), 20 (v2) or 16 (v3 index entry) */
+	uint32_t num_fdes;
+	uint32_t num_fres;
+	uint32_t fre_len;
+	uint32_t fdes;       /* section offset of the FDE array */
+	uint32_t fres;       /* section offset of the FRE sub-section */
+};
+
+/* One function descriptor, whatever the version. */
+struct sf_fde {
+	uint64_t start;      /* absolute start address of the function */
+	uint32_t size;       /* function length in bytes */
+	uint32_t index;      /* position in the FDE array */
+	uint32_t first_fre;  /* section offset of the first FRE */
+	uint32_t num_fres;
+	uint8_t info;        /* raw info byte (FRE type, PC type, ...) */
+	uint8_t info2;       /* v3: raw second info byte (FDE type) */
+	uint8_t fre_type;    /* SF_FRE_ADDR1/2/4 */
+	uint8_t pc_type;     /* SF_PC_INC or SF_PC_MASK */
+	uint8_t fde_type;    /* SF_FDE_DEFAULT or SF_FDE_FLEX */
+	uint8_t rep_size;    /* SF_PC_MASK: size of the repeated block */
+	bool pauth_key_b;    /* AArch64: RA signed with key B */
+	bool signal;         /* v3: a signal trampoline */
+	int64_t raw_start;   /* the start field as stored (dump, tests) */
+};
+
+/* One frame row entry. */
+struct sf_fre {
+	uint32_t start;      /* offset from the function (or block) start */
+	uint32_t off;        /* section offset of this FRE */
+	uint8_t size;        /* encoded length in bytes */
+	uint8_t info;        /* raw info byte */
+	uint8_t base;        /* SF_BASE_FP or SF_BASE_SP (default FDEs) */
+	uint8_t nwords;      /* number of data words */
+	uint8_t word_size;   /* 1, 2 or 4 bytes */
+	bool mangled_ra;     /* AArch64: RA is signed */
+	int32_t word[SF_MAX_WORDS]; /* data words, sign-extended */
+};
+
+/* How a register of the caller is recovered. */
+enum sf_how {
+	SF_SAME,      /* not saved: the caller's value is the current value */
+	SF_UNDEFINED, /* RA only: outermost frame */
+	SF_AT_CFA,    /* saved at CFA + off */
+	SF_VAL_CFA,   /* value = CFA + off (flex FDEs) */
+	SF_REG,       /* value = reg + off (flex FDEs) */
+	SF_AT_REG,    /* saved at reg + off (flex FDEs) */
+};
+
+struct sf_where {
+	uint8_t how;  /* enum sf_how */
+	uint8_t reg;  /* DWARF register number (SF_REG, SF_AT_REG) */
+	int32_t off;
+};
+
+/* The frame rule at one pc: CFA = [*](reg + off); RA and FP from `where`. */
+struct sf_rule {
+	uint8_t cfa_reg;     /* DWARF number: AMD64 rsp 7 / rbp 6, AArch64 sp 31 / x29 */
+	bool cfa_deref;      /* CFA = *(reg + off) (flex FDEs) */
+	int32_t cfa_off;
+	struct sf_where ra;
+	struct sf_where fp;
+	bool mangled_ra;
+	bool signal;
+};
+
+/* Registers an unwind step reads and updates. */
+struct sf_frame {
+	uint64_t pc;
+	uint64_t sp;
+	uint64_t fp;
+	bool caller; /* pc is a return address: look up pc - 1 (set by sf_step) */
+};
+
+/* Check the header and fill *t. Reads only the header. */
+int sf_open(struct sf_table *t, const struct sf_src *src);
+
+/* Full pass: every FDE and FRE in bounds and well formed, FDEs sorted if
+ * flagged, FREs increasing and inside their function, counts consistent. */
+int sf_validate(const struct sf_table *t);
+
+/* The idx-th FDE. */
+int sf_fde_get(const struct sf_table *t, uint32_t idx, struct sf_fde *fde);
+
+/* The FDE whose function covers pc: binary search if sorted, else linear. */
+int sf_fde_find(const struct sf_table *t, uint64_t pc, struct sf_fde *fde);
+
+/* Decode the FRE at section offset off of fde (off = fde->first_fre for
+ * the first one, then previous.off + previous.size). */
+int sf_fre_read(const struct sf_table *t, const struct sf_fde *fde,
+		uint32_t off, struct sf_fre *fre);
+
+/* The FRE of fde that applies at pc. */
+int sf_fre_find(const struct sf_table *t, const struct sf_fde *fde,
+		uint64_t pc, struct sf_fre *fre);
+
+/* The frame rule an FRE describes. */
+int sf_rule_of(const struct sf_table *t, const struct sf_fde *fde,
+	       const struct sf_fre *fre, struct sf_rule *rule);
+
+/* FDE, FRE and rule for pc in one call. */
+int sf_find_rule(const struct sf_table *t, uint64_t pc, struct sf_rule *rule);
+
+/* Unwind one frame: replace *f by its caller's pc, sp and fp, reading the
+ * stack through read (which may fail). Returns SF_E_END at the outermost
+ * frame. */
+int sf_step(const struct sf_table *t, struct sf_frame *f,
+	    sf_read_fn read, void *ctx);
+
+/* Encode the section t describes as version `version` (2 or 3), to live at
+ * run-time address vaddr. pcrel selects SF_F_FUNC_START_PCREL. Writes at
+ * most cap bytes to out; *len receives the size needed (also on
+ * SF_E_NOSPACE, so a caller may ask with cap 0 first). */
+int sf_encode(const struct sf_table *t, uint8_t version, bool pcrel,
+	      uint64_t vaddr, uint8_t *out, uint32_t cap, uint32_t *len);
+
+/* A short English name for an error code. */
+const char *sf_strerror(int err);
+
+#endif /* STITCH_SFRAME_H */

@@ -1,0 +1,112 @@
+/*
+ * One unwind step: from (pc, sp, fp) of a frame to those of its caller.
+ *
+ * Only sp and fp are known beyond the first frame, so a rule that needs any
+ * other register (a flex FDE's DRAP register, AArch64's link register)
+ * fails with SF_E_REG rather than guess.
+ */
+#include "internal.h"
+
+static int reg_value(const struct sf_table *t, const struct sf_frame *f,
+		     uint8_t reg, uint64_t *v)
+{
+	if (reg == sf_sp_reg(t))
+		*v = f->sp;
+	else if (reg == sf_fp_reg(t))
+		*v = f->fp;
+	else
+		return SF_E_REG;
+	return SF_OK;
+}
+
+/* Stacks hold little-endian 64-bit words on both supported ABIs. */
+static int load(sf_read_fn read, void *ctx, uint64_t addr, uint64_t *v)
+{
+	uint8_t b[8];
+
+	if (!read(ctx, addr, b, sizeof b))
+		return SF_E_STACK_READ;
+	*v = sf_le64(b);
+	return SF_OK;
+}
+
+/* The caller's value of one register; cur is its value in this frame. */
+static int recover(const struct sf_table *t, const struct sf_frame *f,
+		   sf_read_fn read, void *ctx, uint64_t cfa,
+		   const struct sf_where *w, uint64_t cur, uint64_t *out)
+{
+	uint64_t off = (uint64_t)(int64_t)w->off, base;
+	int err;
+
+	switch (w->how) {
+	case SF_SAME:
+		*out = cur;
+		return SF_OK;
+	case SF_AT_CFA:
+		return load(read, ctx, cfa + off, out);
+	case SF_VAL_CFA:
+		*out = cfa + off;
+		return SF_OK;
+	case SF_REG:
+	case SF_AT_REG:
+		if ((err = reg_value(t, f, w->reg, &base)))
+			return err;
+		if (w->how == SF_AT_REG)
+			return load(read, ctx, base + off, out);
+		*out = base + off;
+		return SF_OK;
+	}
+	return SF_E_RULE;
+}
+
+static int cfa_of(const struct sf_table *t, const struct sf_frame *f,
+		  const struct sf_rule *r, sf_read_fn read, void *ctx,
+		  uint64_t *cfa)
+{
+	int err;
+
+	if ((err = reg_value(t, f, r->cfa_reg, cfa)))
+		return err;
+	*cfa += (uint64_t)(int64_t)r->cfa_off;
+	if (r->cfa_deref && (err = load(read, ctx, *cfa, cfa)))
+		return err;
+	/* The caller's frame lies above this one (on AMD64 strictly: the
+	 * return address sits between), and frames are word-aligned. A step
+	 * that breaks this would loop or wander, so it ends the walk. */
+	bool above = t->abi == SF_ABI_AMD64_LE ? *cfa > f->sp : *cfa >= f->sp;
+	return above && !(*cfa & 7) ? SF_OK : SF_E_BAD_FRAME;
+}
+
+int sf_step(const struct sf_table *t, struct sf_frame *f,
+	    sf_read_fn read, void *ctx)
+{
+	struct sf_rule r;
+	uint64_t cfa, ra, fp;
+	int err;
+
+	if (!t || !f || !read)
+		return SF_E_INVAL;
+	/* A return address may be one past a call at the very end of a
+	 * function (noreturn callee): look up the call instruction. */
+	if ((err = sf_find_rule(t, f->caller ? f->pc - 1 : f->pc, &r)))
+		return err;
+	if (r.signal)
+		return SF_E_SIGNAL;
+	if (r.ra.how == SF_UNDEFINED)
+		return SF_E_END;
+	if (r.ra.how == SF_SAME)
+		return SF_E_REG; /* RA still in a link register we do not have */
+	if ((err = cfa_of(t, f, &r, read, ctx, &cfa)))
+		return err;
+	if ((err = recover(t, f, read, ctx, cfa, &r.ra, 0, &ra)))
+		return err;
+	if ((err = recover(t, f, read, ctx, cfa, &r.fp, f->fp, &fp)))
+		return err;
+	if (ra == 0)
+		return SF_E_END;
+	f->pc = ra;
+	f->sp = cfa;
+	f->fp = fp;
+	f->caller = true;
+	return SF_OK;
+}

@@ -1,0 +1,71 @@
+/*
+ * The optional full check, run once when a section is registered, so that
+ * later lookups meet only well-formed data. Lookups stay bounds-checked
+ * either way; validation is about getting right answers, not safety.
+ */
+#include "internal.h"
+
+static int check_fde(const struct sf_table *t, const struct sf_fde *fde,
+		     const struct sf_fde *prev)
+{
+	if (fde->size == 0 || (fde->pc_type == SF_PC_MASK && fde->rep_size == 0))
+		return SF_E_FDE_SIZE;
+	if (fde->start + fde->size - 1 < fde->start)
+		return SF_E_FDE_RANGE;
+	if ((t->flags & SF_F_FDE_SORTED) && prev && fde->start < prev->start)
+		return SF_E_FDE_UNSORTED;
+	return SF_OK;
+}
+
+/* Every row starts after the previous one and inside its function (or
+ * inside one repeated block for PCMASK), and forms a valid rule. */
+static int check_fres(const struct sf_table *t, const struct sf_fde *fde)
+{
+	uint32_t limit = fde->pc_type == SF_PC_MASK ? fde->rep_size : fde->size;
+	uint32_t off = fde->first_fre, prev_start = 0;
+	struct sf_fre fre;
+	struct sf_rule rule;
+	int err;
+
+	for (uint32_t i = 0; i < fde->num_fres; i++) {
+		if ((err = sf_fre_read(t, fde, off, &fre)))
+			return err;
+		if (i > 0 && fre.start <= prev_start)
+			return SF_E_FRE_ORDER;
+		if (fre.start >= limit)
+			return SF_E_FRE_OUTSIDE;
+		if ((err = sf_rule_of(t, fde, &fre, &rule)))
+			return err;
+		prev_start = fre.start;
+		off += fre.size;
+	}
+	return SF_OK;
+}
+
+int sf_validate(const struct sf_table *t)
+{
+	struct sf_fde fde, prev;
+	uint64_t fres = 0;
+	int err;
+
+	if (!t)
+		return SF_E_INVAL;
+	/* Every FRE takes at least 2 bytes. Checking the counts before walking
+	 * bounds the work by the section size: FDEs that share or overlap
+	 * FREs cannot make validation quadratic. */
+	if (t->num_fres > t->fre_len / 2)
+		return SF_E_FRE_COUNT;
+	for (uint32_t i = 0; i < t->num_fdes; i++) {
+		if ((err = sf_fde_get(t, i, &fde)))
+			return err;
+		if ((err = check_fde(t, &fde, i ? &prev : NULL)))
+			return err;
+		fres += fde.num_fres;
+		if (fres > t->num_fres)
+			return SF_E_FRE_COUNT;
+		if ((err = check_fres(t, &fde)))
+			return err;
+		prev = fde;
+	}
+	return fres == t->num_fres ? SF_OK : SF_E_FRE_COUNT;
+}

@@ -1,0 +1,64 @@
+# Shared by test/t/2*-sframe*.t: TAP helpers and the paths make wrote.
+use strict;
+use warnings;
+
+our $tests = 0;
+our $failed = 0;
+
+sub ok {
+	my ($cond, $name) = @_;
+	$tests++;
+	print(($cond ? "ok" : "not ok") . " $tests - $name\n");
+	$failed++ unless $cond;
+	return $cond;
+}
+
+sub diag { print map { "# $_\n" } map { split /\n/ } @_; }
+
+sub done { print "1..$tests\n"; exit($failed ? 1 : 0); }
+
+# KEY=VALUE lines from build/sframe/paths.
+sub paths {
+	my %p;
+	open(my $f, '<', 'build/sframe/paths') or die "build/sframe/paths: $! (run make test)\n";
+	while (<$f>) { chomp; $p{$1} = $2 if /^(\w+)=(.*)$/; }
+	return \%p;
+}
+
+# stdout of a command given as a list (no shell), and its exit status;
+# stderr is dropped (readelf warns about every file without .sframe).
+sub run {
+	my @cmd = @_;
+	my $pid = open(my $p, '-|') // die "fork: $!\n";
+	if ($pid == 0) {
+		open(STDERR, '>', '/dev/null');
+		exec(@cmd) or die "$cmd[0]: $!\n";
+	}
+	local $/;
+	my $out = <$p> // '';
+	close($p);
+	return ($out, $? >> 8);
+}
+
+# Every ELF file or archive under build/, except this part's own outputs.
+sub build_elves {
+	my @found;
+	my @dirs = ('build');
+	while (my $d = shift @dirs) {
+		opendir(my $h, $d) or next;
+		for my $e (sort readdir $h) {
+			next if $e eq '.' || $e eq '..';
+			my $p = "$d/$e";
+			next if -l $p;
+			if (-d $p) { push @dirs, $p unless $p eq 'build/sframe'; next; }
+			next unless -f $p;
+			open(my $f, '<:raw', $p) or next;
+			my $m = '';
+			read($f, $m, 8);
+			push @found, $p if $m =~ /^\x7fELF/ || $m eq "!<arch>\n";
+		}
+	}
+	return @found;
+}
+
+1;

@@ -1,0 +1,239 @@
+#include "commands.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump.h"
+#include "input.h"
+#include "sframe.h"
+
+/* What a visit callback needs besides the section. */
+struct job {
+	const struct options *o;
+	const char *path;
+	bool title;         /* print "File: " lines (several files, archives) */
+	int argi;           /* lookup: first PC argument */
+};
+
+static void name_of(const struct job *j, const char *member, char *buf, size_t n)
+{
+	if (member)
+		snprintf(buf, n, "%s(%s)", j->path, member);
+	else
+		snprintf(buf, n, "%s", j->path);
+}
+
+static int open_section(const struct job *j, const char *member,
+			const struct section *sec, struct sf_table *t)
+{
+	char name[4096];
+	struct sf_src src = { sec->data, NULL, NULL, (uint32_t)sec->size, sec->addr };
+	int err = sec->size > UINT32_MAX ? SF_E_INVAL : sf_open(t, &src);
+
+	if (err) {
+		name_of(j, member, name, sizeof name);
+		fprintf(stderr, "sframe: %s: %s\n", name, sf_strerror(err));
+	}
+	return err;
+}
+
+/* Each file (and archive member) is introduced as readelf does. */
+static int dump_one(void *arg, const char *member, const struct section *sec)
+{
+	struct job *j = arg;
+	struct sf_table t;
+	char name[4096];
+	int err;
+
+	name_of(j, member, name, sizeof name);
+	if (j->title || member)
+		printf("\nFile: %s\n", name);
+	if (!sec) {
+		fprintf(stderr, "sframe: Warning: %s: Section '.sframe' was not dumped "
+			"because it does not exist\n", name);
+		return 0;
+	}
+	if (open_section(j, member, sec, &t))
+		return 1;
+	if ((err = dump_section(stdout, &t))) {
+		fflush(stdout);
+		fprintf(stderr, "sframe: %s: %s\n", name, sf_strerror(err));
+		return 1;
+	}
+	return 0;
+}
+
+static int for_each_file(const struct options *o, visit_fn fn, bool title)
+{
+	int status = 0;
+	for (int i = 0; i < o->nargs; i++) {
+		struct job j = { o, o->args[i], title, 0 };
+		int r = each_section(o->args[i], o->vaddr, fn, &j);
+		if (r < 0)
+			fprintf(stderr, "sframe: %s: %s\n", o->args[i], strerror(errno));
+		status |= r != 0;
+	}
+	return status;
+}
+
+int cmd_dump(const struct options *o)
+{
+	return for_each_file(o, dump_one, o->nargs > 1);
+}
+
+static int check_one(void *arg, const char *member, const struct section *sec)
+{
+	struct job *j = arg;
+	struct sf_table t;
+	char name[4096];
+	int err;
+
+	if (!sec)
+		return 0;
+	name_of(j, member, name, sizeof name);
+	if (open_section(j, member, sec, &t))
+		return 1;
+	if ((err = sf_validate(&t))) {
+		printf("%s: %s\n", name, sf_strerror(err));
+		return 1;
+	}
+	printf("%s: ok: version %u, %" PRIu32 " FDEs, %" PRIu32 " FREs\n",
+	       name, t.version, t.num_fdes, t.num_fres);
+	return 0;
+}
+
+int cmd_check(const struct options *o)
+{
+	return for_each_file(o, check_one, false);
+}
+
+/* Convert: exactly one section in, one blob out. */
+static int write_blob(const char *path, const uint8_t *buf, uint32_t len)
+{
+	FILE *f = fopen(path, "wb");
+	bool ok = f && fwrite(buf, 1, len, f) == len;
+	if (f && fclose(f))
+		ok = false;
+	if (!ok)
+		fprintf(stderr, "sframe: %s: %s\n", path, strerror(errno));
+	return ok ? 0 : 1;
+}
+
+static int convert_one(void *arg, const char *member, const struct section *sec)
+{
+	struct job *j = arg;
+	struct sf_table t;
+	uint32_t len = 0;
+	int err;
+
+	if (member || !sec) {
+		fprintf(stderr, "sframe: %s: need one ELF file or blob with .sframe\n", j->path);
+		return 1;
+	}
+	if (sec->relocatable) {
+		fprintf(stderr, "sframe: %s: relocatable object: its start addresses "
+			"are filled in by relocations; convert a linked file\n", j->path);
+		return 1;
+	}
+	if (open_section(j, member, sec, &t))
+		return 1;
+	if ((err = sf_validate(&t)) ||
+	    ((err = sf_encode(&t, (uint8_t)j->o->version, j->o->pcrel, sec->addr,
+			      NULL, 0, &len)) && err != SF_E_NOSPACE)) {
+		fprintf(stderr, "sframe: %s: %s\n", j->path, sf_strerror(err));
+		return 1;
+	}
+	uint8_t *buf = malloc(len ? len : 1);
+	if (!buf || (err = sf_encode(&t, (uint8_t)j->o->version, j->o->pcrel,
+				     sec->addr, buf, len, &len))) {
+		fprintf(stderr, "sframe: %s: %s\n", j->path,
+			buf ? sf_strerror(err) : "out of memory");
+		free(buf);
+		return 1;
+	}
+	err = write_blob(j->o->output, buf, len);
+	free(buf);
+	return err;
+}
+
+int cmd_convert(const struct options *o)
+{
+	if (o->nargs != 1 || !o->output || o->version < 1 || o->version > 3) {
+		fprintf(stderr, "usage: sframe convert --to 1|2|3 [--no-pcrel] "
+			"[--vaddr ADDR] FILE -o OUT\n");
+		return 2;
+	}
+	struct job j = { o, o->args[0], false, 0 };
+	int r = each_section(o->args[0], o->vaddr, convert_one, &j);
+	if (r < 0)
+		fprintf(stderr, "sframe: %s: %s\n", o->args[0], strerror(errno));
+	return r != 0;
+}
+
+/* Lookup: one line per PC, the rule spelled out. */
+static void where_str(const struct sf_where *w, char *buf, size_t n)
+{
+	switch (w->how) {
+	case SF_SAME:      snprintf(buf, n, "same"); return;
+	case SF_UNDEFINED: snprintf(buf, n, "undefined"); return;
+	case SF_AT_CFA:    snprintf(buf, n, "[cfa%+d]", w->off); return;
+	case SF_VAL_CFA:   snprintf(buf, n, "cfa%+d", w->off); return;
+	case SF_REG:       snprintf(buf, n, "r%u%+d", w->reg, w->off); return;
+	case SF_AT_REG:    snprintf(buf, n, "[r%u%+d]", w->reg, w->off); return;
+	}
+	snprintf(buf, n, "?");
+}
+
+static int lookup_pc(const struct sf_table *t, uint64_t pc)
+{
+	struct sf_fde fde;
+	struct sf_fre fre;
+	struct sf_rule r;
+	char ra[32], fp[32];
+	int err;
+
+	if ((err = sf_fde_find(t, pc, &fde)) || (err = sf_fre_find(t, &fde, pc, &fre)) ||
+	    (err = sf_rule_of(t, &fde, &fre, &r))) {
+		printf("0x%" PRIx64 ": %s\n", pc, sf_strerror(err));
+		return 1;
+	}
+	where_str(&r.ra, ra, sizeof ra);
+	where_str(&r.fp, fp, sizeof fp);
+	printf("0x%" PRIx64 ": fde %" PRIu32 " [0x%" PRIx64 ",+%" PRIu32 ") fre +0x%" PRIx32
+	       " cfa=%sr%u%+d%s ra=%s fp=%s\n", pc, fde.index, fde.start, fde.size,
+	       fre.start, r.cfa_deref ? "[" : "", r.cfa_reg, r.cfa_off,
+	       r.cfa_deref ? "]" : "", ra, fp);
+	return 0;
+}
+
+static int lookup_one(void *arg, const char *member, const struct section *sec)
+{
+	struct job *j = arg;
+	struct sf_table t;
+	int status = 0;
+
+	if (member || !sec) {
+		fprintf(stderr, "sframe: %s: need one ELF file or blob with .sframe\n", j->path);
+		return 1;
+	}
+	if (open_section(j, member, sec, &t))
+		return 1;
+	for (int i = j->argi; i < j->o->nargs; i++) {
+		char *end;
+		uint64_t pc = strtoull(j->o->args[i], &end, 0);
+		status |= *end ? 1 : lookup_pc(&t, pc);
+	}
+	return status;
+}
+
+int cmd_lookup(const struct options *o)
+{
+	struct job j = { o, o->args[0], false, 1 };
+	int r = each_section(o->args[0], o->vaddr, lookup_one, &j);
+	if (r < 0)
+		fprintf(stderr, "sframe: %s: %s\n", o->args[0], strerror(errno));
+	return r != 0;
+}

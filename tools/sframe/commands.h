@@ -1,0 +1,21 @@
+#ifndef STITCH_TOOLS_SFRAME_COMMANDS_H
+#define STITCH_TOOLS_SFRAME_COMMANDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct options {
+	uint64_t vaddr;     /* run-time address of a raw blob */
+	int version;        /* convert --to */
+	bool pcrel;         /* convert: SFRAME_F_FDE_FUNC_START_PCREL */
+	const char *output; /* convert -o */
+	char **args;        /* positional arguments */
+	int nargs;
+};
+
+int cmd_dump(const struct options *o);
+int cmd_convert(const struct options *o);
+int cmd_check(const struct options *o);
+int cmd_lookup(const struct options *o);
+
+#endif

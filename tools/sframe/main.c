@@ -1,0 +1,83 @@
+/*
+ * sframe: dump, convert, check and query SFrame sections on the host.
+ *
+ *   sframe dump [--vaddr A] FILE...           as `readelf --sframe` (2.40)
+ *   sframe convert --to 1|2|3 [--no-pcrel] [--vaddr A] FILE -o OUT
+ *                                              re-encode as a raw section blob
+ *   sframe check [--vaddr A] FILE...          full validation, one line per section
+ *   sframe lookup [--vaddr A] FILE PC...      FDE, FRE and rule for each PC
+ *
+ * FILE is an ELF file, an archive of them, or a raw section blob (which
+ * starts with the SFrame magic; --vaddr gives its run-time address).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: sframe dump [--vaddr ADDR] FILE...\n"
+		"       sframe convert --to 1|2|3 [--no-pcrel] [--vaddr ADDR] FILE -o OUT\n"
+		"       sframe check [--vaddr ADDR] FILE...\n"
+		"       sframe lookup [--vaddr ADDR] FILE PC...\n");
+	exit(2);
+}
+
+static uint64_t number(const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *s == 0 || *end != 0) {
+		fprintf(stderr, "sframe: bad number '%s'\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+/* Options shared by all commands; the rest are positional. */
+static int parse(int argc, char **argv, struct options *o)
+{
+	int n = 0;
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--vaddr") && i + 1 < argc)
+			o->vaddr = number(argv[++i]);
+		else if (!strcmp(a, "--to") && i + 1 < argc)
+			o->version = (int)number(argv[++i]);
+		else if (!strcmp(a, "-o") && i + 1 < argc)
+			o->output = argv[++i];
+		else if (!strcmp(a, "--no-pcrel"))
+			o->pcrel = false;
+		else if (a[0] == '-' && a[1] == '-')
+			usage();
+		else
+			argv[2 + n++] = argv[i];
+	}
+	o->args = argv + 2;
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .pcrel = true };
+
+	if (argc < 3)
+		usage();
+	o.nargs = parse(argc, argv, &o);
+	if (o.nargs < 1)
+		usage();
+	if (!strcmp(argv[1], "dump"))
+		return cmd_dump(&o);
+	if (!strcmp(argv[1], "convert"))
+		return cmd_convert(&o);
+	if (!strcmp(argv[1], "check"))
+		return cmd_check(&o);
+	if (!strcmp(argv[1], "lookup"))
+		return cmd_lookup(&o);
+	usage();
+}
