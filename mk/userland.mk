@@ -101,9 +101,23 @@ $(USER_INITRD_LIST): FORCE
 	@printf '%s\n' $(USER_INITRD_NAMES) > $@.tmp
 	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
+# The initrd holds the programs without DWARF (the ESP must stay small for
+# El Torito); $(USER_SYMFS) keeps the full ELFs, same build id, under the
+# guest's paths: that is the directory for `stitch --symfs`.
+USER_SYMFS := $(USER_ROOT)
+USER_STAGE := $(USER_OUT)/initrd
+
+$(USER_STAGE)/bin/%: $(USER_ROOT)/bin/%
+	@mkdir -p $(@D)
+	strip --strip-debug -o $@ $<
+
+$(USER_STAGE)/data/%: $(USER_ROOT)/data/%
+	@mkdir -p $(@D)
+	cp $< $@
+
 # cpio newc, owned by root, reproducible (no inode numbers or times leak in).
-$(INITRD): $(USER_INITRD_LIST) $(addprefix $(USER_ROOT)/,$(filter-out bin data,$(USER_INITRD_NAMES)))
-	cd $(USER_ROOT) && cpio -o -H newc -R 0:0 --reproducible --quiet \
+$(INITRD): $(USER_INITRD_LIST) $(addprefix $(USER_STAGE)/,$(filter-out bin data,$(USER_INITRD_NAMES)))
+	cd $(USER_STAGE) && cpio -o -H newc -R 0:0 --reproducible --quiet \
 		< $(abspath $(USER_INITRD_LIST)) > $(abspath $@)
 
 # Expected checksums: the same workload sources and the same demo, compiled
