@@ -80,3 +80,38 @@ $(SFRAME_TDIR)/vectors: test/sframe/vectors.c $(SFRAME_VECGEN) $(SFRAME_HDRS)
 	$(HOST_CC) $(SFRAME_TOOL_CFLAGS) -o $@ test/sframe/vectors.c test/sframe/vecgen.c
 
 TEST_PREREQS += $(SFRAME_TDIR)/vectors
+
+# Test 2 links binutils' libsframe next to ours (their names never clash:
+# ours all start with sf_).
+SFRAME_TEST_CFLAGS := $(SFRAME_TOOL_CFLAGS) -iquote tools/sframe
+
+$(SFRAME_TDIR)/vs_libsframe: test/sframe/vs_libsframe.c tools/sframe/input.c \
+		tools/sframe/input.h $(SFRAME_HOST_OBJS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(SFRAME_TEST_CFLAGS) -o $@ test/sframe/vs_libsframe.c \
+		tools/sframe/input.c $(SFRAME_HOST_OBJS) -lsframe -lelf
+
+# newlib's libc.a linked whole into one static executable: the archive's
+# code at final addresses with sorted FDEs, so that every pc of every libc
+# object can be looked up (in the .o files all functions start at 0).
+SFRAME_LIBC_ELF := $(SFRAME_TDIR)/libc-whole.elf
+$(SFRAME_LIBC_ELF): $(NEWLIB_LIBC)
+	@mkdir -p $(dir $@)
+	$(LD) -static -e 0 --no-warn-execstack --unresolved-symbols=ignore-all \
+		--whole-archive $(NEWLIB_LIBC) -o $@
+
+TEST_PREREQS += $(SFRAME_TDIR)/vs_libsframe $(SFRAME_LIBC_ELF)
+
+# Dynamically linked inputs (PLT stubs: PCMASK FDEs) for tests 1-3.
+SFRAME_SAMPLE_FLAGS := -O2 -g -Wa,--gsframe -fomit-frame-pointer $(WARN)
+SFRAME_SAMPLES := $(SFRAME_TDIR)/sample $(SFRAME_TDIR)/libsample.so
+
+$(SFRAME_TDIR)/sample: test/sframe/sample.c
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(SFRAME_SAMPLE_FLAGS) -o $@ $<
+
+$(SFRAME_TDIR)/libsample.so: test/sframe/sample.c
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(SFRAME_SAMPLE_FLAGS) -DSAMPLE_LIB -shared -fPIC -o $@ $<
+
+TEST_PREREQS += $(SFRAME_SAMPLES)

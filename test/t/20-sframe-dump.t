@@ -1,7 +1,8 @@
 #!/usr/bin/perl
 # Test 1: `sframe dump` prints exactly what `readelf --sframe` (binutils
 # 2.40) prints: for newlib's libc.a (every member), for every ELF file and
-# archive under build/, and for hand-made version 1 sections that exercise
+# archive under build/, for a dynamically linked program and shared object
+# (PLT stubs), and for hand-made version 1 sections that exercise
 # corners real code does not (flags, AArch64 key B and signed RA, fixed FP,
 # 2- and 4-byte FRE addresses and offsets).
 use strict;
@@ -52,7 +53,11 @@ my @elves = build_elves();
 diag(scalar(@elves) . " ELF files and archives under build/");
 same_as_readelf('every ELF under build/', @elves) if @elves;
 
-# 3. Hand-made sections placed in an ELF file with objcopy.
+# 3. A dynamically linked program and a shared object: PLT (PCMASK) FDEs.
+same_as_readelf('dynamic executable and shared object',
+		map { "$p->{SFRAME_DIR}/test/$_" } qw(sample libsample.so));
+
+# 4. Hand-made sections placed in an ELF file with objcopy.
 my $dir = tempdir(CLEANUP => 1);
 my $gen = "$p->{SFRAME_DIR}/test/vectors";
 my ($list, $st) = run($gen, 'valid', $dir);
