@@ -7,13 +7,19 @@
 #include "arch/x86_64/pit.h"
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/uart.h"
-#include "kern/console.h"
+#include "kern/kernel.h"
+
+#define CR4_LA57 (1ull << 12)
 
 void arch_init_cpu(void)
 {
 	uart_init();
 	gdt_init();
 	trap_init();
+	/* paging.c builds 4-level tables; firmware that left 5-level paging on
+	 * would make every address space wrong. */
+	if (read_cr4() & CR4_LA57)
+		panic("5-level paging is enabled; Stitch only does 4 levels");
 	/* NX bits in page tables, read-only pages honoured in ring 0, global
 	 * pages for the kernel half. */
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
