@@ -115,3 +115,11 @@ $(SFRAME_TDIR)/libsample.so: test/sframe/sample.c
 	$(HOST_CC) $(SFRAME_SAMPLE_FLAGS) -DSAMPLE_LIB -shared -fPIC -o $@ $<
 
 TEST_PREREQS += $(SFRAME_SAMPLES)
+
+$(SFRAME_TDIR)/conv_check: test/sframe/conv_check.c tools/sframe/input.c \
+		tools/sframe/input.h $(SFRAME_HOST_OBJS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(SFRAME_TEST_CFLAGS) -o $@ test/sframe/conv_check.c \
+		tools/sframe/input.c $(SFRAME_HOST_OBJS) -lelf
+
+TEST_PREREQS += $(SFRAME_TDIR)/conv_check

@@ -61,4 +61,15 @@ sub build_elves {
 	return @found;
 }
 
+
+# e_type of an ELF file (1 relocatable, 2 executable, 3 shared), else 0.
+sub elf_type {
+	my ($path) = @_;
+	open(my $f, '<:raw', $path) or return 0;
+	my $h = '';
+	read($f, $h, 18);
+	return 0 unless length($h) == 18 && substr($h, 0, 4) eq "\x7fELF";
+	return unpack('v', substr($h, 16, 2));
+}
+
 1;

@@ -100,8 +100,8 @@ static int check_one(void *arg, const char *member, const struct section *sec)
 		printf("%s: %s\n", name, sf_strerror(err));
 		return 1;
 	}
-	printf("%s: ok: version %u, %" PRIu32 " FDEs, %" PRIu32 " FREs\n",
-	       name, t.version, t.num_fdes, t.num_fres);
+	printf("%s: ok: version %u at 0x%" PRIx64 ", %" PRIu32 " FDEs, %" PRIu32 " FREs\n",
+	       name, t.version, sec->addr, t.num_fdes, t.num_fres);
 	return 0;
 }
 

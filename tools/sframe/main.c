@@ -4,6 +4,8 @@
  *   sframe dump [--vaddr A] FILE...           as `readelf --sframe` (2.40)
  *   sframe convert --to 1|2|3 [--no-pcrel] [--vaddr A] FILE -o OUT
  *                                              re-encode as a raw section blob
+ *                                              (v2, v3: PC-relative starts
+ *                                              unless --no-pcrel)
  *   sframe check [--vaddr A] FILE...          full validation, one line per section
  *   sframe lookup [--vaddr A] FILE PC...      FDE, FRE and rule for each PC
  *
@@ -69,6 +71,8 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		usage();
 	o.nargs = parse(argc, argv, &o);
+	if (o.version == 1)
+		o.pcrel = false; /* version 1 has no such flag */
 	if (o.nargs < 1)
 		usage();
 	if (!strcmp(argv[1], "dump"))
