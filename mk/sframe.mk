@@ -123,3 +123,11 @@ $(SFRAME_TDIR)/conv_check: test/sframe/conv_check.c tools/sframe/input.c \
 		tools/sframe/input.c $(SFRAME_HOST_OBJS) -lelf
 
 TEST_PREREQS += $(SFRAME_TDIR)/conv_check
+
+# Test 4 runs the sanitized library.
+$(SFRAME_TDIR)/malformed: test/sframe/malformed.c $(SFRAME_VECGEN) $(SFRAME_ASAN_OBJS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(SFRAME_TOOL_CFLAGS) -O1 $(SFRAME_SAN) -o $@ test/sframe/malformed.c \
+		test/sframe/vecgen.c $(SFRAME_ASAN_OBJS)
+
+TEST_PREREQS += $(SFRAME_TDIR)/malformed

@@ -249,7 +249,8 @@ size_t vec_bad_build(int i, uint8_t *b, size_t cap)
 	else if (IS("zero-size"))            vec_put32(b, FDE(1, 1) + 4, 0);
 	else if (IS("zero-rep-size"))        b[FDE(1, 2) + 17] = 0;
 	else if (IS("function-wraps")) {
-		vec_put32(b, FDE(0, 3), 0xfffffff0u);
+		/* start = VEC_VADDR - VEC_VADDR - 16: 16 bytes below 2^64 */
+		vec_put32(b, FDE(0, 3), (uint32_t)-(VEC_VADDR + 16));
 		vec_put32(b, FDE(0, 3) + 4, 0xffffffffu);
 	}
 	else if (IS("fre-type-bad"))         b[FDE(1, 1) + 16] = 3;

@@ -65,6 +65,9 @@ struct vbad {
 };
 extern const struct vbad vec_bad[];
 
+/* The run-time address the malformed sections assume (see function-wraps). */
+#define VEC_VADDR 0x10000
+
 /* Build vec_bad[i] into b (cap bytes); returns its size. */
 size_t vec_bad_build(int i, uint8_t *b, size_t cap);
 
