@@ -35,3 +35,65 @@ $(STITCH_TOOL): $(STITCH_OBJS)
 
 ALL_TARGETS += $(STITCH_TOOL)
 TEST_PREREQS += $(STITCH_TOOL)
+
+# --- Tests -----------------------------------------------------------------
+# Real ELF files to build streams from: a static and a dynamic capture
+# program (the latter with its workload in a shared object) and a stand-in
+# kernel linked at Stitch's kernel address. They live in a symfs tree laid
+# out as the guest would see it; the capture runs once, without address
+# randomization, so the snapshots (registers, stack copies, true chains)
+# are the same on every build.
+STITCH_T     := $(BUILD)/test/stitch
+STITCH_SYMFS := $(STITCH_T)/symfs
+STITCH_T_CFLAGS := -std=gnu11 -O1 -g $(WARN) -fno-optimize-sibling-calls -Iinclude \
+	-iquote test/stitch
+STITCH_CAPTURE_SRCS := test/stitch/work.c test/stitch/snap.c
+STITCH_CAPTURE_DEPS := $(STITCH_CAPTURE_SRCS) test/stitch/capture-main.c \
+	test/stitch/capture.h include/stitch/records.h
+
+$(STITCH_SYMFS)/bin/capture-static: $(STITCH_CAPTURE_DEPS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(STITCH_T_CFLAGS) -static -no-pie -o $@ test/stitch/capture-main.c \
+		$(STITCH_CAPTURE_SRCS)
+
+$(STITCH_SYMFS)/lib/libwork.so: $(STITCH_CAPTURE_DEPS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(STITCH_T_CFLAGS) -fPIC -shared -o $@ $(STITCH_CAPTURE_SRCS)
+
+$(STITCH_SYMFS)/bin/capture-dyn: test/stitch/capture-main.c $(STITCH_SYMFS)/lib/libwork.so
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(STITCH_T_CFLAGS) -no-pie -o $@ $< -L$(STITCH_SYMFS)/lib -lwork \
+		-Wl,-rpath,'$$ORIGIN/../lib'
+
+$(STITCH_SYMFS)/boot/kernel.elf: test/stitch/fakekernel.c
+	@mkdir -p $(dir $@)
+	$(HOST_CC) -std=gnu11 -O1 -g $(WARN) -ffreestanding -nostdlib -static -fno-pic \
+		-no-pie -mcmodel=kernel -mno-red-zone -Wl,-Ttext=0xffffffff80100000 \
+		-Wl,--build-id -Wl,-e,kernel_main -o $@ $<
+
+# Run a capture program; link the host libraries it mapped into the symfs.
+$(STITCH_T)/snaps-%.txt: $(STITCH_SYMFS)/bin/capture-%
+	setarch x86_64 -R $< $@.tmp
+	for p in $$(awk '$$1 == "map" { print $$5 }' $@.tmp); do \
+		case $$p in $(abspath $(STITCH_SYMFS))/*) continue;; esac; \
+		mkdir -p $(STITCH_SYMFS)$$(dirname $$p); ln -sf $$p $(STITCH_SYMFS)$$p; \
+	done
+	mv $@.tmp $@
+
+# The fuzz driver: the whole of stitch but main(), with ASan and UBSan, run
+# over every prefix and every one-byte corruption of a stream.
+STITCH_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+STITCH_ASAN_OBJS := $(STITCH_LIB_OBJS:$(STITCH_DIR)/%.o=$(STITCH_DIR)/asan/%.o)
+STITCH_FUZZ := $(STITCH_T)/fuzz-stream
+
+$(STITCH_DIR)/asan/%.o: tools/stitch/%.c $(STITCH_HDRS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(STITCH_CFLAGS) -O1 $(STITCH_SAN) -c $< -o $@
+
+$(STITCH_FUZZ): test/stitch/fuzz-stream.c $(STITCH_ASAN_OBJS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(STITCH_CFLAGS) -O1 $(STITCH_SAN) -iquote tools/stitch -o $@ $^ $(STITCH_LIBS)
+
+STITCH_TEST_FILES := $(STITCH_T)/snaps-static.txt $(STITCH_T)/snaps-dyn.txt \
+	$(STITCH_SYMFS)/boot/kernel.elf $(STITCH_FUZZ)
+TEST_PREREQS += $(STITCH_TEST_FILES)

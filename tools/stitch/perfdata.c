@@ -221,19 +221,16 @@ static void sample(struct buf *b, const struct run *r, const struct stack *k)
  * (perf sorts by time itself). */
 static void data_section(struct buf *b, const struct run *r)
 {
-	uint8_t *named = xcalloc(r->procs->n + 1, 1);
-	size_t next_sample = 0;
+	size_t next_sample = 0, nprocs = r->procs->n;
 	for (size_t i = 0; i < r->procs->kernel.nmaps; i++)
 		kernel_mmap(b, r, r->procs->kernel.maps[i]);
+	/* One COMM per process, with the name stitch uses for all its samples. */
+	for (size_t i = 0; i < nprocs; i++)
+		if (r->procs->v[i]->named)
+			comm(b, r, r->procs->v[i], r->procs->v[i]->t_comm);
 	for (size_t i = 0; i < r->stream->nrecs; i++) {
 		const struct record *rec = &r->stream->recs[i];
-		struct proc *p;
 		switch (rec->type) {
-		case REC_COMM:
-			p = proc_at(r->procs, rec->u.comm.pid, rec->u.comm.time);
-			if (!named[p->index]++)
-				comm(b, r, p, rec->u.comm.time);
-			break;
 		case REC_MMAP:
 			if (!(rec->u.mmap.flags & MMAP_KERNEL))
 				user_mmap(b, r, proc_at(r->procs, rec->u.mmap.pid, rec->u.mmap.time),
@@ -247,7 +244,6 @@ static void data_section(struct buf *b, const struct run *r)
 			break;
 		}
 	}
-	free(named);
 }
 
 static void feat_string(struct buf *b, const char *s)

@@ -63,6 +63,8 @@ void procs_build(struct procs *p, const struct stream *s)
 			/* A second COMM for a live pid is an exec: rename. */
 			q = current(p, r->u.comm.pid);
 			memcpy(q->comm, r->u.comm.name, sizeof q->comm);
+			if (!q->named++)
+				q->t_comm = r->u.comm.time;
 			break;
 		case REC_MMAP:
 			if (r->u.mmap.flags & MMAP_KERNEL)

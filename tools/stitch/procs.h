@@ -17,6 +17,8 @@ struct proc {
 	uint32_t pid;
 	uint32_t index;     /* unique per incarnation: hash keys, perf pids */
 	char comm[16];      /* ":<pid>" until a REC_COMM names it */
+	int named;          /* a REC_COMM named it, first at t_comm */
+	uint64_t t_comm;
 	int exited;
 	uint64_t t_exit;
 	struct mmap_rec **maps;

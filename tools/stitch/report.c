@@ -110,8 +110,9 @@ static const char *base_name(const char *path)
 
 static void fn_table(FILE *f, struct proc_profile *pp, int self_first)
 {
-	qsort(pp->fns, pp->n, sizeof *pp->fns, self_first ? by_self : by_total);
-	fprintf(f, "  %-8s %-8s %-4s %-32s %-24s %s\n", self_first ? "Self" : "Total",
+	if (pp->n > 1)
+		qsort(pp->fns, pp->n, sizeof *pp->fns, self_first ? by_self : by_total);
+	fprintf(f, "  %8s %8s %-4s %-32s %-24s %s\n", self_first ? "Self" : "Total",
 		self_first ? "Total" : "Self", "", "Function", "Object", "Source");
 	for (size_t i = 0; i < pp->n && i < TOP_FUNCTIONS; i++) {
 		const struct fn *x = &pp->fns[i];

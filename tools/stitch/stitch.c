@@ -7,6 +7,8 @@
 #include "unwind.h"
 #include "util.h"
 
+#define MAX_HOST_FRAMES 1024 /* the most frames unwound from a stack copy */
+
 /* perf's markers are the last 4095 values of a u64 (PERF_CONTEXT_MAX). */
 static int is_marker(uint64_t v)
 {
@@ -135,10 +137,11 @@ static void from_copy(struct stack *k, struct symbols *sy, uint32_t max, struct 
 	c->stack_copies++;
 	k->copy_ips = xcalloc(max, sizeof *k->copy_ips);
 	k->ncopy = unwind_copy(sy, k->proc, k->s, k->copy_ips, max);
+	k->copy_ips = xrealloc(k->copy_ips, k->ncopy * sizeof *k->copy_ips);
 	if (k->user == USER_DEFERRED) {
 		k->validated = 1;
 		k->agree = k->nu == k->ncopy &&
-			   !memcmp(k->uips, k->copy_ips, k->nu * sizeof *k->uips);
+			   (!k->nu || !memcmp(k->uips, k->copy_ips, k->nu * sizeof *k->uips));
 		c->validate_samples++;
 		c->validate_agree += k->agree;
 		c->validate_disagree += !k->agree;
@@ -155,7 +158,10 @@ void stitch_run(struct stitch *st, const struct stream *s, struct procs *procs,
 	struct hmap cookies = { 0 };
 	struct pending *all;
 	size_t nall;
+	/* libdw stops where the kernel's unwinder would have (validate compares
+	 * the two), within reason: the bound comes from the stream. */
 	uint32_t max = s->head.max_frames ? s->head.max_frames : 256;
+	max = max < MAX_HOST_FRAMES ? max : MAX_HOST_FRAMES;
 
 	index_deferred(&cookies, &all, &nall, s, procs, c);
 	st->v = xcalloc(s->nrecs, sizeof *st->v);

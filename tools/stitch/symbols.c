@@ -9,6 +9,8 @@
 
 #include "util.h"
 
+/* Separate debug files are looked for next to the file and, like perf
+ * --symfs does, under the symfs's /usr/lib/debug: never the host's. */
 static char *debuginfo_path;
 
 static const Dwfl_Callbacks dwfl_callbacks = {
@@ -137,6 +139,8 @@ void symbols_init(struct symbols *sy, struct procs *procs, const char *symfs,
 	sy->symfs = symfs;
 	sy->kernel_file = kernel_file;
 	sy->c = c;
+	free(debuginfo_path);
+	debuginfo_path = xasprintf(":.debug:%s/usr/lib/debug", symfs ? symfs : "");
 	elf_version(EV_CURRENT);
 	if (kernel_file && procs->kernel.nmaps == 0)
 		kernel_from_file(sy);
@@ -170,7 +174,10 @@ static void lookup(struct symbols *sy, struct proc *p, struct frame *f, uint64_t
 	GElf_Sym sym;
 	const char *name = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL);
 	if (name) {
-		f->name = symbols_intern(sy, name);
+		/* Drop a symbol version ("memcpy@@GLIBC_2.14"), as perf does. */
+		char plain[256];
+		snprintf(plain, sizeof plain, "%.*s", (int)strcspn(name, "@"), name);
+		f->name = symbols_intern(sy, plain);
 		f->off = off + (f->addr - pc);
 		f->known = 1;
 	}
@@ -230,6 +237,8 @@ int symbols_build_id(struct symbols *sy, struct proc *p,
 void symbols_free(struct symbols *sy)
 {
 	hmap_free(&sy->cache, free); /* the cache owns the frames */
+	free(debuginfo_path);
+	debuginfo_path = NULL;
 	strset_free(&sy->strings);
 	if (sy->kernel_map)
 		free(sy->kernel_map->path);

@@ -34,7 +34,8 @@ static int by_label(const void *a, const void *b)
 
 static void sort_tree(struct node *n)
 {
-	qsort(n->kids, n->nkids, sizeof *n->kids, by_label);
+	if (n->nkids > 1)
+		qsort(n->kids, n->nkids, sizeof *n->kids, by_label);
 	for (size_t i = 0; i < n->nkids; i++)
 		sort_tree(n->kids[i]);
 }
