@@ -1,0 +1,88 @@
+# Reading stitch's and perf's outputs back, for the tests.
+package Check;
+
+use strict;
+use warnings;
+use Exporter 'import';
+
+use Stream;
+
+our @EXPORT = qw(parse_script parse_perf_script counters_of folded_of stack_names run_case);
+
+# stitch's listing: [{ comm, pid, tid, cpu, time, event, frames => [...] }]
+# where a frame is { addr, name, module, file, line } or { missing => cookie }.
+sub parse_script {
+	my ($text) = @_;
+	my (@s, $cur);
+	for (split /\n/, $text) {
+		if (/^\s*(\S+)\s+(\d+)\/(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+(\d+) (\S+):/) {
+			push @s, $cur = { comm => $1, pid => $2, tid => $3, cpu => $4, time => $5,
+					  period => $6, event => $7, frames => [] };
+		} elsif (/^\t\s*\[user stack missing\] \(cookie (\S+)\)/) {
+			push @{$cur->{frames}}, { missing => hex $1, name => '[user stack missing]' };
+		} elsif (/^\t\s*([0-9a-f]+) (\S+?)(?:\+0x[0-9a-f]+)? \((\S+)\)(?: (\S+):(\d+))?$/) {
+			push @{$cur->{frames}}, { addr => hex $1, name => $2, module => $3,
+						  file => $4, line => $5 };
+		}
+	}
+	return \@s;
+}
+
+# perf script's default output: [{ comm, pid, time, frames => [{ name, dso }] }]
+sub parse_perf_script {
+	my ($text) = @_;
+	my (@s, $cur);
+	for (split /\n/, $text) {
+		if (/^\s*(\S+)\s+(\d+)\s+(?:\[\d+\]\s+)?([\d.]+):\s+(\d+)\s+(\S+):/) {
+			push @s, $cur = { comm => $1, pid => $2, time => $3, period => $4,
+					  event => $5, frames => [] };
+		} elsif (/^\t\s*([0-9a-f]+) (\S+?)(?:\+0x[0-9a-f]+)? \((.*)\)$/) {
+			push @{$cur->{frames}}, { name => $2, dso => $3 };
+		}
+	}
+	return \@s;
+}
+
+sub stack_names { my ($s) = @_; join ';', map { $_->{name} } @{$s->{frames}} }
+
+# The "== stitch counters ==" and "== run counters ==" sections of report.txt.
+sub counters_of {
+	my ($report) = @_;
+	my (%c, $in);
+	for (split /\n/, $report) {
+		$in = $1 if /^== (stitch counters|run counters \(REC_STATS\)) ==/;
+		$in = undef if /^== deferred/;
+		$c{$1} = $2 if $in && /^\s+(\S+)\s+(\d+)/;
+	}
+	return \%c;
+}
+
+# profile.folded as { stack => count }.
+sub folded_of {
+	my ($text) = @_;
+	my %f;
+	for (split /\n/, $text) {
+		$f{$1} += $2 if /^(.*) (\d+)$/;
+	}
+	return \%f;
+}
+
+# Run stitch over a stream twice: listing to stdout, then with -o. Returns
+# { status, script (parsed), text, report, folded, counters, dir, stderr }.
+sub run_case {
+	my ($bytes, @args) = @_;
+	my $dir = tmpdir();
+	write_file("$dir/records.bin", $bytes);
+	my %r = (dir => $dir);
+	(my $st1, $r{text}, my $err1) = run_stitch(@args, "$dir/records.bin");
+	(my $st2, $r{summary}, my $err2) = run_stitch(@args, '-o', "$dir/out", "$dir/records.bin");
+	$r{status} = $st1 || $st2;
+	$r{stderr} = $err1 . $err2;
+	$r{script} = parse_script($r{text});
+	$r{report} = -e "$dir/out/report.txt" ? read_file("$dir/out/report.txt") : '';
+	$r{folded} = -e "$dir/out/profile.folded" ? read_file("$dir/out/profile.folded") : '';
+	$r{counters} = counters_of($r{report});
+	return \%r;
+}
+
+1;
