@@ -1,14 +1,17 @@
 # kern/ and arch/x86_64/: the kernel, build/kernel/kernel.elf.
 
-KERNEL_SRCS := $(wildcard kern/*.c arch/x86_64/*.c arch/x86_64/*.S)
+# The SFrame library (sframe/) is compiled in from its own sources with the
+# kernel's flags: the kernel unwinds itself with it (kern/kunwind.c).
+KERNEL_SRCS := $(wildcard kern/*.c arch/x86_64/*.c arch/x86_64/*.S sframe/*.c)
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(basename $(KERNEL_SRCS)))
 
-# Frame pointers stay on until the kernel unwinds itself with its .sframe
-# (a later issue); --gsframe already emits that section.
+# No frame pointers: the kernel unwinds itself with the .sframe section
+# that --gsframe emits from the CFI (-fasynchronous-unwind-tables), like
+# Linux with ORC. Assembly without CFI gets no SFrame entry and ends a walk.
 KERNEL_CFLAGS := -std=gnu11 -ffreestanding -fno-pic -mcmodel=kernel \
 	-mno-red-zone -mgeneral-regs-only -fno-stack-protector -O2 -g $(WARN) \
 	-Iinclude -I. -Wa,--gsframe -fasynchronous-unwind-tables \
-	-fno-omit-frame-pointer -MMD -MP
+	-fomit-frame-pointer -MMD -MP
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=4096 -z noexecstack \
 	--build-id -T linker.ld
 

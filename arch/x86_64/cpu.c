@@ -1,0 +1,64 @@
+/*
+ * Which CPU am I, from any context. The NMI cannot trust GS: it may arrive
+ * on the first instructions of the syscall entry, before swapgs, with the
+ * user's GS base loaded. So the index comes from RDTSCP, which returns
+ * IA32_TSC_AUX (written here once per CPU, readable by nothing else in
+ * the kernel), or, without RDTSCP, from the LAPIC ID.
+ */
+#include "arch/x86_64/arch.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/lapic.h"
+#include "arch/x86_64/madt.h"
+
+#define MSR_TSC_AUX   0xc0000103u
+#define CPUID_RDTSCP  (1u << 27) /* leaf 0x80000001, edx */
+
+static bool has_rdtscp;
+static bool lapic_up;
+
+static bool cpu_has_rdtscp(void)
+{
+	if (cpuid(0x80000000, 0).eax < 0x80000001)
+		return false;
+	return cpuid(0x80000001, 0).edx & CPUID_RDTSCP;
+}
+
+/* After lapic_init and madt_init, on each CPU (the kernel runs only the
+ * BSP, index 0). */
+void cpu_id_init(unsigned index)
+{
+	has_rdtscp = cpu_has_rdtscp();
+	if (has_rdtscp)
+		wrmsr(MSR_TSC_AUX, index);
+	lapic_up = true;
+}
+
+static unsigned from_lapic(void)
+{
+	if (!lapic_up)
+		return 0; /* early boot: only the BSP runs */
+	uint32_t id = lapic_id();
+	for (int i = 0; i < madt.ncpus && i < ARCH_MAX_CPUS; i++)
+		if (madt.apic_id[i] == id)
+			return (unsigned)i;
+	return 0;
+}
+
+uint64_t arch_tsc_cpu(unsigned *cpu)
+{
+	if (has_rdtscp) {
+		uint32_t lo, hi, aux;
+		__asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+		*cpu = aux;
+		return (uint64_t)hi << 32 | lo;
+	}
+	*cpu = from_lapic();
+	return rdtsc();
+}
+
+unsigned arch_cpu_id(void)
+{
+	unsigned cpu;
+	arch_tsc_cpu(&cpu);
+	return cpu;
+}

@@ -1,0 +1,55 @@
+/*
+ * What the kernel unwinder (kern/kunwind.c) needs to know about x86_64:
+ * which stacks exist before any task does, and how to cross a trap frame.
+ *
+ * SFrame cannot describe a trap frame (the interrupted sp is loaded from
+ * the frame, not computed from the CFA), so the entry code carries no CFI
+ * and the unwinder recognises the return address of its `call` instead,
+ * as ORC does with its "regs" hint.
+ */
+#include <stddef.h>
+
+#include "arch/x86_64/arch.h"
+#include "arch/x86_64/gdt.h"
+#include "arch/x86_64/trap.h"
+
+extern char boot_stack[], boot_stack_top[];
+/* The instruction after `call trap_dispatch`. */
+extern const char trap_exit[];
+
+bool arch_stack_bounds(uint64_t sp, uint64_t *lo, uint64_t *hi)
+{
+	if (sp >= (uint64_t)boot_stack && sp <= (uint64_t)boot_stack_top) {
+		*lo = (uint64_t)boot_stack;
+		*hi = (uint64_t)boot_stack_top;
+		return true;
+	}
+	return ist_stack_bounds(sp, lo, hi);
+}
+
+static bool read_word(sf_read_fn read, void *ctx, uint64_t addr, uint64_t *v)
+{
+	return read(ctx, addr, v, sizeof *v);
+}
+
+int arch_unwind_trap(uint64_t pc, uint64_t sp, sf_read_fn read, void *ctx,
+		     struct sf_frame *f)
+{
+	uint64_t rip, cs, rsp, rbp;
+
+	if (pc != (uint64_t)trap_exit)
+		return 0;
+	if (!read_word(read, ctx, sp + offsetof(struct trap_frame, cs), &cs) ||
+	    (cs & 3) == 3)
+		return -1; /* the user part is the deferred unwinder's */
+	if (!read_word(read, ctx, sp + offsetof(struct trap_frame, rip), &rip) ||
+	    !read_word(read, ctx, sp + offsetof(struct trap_frame, rsp), &rsp) ||
+	    !read_word(read, ctx, sp + offsetof(struct trap_frame, rbp), &rbp))
+		return -1;
+	/* rip is where the trap hit, not a return address: look it up as is. */
+	f->pc = rip;
+	f->sp = rsp;
+	f->fp = rbp;
+	f->caller = false;
+	return 1;
+}
