@@ -25,10 +25,11 @@ extern struct boot_info boot_info;
 __attribute__((noreturn, format(printf, 1, 2)))
 void panic(const char *fmt, ...);
 
-/* panic() with a backtrace that starts at (ip, bp) instead of the caller:
- * for the trap path, which reports the interrupted code. */
-__attribute__((noreturn, format(printf, 3, 4)))
-void panic_at(uint64_t ip, uint64_t bp, const char *fmt, ...);
+/* panic() with a backtrace that starts at the interrupted (ip, sp, fp)
+ * instead of the caller: for the trap path, which reports the interrupted
+ * code. */
+__attribute__((noreturn, format(printf, 4, 5)))
+void panic_at(uint64_t ip, uint64_t sp, uint64_t fp, const char *fmt, ...);
 
 #define assert(cond)                                                          \
 	do {                                                                  \

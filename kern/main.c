@@ -6,6 +6,7 @@
 #include "kern/cmdline.h"
 #include "kern/kernel.h"
 #include "kern/ktest.h"
+#include "kern/kunwind.h"
 #include "kern/memmap.h"
 #include "kern/mm.h"
 #include "kern/pmm.h"
@@ -55,6 +56,7 @@ void kmain(uint64_t boot_info_phys)
 	kprintf("\ncommand line: %s\n", boot_info.cmdline);
 	cmdline_parse(&boot_args, boot_info.cmdline);
 	memmap_print(&boot_info);
+	kunwind_init();
 
 	pmm_init(&boot_info);
 	kvm_init(&boot_info);

@@ -2,10 +2,19 @@
 
 #include "arch/x86_64/arch.h"
 #include "kern/kernel.h"
+#include "kern/kunwind.h"
 
 static bool panicking;
 
-__attribute__((noreturn)) static void vpanic_at(uint64_t ip, uint64_t bp, const char *fmt, va_list ap)
+/* Where the backtrace starts: interrupted registers, or the caller of the
+ * function that panicked (kunwind_here's skip marker). */
+struct origin {
+	bool regs;
+	uint64_t ip, sp, fp;
+	uint64_t skip_sp;
+};
+
+__attribute__((noreturn)) static void vpanic(const struct origin *o, const char *fmt, va_list ap)
 {
 	cli();
 	if (panicking) /* a fault while panicking: say nothing more */
@@ -14,23 +23,26 @@ __attribute__((noreturn)) static void vpanic_at(uint64_t ip, uint64_t bp, const 
 	kprintf("panic: ");
 	kvprintf(fmt, ap);
 	kprintf("\n");
-	arch_backtrace(ip, bp);
+	if (o->regs)
+		kunwind_print_from(o->ip, o->sp, o->fp);
+	else
+		kunwind_print_here(o->skip_sp);
 	arch_shutdown(false);
 }
 
-void panic_at(uint64_t ip, uint64_t bp, const char *fmt, ...)
+void panic_at(uint64_t ip, uint64_t sp, uint64_t fp, const char *fmt, ...)
 {
+	struct origin o = { .regs = true, .ip = ip, .sp = sp, .fp = fp };
 	va_list ap;
 	va_start(ap, fmt);
-	vpanic_at(ip, bp, fmt, ap);
+	vpanic(&o, fmt, ap);
 }
 
-/* The backtrace starts in panic's caller: the return address, and the
- * caller's frame pointer saved in panic's own frame. */
+/* The backtrace starts in panic's caller: #0 is the return address. */
 void panic(const char *fmt, ...)
 {
+	struct origin o = { .regs = false, .skip_sp = KUNWIND_CALLER };
 	va_list ap;
 	va_start(ap, fmt);
-	vpanic_at((uint64_t)__builtin_return_address(0),
-		  *(uint64_t *)__builtin_frame_address(0), fmt, ap);
+	vpanic(&o, fmt, ap);
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "arch/x86_64/x86.h"
+#include "sframe/sframe.h"
 
 /* Interrupt flag save/restore: the kernel's only "lock" while it runs on
  * one CPU. NMIs are not masked by it: NMI code must not take it. */
@@ -37,11 +38,44 @@ void arch_init_devices(void); /* LAPIC, IOAPIC, PIT tick, calibration: after kvm
 
 void arch_console_putc(char c);
 
-/* Print a frame-pointer backtrace starting at ip, then the frames from bp. */
-void arch_backtrace(uint64_t ip, uint64_t bp);
+/*
+ * Kernel unwinding (kern/kunwind.c). The stacks the arch code owns (boot,
+ * IST): true and [*lo, *hi) if sp lies in one. The trap path's exit
+ * addresses: if pc is one, a struct trap_frame starts at sp; read it with
+ * read() and set *f to the interrupted context. Returns 1 for a kernel
+ * context, -1 if the trap came from user mode or the frame is unreadable
+ * (the walk ends), 0 if pc is no trap exit.
+ */
+bool arch_stack_bounds(uint64_t sp, uint64_t *lo, uint64_t *hi);
+int arch_unwind_trap(uint64_t pc, uint64_t sp, sf_read_fn read, void *ctx,
+		     struct sf_frame *f);
+
+/* The current pc, sp and fp, all three taken at the same instruction, so
+ * the SFrame row of that pc describes them (always inlined: the frame is
+ * the caller's). */
+__attribute__((always_inline)) static inline void
+arch_current_frame(struct sf_frame *f)
+{
+	__asm__ volatile("leaq 1f(%%rip), %0\n"
+			 "1:\tmovq %%rsp, %1\n\t"
+			 "movq %%rbp, %2"
+			 : "=r"(f->pc), "=r"(f->sp), "=r"(f->fp));
+	f->caller = false;
+}
 
 /* Exit QEMU through isa-debug-exit (success or failure); halt otherwise. */
 __attribute__((noreturn)) void arch_shutdown(bool success);
+
+/*
+ * CPUs: indices 0 .. ARCH_MAX_CPUS-1. arch_cpu_id() is safe anywhere, NMI
+ * included: it reads no GS base (which may still be the user's when an NMI
+ * hits the syscall entry), only RDTSCP's TSC_AUX, set to the index at boot,
+ * or the LAPIC ID.
+ */
+#define ARCH_MAX_CPUS 8
+unsigned arch_cpu_id(void);
+/* The TSC and the CPU index in one instruction where RDTSCP exists. */
+uint64_t arch_tsc_cpu(unsigned *cpu);
 
 /* Time: the TSC, calibrated against the PIT at boot. */
 extern uint64_t tsc_hz;

@@ -74,6 +74,19 @@ void gdt_init(void)
 	load();
 }
 
+bool ist_stack_bounds(uint64_t sp, uint64_t *lo, uint64_t *hi)
+{
+	for (int i = 0; i < 3; i++) {
+		uint64_t base = (uint64_t)ist_stacks[i];
+		if (sp >= base && sp <= base + IST_STACK_SIZE) {
+			*lo = base;
+			*hi = base + IST_STACK_SIZE;
+			return true;
+		}
+	}
+	return false;
+}
+
 void tss_set_rsp0(uint64_t rsp0)
 {
 	tss.rsp[0] = rsp0;

@@ -20,9 +20,12 @@
 #define IST_MC  3
 
 #ifndef __ASSEMBLY__
+#include <stdbool.h>
 #include <stdint.h>
 
 void gdt_init(void);
+/* The IST stack holding sp (top included): true and its [*lo, *hi). */
+bool ist_stack_bounds(uint64_t sp, uint64_t *lo, uint64_t *hi);
 /* The stack the CPU switches to on an interrupt from ring 3. */
 void tss_set_rsp0(uint64_t rsp0);
 #endif

@@ -1,5 +1,6 @@
 /* Bringing up the CPU and the interrupt hardware, in dependency order. */
 #include "arch/x86_64/arch.h"
+#include "arch/x86_64/cpu.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/ioapic.h"
 #include "arch/x86_64/lapic.h"
@@ -40,6 +41,7 @@ void arch_init_devices(void)
 	pic_disable();
 	madt_init();
 	lapic_init(madt.lapic_phys);
+	cpu_id_init(0); /* the BSP; no other CPU is started */
 	ioapic_init();
 	lapic_calibrate();
 	pit_tick_init();

@@ -88,7 +88,7 @@ void trap_dump(const struct trap_frame *tf)
 static void unhandled(struct trap_frame *tf)
 {
 	trap_dump(tf);
-	panic_at(tf->rip, tf->rbp, "unhandled %s", trap_name(tf->vector));
+	panic_at(tf->rip, tf->rsp, tf->rbp, "unhandled %s", trap_name(tf->vector));
 }
 
 void trap_dispatch(struct trap_frame *tf)
