@@ -131,3 +131,27 @@ $(SFRAME_TDIR)/malformed: test/sframe/malformed.c $(SFRAME_VECGEN) $(SFRAME_ASAN
 		test/sframe/vecgen.c $(SFRAME_ASAN_OBJS)
 
 TEST_PREREQS += $(SFRAME_TDIR)/malformed
+
+# Test 5: the libFuzzer target, the library compiled into it with clang's
+# coverage and sanitizers. test/sframe/corpus/ holds the checked-in seeds;
+# what the fuzzer finds goes to build/sframe/fuzz/corpus/, crashes to
+# build/sframe/fuzz/crash-*.
+SFRAME_FUZZ := $(SFRAME_DIR)/fuzz/fuzz_sframe
+SFRAME_FUZZ_RUN = mkdir -p $(SFRAME_DIR)/fuzz/corpus && $(SFRAME_FUZZ) \
+	-artifact_prefix=$(SFRAME_DIR)/fuzz/ -timeout=10 -rss_limit_mb=1024 \
+	-print_final_stats=1
+
+$(SFRAME_FUZZ): test/sframe/fuzz_sframe.c $(SFRAME_SRCS) $(SFRAME_HDRS)
+	@mkdir -p $(dir $@)
+	clang -std=c11 -g -O1 $(WARN) -iquote sframe \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-o $@ test/sframe/fuzz_sframe.c $(SFRAME_SRCS)
+
+# make fuzz [FUZZ_SECONDS=n]: fuzz for n seconds (0: until stopped).
+FUZZ_SECONDS ?= 600
+.PHONY: fuzz
+fuzz: $(SFRAME_FUZZ)
+	$(SFRAME_FUZZ_RUN) -max_total_time=$(FUZZ_SECONDS) \
+		$(SFRAME_DIR)/fuzz/corpus test/sframe/corpus
+
+TEST_PREREQS += $(SFRAME_FUZZ)
