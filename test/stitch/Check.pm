@@ -3,6 +3,7 @@ package Check;
 
 use strict;
 use warnings;
+no warnings "portable"; # 64-bit addresses
 use Exporter 'import';
 
 use Stream;
