@@ -155,3 +155,10 @@ fuzz: $(SFRAME_FUZZ)
 		$(SFRAME_DIR)/fuzz/corpus test/sframe/corpus
 
 TEST_PREREQS += $(SFRAME_FUZZ)
+
+$(SFRAME_TDIR)/unit: test/sframe/unit.c $(SFRAME_VECGEN) $(SFRAME_HOST_OBJS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(SFRAME_TOOL_CFLAGS) -o $@ test/sframe/unit.c test/sframe/vecgen.c \
+		$(SFRAME_HOST_OBJS)
+
+TEST_PREREQS += $(SFRAME_TDIR)/unit

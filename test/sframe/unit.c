@@ -1,0 +1,192 @@
+/*
+ * What the library answers on hand-made sections whose meaning is known:
+ * lookups (sorted and linear, PC-relative starts, PLT blocks, 2-byte rows),
+ * rules (default, AArch64, flexible, outermost, signal) and unwind steps
+ * against a small fake stack, including the ways a step ends. Prints TAP.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sframe.h"
+#include "vecgen.h"
+
+#define V 0x10000ull /* where every section is assumed to live */
+
+static int tests, failed;
+
+static void ok(int cond, const char *name)
+{
+	tests++;
+	printf("%s %d - %s\n", cond ? "ok" : "not ok", tests, name);
+	failed += !cond;
+}
+
+static uint8_t bytes[8][4096];
+
+static struct sf_table open_vec(const char *name)
+{
+	struct sf_table t;
+	memset(&t, 0, sizeof t);
+	for (int i = 0; vec_valid[i].name; i++) {
+		if (strcmp(vec_valid[i].name, name))
+			continue;
+		size_t n = vec_build(&vec_valid[i], bytes[i], sizeof bytes[i]);
+		struct sf_src src = { bytes[i], NULL, NULL, (uint32_t)n, V };
+		if (sf_open(&t, &src) || sf_validate(&t))
+			printf("# %s does not validate\n", name);
+	}
+	return t;
+}
+
+/* A fake stack of 64 words from STACK; reads elsewhere fault. */
+#define STACK 0x7fff0000ull
+static uint64_t stack[64];
+
+static bool read_stack(void *ctx, uint64_t addr, void *dst, uint32_t len)
+{
+	(void)ctx;
+	if (addr < STACK || addr + len > STACK + sizeof stack)
+		return false;
+	memcpy(dst, (uint8_t *)stack + (addr - STACK), len);
+	return true;
+}
+
+static bool where_is(const struct sf_where *w, int how, int32_t off)
+{
+	return w->how == how && w->off == off;
+}
+
+static void lookups(void)
+{
+	struct sf_table t = open_vec("v1-sorted-fp");
+	struct sf_fde fde;
+	struct sf_fre fre;
+	struct sf_rule r;
+
+	ok(!sf_fde_find(&t, V - 4096 + 0x3f, &fde) && fde.index == 0 && fde.start == V - 4096 &&
+	   fde.size == 0x40, "sorted: pc in the first function finds FDE 0");
+	ok(sf_fde_find(&t, V - 4096 + 0x40, &fde) == SF_E_NO_FDE, "sorted: pc between functions: no FDE");
+	ok(sf_fde_find(&t, V - 4097, &fde) == SF_E_NO_FDE, "sorted: pc before all functions: no FDE");
+	ok(!sf_fde_find(&t, V - 2048 + 0x200, &fde) && fde.index == 1 &&
+	   !sf_fre_find(&t, &fde, V - 2048 + 0x200, &fre) && fre.start == 0x1ff &&
+	   !sf_rule_of(&t, &fde, &fre, &r) && r.cfa_off == 0x1010 && r.cfa_reg == 7 &&
+	   where_is(&r.fp, SF_AT_CFA, -16), "2-byte row start and 2-byte offsets");
+
+	t = open_vec("v1-none-addr4");
+	ok(!sf_fde_find(&t, V + 4, &fde) && fde.index == 1, "unsorted: linear search finds FDE 1");
+	ok(!sf_find_rule(&t, V + 100 + 0x10005, &r) && r.cfa_off == 0x100008 &&
+	   where_is(&r.fp, SF_AT_CFA, -0x10000), "4-byte row start and 4-byte offsets");
+
+	t = open_vec("v1-plt");
+	ok(!sf_fde_find(&t, V - 48 + 16 + 11, &fde) && fde.pc_type == SF_PC_MASK &&
+	   fde.rep_size == 16, "v1 PLT FDE: PCMASK with the implied 16-byte block");
+	ok(!sf_find_rule(&t, V - 48 + 16 + 11, &r) && r.cfa_off == 16 &&
+	   !sf_find_rule(&t, V - 48 + 32 + 10, &r) && r.cfa_off == 8,
+	   "PLT rows repeat every 16 bytes");
+
+	t = open_vec("v2-plt-pcrel");
+	ok(!sf_fde_get(&t, 0, &fde) && fde.start == V + 28 - 64 &&
+	   !sf_fde_get(&t, 1, &fde) && fde.start == V + 48 - 68,
+	   "PC-relative starts count from the FDE's start field");
+}
+
+static void rules(void)
+{
+	struct sf_table t = open_vec("v1-aarch64");
+	struct sf_fde fde;
+	struct sf_rule r;
+
+	ok(!sf_fde_get(&t, 0, &fde) && fde.pauth_key_b, "AArch64: FDE signed with key B");
+	ok(!sf_find_rule(&t, V + 4, &r) && r.cfa_reg == 31 && r.cfa_off == 16 &&
+	   where_is(&r.ra, SF_AT_CFA, -8) && where_is(&r.fp, SF_AT_CFA, -16) && r.mangled_ra,
+	   "AArch64: RA and FP from the row, RA signed");
+	ok(!sf_find_rule(&t, V + 8, &r) && r.cfa_reg == 29, "AArch64: FP-based CFA is x29");
+	ok(!sf_find_rule(&t, V, &r) && r.ra.how == SF_SAME,
+	   "AArch64: no RA offset means RA is still in the link register");
+
+	t = open_vec("v1-fixed-fp");
+	ok(!sf_find_rule(&t, V, &r) && where_is(&r.fp, SF_AT_CFA, -16),
+	   "header's fixed FP offset applies when the row has none");
+
+	t = open_vec("v3-flex-signal");
+	ok(!sf_find_rule(&t, V - 224, &r) && r.cfa_reg == 7 && r.cfa_off == 8 && !r.cfa_deref &&
+	   where_is(&r.ra, SF_AT_CFA, -8) && where_is(&r.fp, SF_AT_CFA, -16),
+	   "flex: CFA = rsp+8, RA and FP at CFA slots");
+	ok(!sf_find_rule(&t, V - 224 + 4, &r) && r.cfa_reg == 10 && r.cfa_deref && r.cfa_off == 0 &&
+	   where_is(&r.ra, SF_AT_CFA, -8) && where_is(&r.fp, SF_AT_CFA, -16),
+	   "flex: CFA = *(r10), padding leaves RA at the fixed slot");
+	ok(!sf_find_rule(&t, V - 224 + 9, &r) && r.ra.how == SF_UNDEFINED,
+	   "a row without data words is the outermost frame");
+	ok(!sf_find_rule(&t, V - 160, &r) && r.signal, "v3 signal-frame bit");
+}
+
+static void steps(void)
+{
+	struct sf_table t = open_vec("v1-sorted-fp");
+	uint64_t fn = V - 4096;
+	struct sf_frame f;
+
+	memset(stack, 0, sizeof stack);
+	stack[0] = 0x401234; /* return address at the entry sp */
+	f = (struct sf_frame){ fn, STACK, 0xabc, false };
+	ok(!sf_step(&t, &f, read_stack, NULL) && f.pc == 0x401234 && f.sp == STACK + 8 &&
+	   f.fp == 0xabc && f.caller, "step at function entry: RA at sp, fp unchanged");
+
+	stack[8] = 0x7fff0100; /* saved rbp at CFA-16 */
+	stack[9] = 0x405678;   /* RA at CFA-8 */
+	f = (struct sf_frame){ fn + 4, STACK + 0x30, STACK + 0x40, false };
+	ok(!sf_step(&t, &f, read_stack, NULL) && f.pc == 0x405678 && f.sp == STACK + 0x50 &&
+	   f.fp == 0x7fff0100, "step in an rbp frame: CFA = rbp+16, rbp restored");
+
+	f = (struct sf_frame){ fn + 0x40, STACK, 0, true };
+	ok(!sf_step(&t, &f, read_stack, NULL) && f.pc == 0x401234,
+	   "a return address just past the function's end is looked up at pc-1");
+	f = (struct sf_frame){ fn + 0x40, STACK, 0, false };
+	ok(sf_step(&t, &f, read_stack, NULL) == SF_E_NO_FDE, "... but not for the first frame");
+
+	f = (struct sf_frame){ fn, STACK + sizeof stack, 0, false };
+	ok(sf_step(&t, &f, read_stack, NULL) == SF_E_STACK_READ, "a faulting stack read ends the step");
+
+	stack[0] = 0;
+	f = (struct sf_frame){ fn, STACK, 0, false };
+	ok(sf_step(&t, &f, read_stack, NULL) == SF_E_END, "return address 0 ends the walk");
+
+	f = (struct sf_frame){ V - 2048 + 0x2ff, STACK + 0x100, STACK, false };
+	ok(sf_step(&t, &f, read_stack, NULL) == SF_E_BAD_FRAME, "a CFA below sp is refused");
+
+	t = open_vec("v3-flex-signal");
+	f = (struct sf_frame){ V - 224 + 4, STACK, STACK, false };
+	ok(sf_step(&t, &f, read_stack, NULL) == SF_E_REG, "flex rule on r10: SF_E_REG");
+	f = (struct sf_frame){ V - 224 + 9, STACK, STACK, false };
+	ok(sf_step(&t, &f, read_stack, NULL) == SF_E_END, "outermost row: SF_E_END");
+	f = (struct sf_frame){ V - 160, STACK, STACK, false };
+	ok(sf_step(&t, &f, read_stack, NULL) == SF_E_SIGNAL, "signal frame: SF_E_SIGNAL");
+}
+
+static void encoding(void)
+{
+	struct sf_table t = open_vec("v3-flex-signal");
+	uint8_t out[512];
+	uint32_t len = 0, need = 0;
+
+	ok(sf_encode(&t, 2, true, V, out, sizeof out, &len) == SF_E_UNSUPPORTED,
+	   "flex FDEs cannot be written as version 2");
+	t = open_vec("v1-sorted-fp");
+	ok(sf_encode(&t, 1, true, V, out, sizeof out, &len) == SF_E_UNSUPPORTED,
+	   "version 1 has no PC-relative starts");
+	ok(sf_encode(&t, 3, true, V, NULL, 0, &need) == SF_E_NOSPACE && need > 28 &&
+	   sf_encode(&t, 3, true, V, out, need - 1, &len) == SF_E_NOSPACE &&
+	   sf_encode(&t, 3, true, V, out, need, &len) == SF_OK && len == need,
+	   "encoder reports the size it needs and never writes past cap");
+}
+
+int main(void)
+{
+	lookups();
+	rules();
+	steps();
+	encoding();
+	printf("1..%d\n", tests);
+	return failed != 0;
+}
