@@ -1,0 +1,74 @@
+#!/usr/bin/perl
+# The stack-copy unwinder (libdw, .eh_frame, memory from the copy) against
+# the true callchains the capture programs took with glibc's backtrace(),
+# and validate mode's comparison of the two unwinds.
+use strict;
+use warnings;
+no warnings 'portable';
+use FindBin;
+use lib "$FindBin::Bin/../stitch";
+BEGIN { chdir "$FindBin::Bin/../.." or die }
+use Test::More;
+use Stream;
+use Scenario;
+use Check;
+
+sub user_addrs {
+	my ($s) = @_;
+	[map { $_->{addr} } grep { $_->{addr} && $_->{addr} < 0xffffffff80000000 } @{$s->{frames}}];
+}
+
+my $run = build_run(mode => MODE_STACK_COPY);
+my $r = run_case($run->{bytes}, '--symfs', symfs());
+my @got = map { user_addrs($_) } @{$r->{script}};
+my @want = map { $_->{user} } @{$run->{expect}};
+is(scalar @got, 31, 'stack-copy run: 31 samples');
+is_deeply(\@got, \@want, 'libdw unwound every copy to exactly the true chain (static and dynamic, through libc)');
+is($r->{counters}{stack_unwound}, 30, '... 30 copies unwound');
+is($r->{counters}{stack_unwind_failed}, 0, '... none failed');
+
+$run = build_run(mode => MODE_VALIDATE);
+$r = run_case($run->{bytes}, '--symfs', symfs());
+is_deeply([@{$r->{counters}}{qw(validate_samples validate_agree validate_disagree)}], [30, 30, 0],
+	  'validate: the deferred chains and the libdw chains agree on all 30 samples');
+like($r->{report}, qr/agree on 30 of 30 samples \(100\.00%\), differ on 0/, '... and report.txt says so');
+
+# A kernel unwind that lost a frame: cookie 0x100000004 is the syscall entry
+# of the second snapshot (two samples). Its deferred chain skips frame 2.
+my $bad = 0x100000004;
+$run = build_run(mode => MODE_VALIDATE, deferred => sub {
+	my ($cookie, @chain) = @_;
+	splice(@chain, 2, 1) if $cookie == $bad;
+	return @chain;
+});
+$r = run_case($run->{bytes}, '--symfs', symfs());
+is_deeply([@{$r->{counters}}{qw(validate_samples validate_agree validate_disagree)}], [30, 28, 2],
+	  'validate: a deferred chain missing a frame: its two samples disagree');
+like($r->{report}, qr/agree on 28 of 30 samples \(93\.33%\), differ on 2/, '... the share is reported');
+my @listed = $r->{report} =~ /^  capture pid 2 tid 2 time \d+ ns: first difference at frame (\d+)$/mg;
+is_deeply(\@listed, [2, 2], '... both listed, with the frame where they part');
+like($r->{report}, qr/^    sframe: fib <- fib <- run_all <- main/m, '... with the SFrame chain symbolized');
+like($r->{report}, qr/^    libdw:  fib <- fib <- fib <- run_all <- main/m, '... and the libdw chain');
+
+# Copies that cannot be unwound far.
+my $d = load_snaps(build_dir() . '/snaps-static.txt');
+my $s = $d->{snaps}[0];
+my $m = $d->{maps}[0];
+my @head = (rec_stream(mode => MODE_STACK_COPY), rec_comm(pid => 2, name => 'capture'),
+	    rec_mmap(pid => 2, start => $m->{start}, len => $m->{end} - $m->{start},
+		     pgoff => $m->{pgoff}, path => guest_path($m->{path})));
+sub copy_sample {
+	my ($stack) = @_;
+	rec_sample(pid => 2, ips => [PERF_CONTEXT_USER, $s->{chain}[0]],
+		   copy => { regs => $s->{regs}, stack => $stack });
+}
+$r = run_case(stream(@head, copy_sample(substr($s->{stack}, 0, 40)), copy_sample(''),
+		     copy_sample(join '', map { chr(($_ * 37) & 255) } 0 .. 511)), '--symfs', symfs());
+my @short = @{user_addrs($r->{script}[0])};
+ok(@short >= 1 && @short < @{$s->{chain}}, 'a 40-byte copy: a shorter chain');
+is_deeply(\@short, [@{$s->{chain}}[0 .. $#short]], '... and a true prefix of the real one');
+is_deeply(user_addrs($r->{script}[1]), [$s->{chain}[0]], 'an empty copy: only the sampled ip');
+is(user_addrs($r->{script}[2])->[0], $s->{chain}[0], 'a copy of garbage: the ip, and no crash');
+is($r->{counters}{stack_unwind_failed} >= 1, 1, 'copies unwound no further than the ip are counted');
+
+done_testing();
