@@ -32,14 +32,19 @@ int spawn(const char *path, char *const argv[])
 	return (int)sys_result(sys2(SYS_spawn, (long)path, (long)argv));
 }
 
-/* Blocking waits only: Stitch has no WNOHANG. */
+/*
+ * Blocking waits only: Stitch has no WNOHANG. The kernel wants a valid
+ * status pointer; POSIX lets callers pass NULL, so we lend one.
+ */
 pid_t waitpid(pid_t pid, int *status, int options)
 {
+	int ignored;
+
 	if (options != 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	return (pid_t)sys_result(sys2(SYS_wait, pid, (long)status));
+	return (pid_t)sys_result(sys2(SYS_wait, pid, (long)(status ? status : &ignored)));
 }
 
 pid_t wait(int *status)

@@ -63,10 +63,11 @@ static void fault_exec_data(void)
 	jump_to((uintptr_t)ret_insn);
 }
 
+/* Both operands volatile: gcc turns 1 / x into compares, not a divide. */
 static void fault_div0(void)
 {
-	volatile int zero = 0;
-	volatile int x = 1 / zero;
+	volatile int zero = 0, seven = 7;
+	volatile int x = seven / zero;
 
 	(void)x;
 }

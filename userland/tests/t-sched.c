@@ -12,7 +12,7 @@
 #include "check.h"
 
 #define SELF "/bin/t-sched"
-#define MAX_STAMPS 4096
+#define MAX_STAMPS 8192
 #define SPIN_US 400000
 
 static uint64_t rdtsc(void)
@@ -40,7 +40,7 @@ static int child_spin(int wfd)
 	int n = 0;
 
 	while (now_us() < end) {
-		for (int i = 0; i < 20000; i++)
+		for (int i = 0; i < 200000; i++)
 			work++;
 		if (n < MAX_STAMPS)
 			stamps[n++] = rdtsc();
