@@ -7,7 +7,8 @@
  * descriptive ones perf prints in its header).
  *
  * Samples carry the stitched callchain with PERF_CONTEXT_KERNEL and
- * PERF_CONTEXT_USER markers; a user part that never arrived is left out.
+ * PERF_CONTEXT_USER markers; a user part that never arrived is left out
+ * (perf has no way to show stitch's "[user stack missing]" frame).
  */
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -188,7 +189,7 @@ static void task_exit(struct buf *b, const struct run *r, const struct exit_rec 
 static void sample(struct buf *b, const struct run *r, const struct stack *k)
 {
 	const struct sample_rec *s = k->s;
-	uint32_t nu = k->user == USER_MISSING ? 0 : k->nu;
+	uint32_t nu = k->nu;
 	uint64_t nr = (k->nk ? 1 + k->nk : 0) + (nu ? 1 + nu : 0);
 	if (nr > PERF_MAX_CHAIN) {
 		r->c->perf_too_long++; /* a perf record is at most 64 KiB */

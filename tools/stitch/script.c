@@ -74,10 +74,9 @@ void write_script(FILE *f, const struct run *r)
 		const struct stack *k = &r->st->v[i];
 		print_sample_line(f, r, k);
 		print_addrs(f, r, k->proc, k->kips, k->nk, 1);
+		print_addrs(f, r, k->proc, k->uips, k->nu, 0);
 		if (k->user == USER_MISSING)
 			fprintf(f, "\t%16s [user stack missing] (cookie %#" PRIx64 ")\n", "", k->cookie);
-		else
-			print_addrs(f, r, k->proc, k->uips, k->nu, 0);
 		fputc('\n', f);
 	}
 }

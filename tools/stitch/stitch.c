@@ -122,6 +122,11 @@ static void stitch_one(struct stack *k, struct hmap *cookies, uint64_t cookie,
 	if (!pd) {
 		k->user = USER_MISSING;
 		c->samples_missing++;
+		/* An NMI that hit user mode still knows where: keep that frame. */
+		if (k->s->flags & SAMPLE_USER && !k->nk) {
+			k->uips = &k->s->ip;
+			k->nu = 1;
+		}
 		return;
 	}
 	pd->used = 1;
@@ -206,7 +211,7 @@ void stitch_free(struct stitch *st)
 
 uint32_t stack_depth(const struct stack *k)
 {
-	return k->nk + (k->user == USER_MISSING ? 1 : k->nu);
+	return k->nk + k->nu + (k->user == USER_MISSING);
 }
 
 uint32_t stack_frames(const struct stack *k, struct symbols *sy,
@@ -215,9 +220,9 @@ uint32_t stack_frames(const struct stack *k, struct symbols *sy,
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < k->nk && n < max; i++)
 		out[n++] = symbols_frame(sy, k->proc, k->kips[i], 1, i > 0);
+	for (uint32_t i = 0; i < k->nu && n < max; i++)
+		out[n++] = symbols_frame(sy, k->proc, k->uips[i], 0, i > 0);
 	if (k->user == USER_MISSING && n < max)
 		out[n++] = symbols_missing(sy);
-	for (uint32_t i = 0; k->user != USER_MISSING && i < k->nu && n < max; i++)
-		out[n++] = symbols_frame(sy, k->proc, k->uips[i], 0, i > 0);
 	return n;
 }

@@ -17,7 +17,8 @@ enum user_part {
 	USER_INLINE,     /* the sample carried PERF_CONTEXT_USER itself */
 	USER_DEFERRED,   /* stitched from its deferred record */
 	USER_STACK_COPY, /* unwound on the host from the stack copy */
-	USER_MISSING,    /* deferred, but the deferred record never came */
+	USER_MISSING,    /* deferred, but the deferred record never came: uips
+			  * holds at most the sampled ip of an NMI in user mode */
 };
 
 struct stack {
@@ -46,9 +47,9 @@ void stitch_run(struct stitch *st, const struct stream *s, struct procs *procs,
 		struct symbols *sy, struct counters *c);
 void stitch_free(struct stitch *st);
 
-/* The frames of a stack, leaf first: kernel ones, then user ones. The user
- * part of a USER_MISSING stack is the frame named "[user stack missing]".
- * Returns the count; fills at most max. */
+/* The frames of a stack, leaf first: kernel ones, then user ones. A
+ * USER_MISSING stack ends with the frame "[user stack missing]" (after the
+ * sampled ip when the NMI hit user mode). Returns the count; fills at most max. */
 uint32_t stack_frames(const struct stack *k, struct symbols *sy,
 		      const struct frame **out, uint32_t max);
 /* Number of entries stack_frames() returns for k. */
