@@ -1,0 +1,66 @@
+#!/usr/bin/perl
+# The files of `stitch -o`: profile.folded (the line patterns flamegraph.pl
+# and speedscope parse), report.txt (top functions per process, counters)
+# and records.bin (the raw stream, enough to redo the run).
+use strict;
+use warnings;
+no warnings 'portable';
+use FindBin;
+use lib "$FindBin::Bin/../stitch";
+BEGIN { chdir "$FindBin::Bin/../.." or die }
+use Test::More;
+use Stream;
+use Scenario;
+use Check;
+
+my $run = build_run();
+my $r = run_case($run->{bytes}, '--symfs', symfs());
+my $dir = "$r->{dir}/out";
+ok(-s "$dir/$_", "$_ written") for qw(report.txt profile.folded flame.svg perf.data records.bin);
+
+# Folded: both parsers' patterns, and exactly stitch's stacks.
+my @lines = split /\n/, $r->{folded};
+is(scalar(grep { !/^(.*)\s+?(\d+(?:\.\d*)?)$/ } @lines), 0, 'every folded line matches flamegraph.pl\'s pattern');
+is(scalar(grep { !/^(.*) (\d+)$/ } @lines), 0, '... and speedscope\'s');
+my %want;
+for my $s (@{$r->{script}}) {
+	my @f = map { $_->{name} . ($_->{addr} && $_->{addr} >= 0xffffffff80000000 ? '_[k]' : '') }
+		reverse @{$s->{frames}};
+	$want{join ';', $s->{comm}, @f}++;
+}
+is_deeply(folded_of($r->{folded}), \%want,
+	  'one line per distinct stack: comm;root;...;leaf with _[k] on kernel frames, counts summed');
+my $sum = 0;
+$sum += $_ for values %{folded_of($r->{folded})};
+is($sum, 31, '... the counts add up to the 31 samples');
+
+# report.txt
+my $rep = $r->{report};
+like($rep, qr/^# 31 samples: 30 with a deferred user stack, 30 stitched, 0 missing it; 20 deferred records/m,
+     'report: summary line with the stitching counts');
+like($rep, qr/^== capture \(pid 2\): 15 samples, 48\.39% of all/m, 'report: a section per process');
+like($rep, qr/^== idle \(pid 0\): 1 samples/m, '... including the kernel-only one');
+my ($cap) = $rep =~ /^== capture \(pid 2\)(.*?)^== capture-dyn/ms;
+my ($self) = $cap =~ /By self:\n.*?\n(.*?)\n\n/s;
+my @self = map { [split ' '] } split /\n/, $self;
+is_deeply([map { "$_->[0] $_->[2] $_->[3]" } @self[0 .. 4]],
+	  ['33.33% [k] copy_to_user', '33.33% [k] nmi_handler', '20.00% [.] fib',
+	   '6.67% [.] checksum', '6.67% [.] compare_leaf'],
+	  'report: top functions by self, kernel [k] and user [.], shares of the process');
+my ($total) = $cap =~ /By total.*?\n.*?\n(.*?)\n\n/s;
+my %total = map { my @f = split ' '; ($f[3] => $f[0]) } split /\n/, $total;
+is_deeply([@total{qw(main run_all fib do_nmi parse)}], ['100.00%', '100.00%', '60.00%', '33.33%', '20.00%'],
+	  'report: by total, each function counted once per sample (fib recursion included)');
+like($rep, qr/\[\.\]\s+fib\s+\/bin\/capture-static\s+work\.c/, 'report: object and source file of a function');
+is($r->{counters}{nmi_count}, 31, 'report: the run\'s REC_STATS counters at the end');
+is($r->{counters}{samples_stitched}, 30, 'report: and stitch\'s own counters');
+
+# records.bin: a copy that redoes the run.
+is(read_file("$dir/records.bin"), $run->{bytes}, 'records.bin is the input stream, byte for byte');
+my (undef, $again) = run_stitch('--symfs', symfs(), "$dir/records.bin");
+is($again, $r->{text}, 'stitch on records.bin gives the same stitched samples');
+my ($st, $out) = run_stitch('--symfs', symfs(), '-o', $dir, "$dir/records.bin");
+is($st, 0, 'stitch -o into the directory its input lives in');
+is(read_file("$dir/records.bin"), $run->{bytes}, '... leaves records.bin intact');
+
+done_testing();

@@ -1,0 +1,116 @@
+#!/usr/bin/perl
+# flame.svg in headless Chromium: it parses as XML, renders to a screenshot
+# with the graph on it, shows name and share on hover and zooms on click.
+use strict;
+use warnings;
+no warnings 'portable';
+use FindBin;
+use lib "$FindBin::Bin/../stitch";
+BEGIN { chdir "$FindBin::Bin/../.." or die }
+use Test::More;
+use Compress::Zlib;
+use Stream;
+use Scenario;
+use Check;
+
+my ($chromium) = grep { -x } map { "$_/chromium" } split /:/, $ENV{PATH};
+plan skip_all => 'chromium is not installed (Debian package chromium)' unless $chromium;
+
+my $r = run_case(build_run()->{bytes}, '--symfs', symfs());
+my $svg = "$r->{dir}/out/flame.svg";
+my $text = read_file($svg);
+
+sub chromium {
+	my ($dir, @args) = @_;
+	my @flags = qw(--headless --no-sandbox --disable-gpu --disable-background-networking
+		       --no-first-run --disable-component-update --disable-sync);
+	my $profile = tmpdir();
+	return `timeout 120 $chromium @flags --user-data-dir=$profile @args 2>/dev/null`;
+}
+
+# The graph's own numbers: one <g> per tree node, the root spanning all 31.
+my @frames = $text =~ /<g data-x="\d+" data-w="(\d+)" data-d="\d+" data-n="[^"]*"><title>[^<]* \((\d+) samples, [\d.]+%\)<\/title>/g;
+ok(@frames > 40, 'every frame has its sample count and share in a <title>');
+like($text, qr/<g data-x="0" data-w="31" data-d="0" data-n="all"><title>all \(31 samples, 100.00%\)<\/title>/,
+     'the root frame spans all 31 samples');
+unlike($text, qr/(?:src|href)=["']?(?:https?:|\/\/)/, 'self-contained: no external references');
+
+# Rendered: a PNG whose pixels are not all background.
+my $png = "$r->{dir}/flame.png";
+chromium($r->{dir}, "--window-size=1200,400", "--screenshot=$png", "file://$svg");
+ok(-s $png, 'headless Chromium wrote a screenshot');
+my %colours = png_colours($png);
+ok(keys %colours >= 10, 'the screenshot is not blank: ' . scalar(keys %colours) . ' distinct colours');
+my ($bg) = sort { $colours{$b} <=> $colours{$a} } keys %colours;
+my $inked = 0;
+$inked += $colours{$_} for grep { $_ ne $bg } keys %colours;
+ok($inked > 1200 * 20, "... $inked pixels drawn over the background");
+
+# Interaction: hover the first "checksum" frame, then click it.
+(my $probe = $text) =~ s{</svg>}{<script><![CDATA[
+window.addEventListener('load', function () {
+  var gs = document.querySelectorAll('#frames g'), t = null;
+  for (var i = 0; i < gs.length && !t; i++)
+    if (gs[i].getAttribute('data-n') === 'checksum') t = gs[i];
+  t.dispatchEvent(new MouseEvent('mouseover', { bubbles: true }));
+  var hover = document.getElementById('details').textContent;
+  t.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+  var shown = Array.prototype.filter.call(gs, function (g) { return g.style.display !== 'none'; });
+  document.documentElement.setAttribute('data-probe', [hover, t.querySelector('rect').getAttribute('width'),
+    shown.length, document.getElementById('unzoom').style.display].join('|'));
+});
+]]></script></svg>};
+write_file("$r->{dir}/probe.svg", $probe);
+my $dom = chromium($r->{dir}, '--dump-dom', "file://$r->{dir}/probe.svg");
+unlike($dom, qr/parsererror/, 'the SVG parses as XML');
+my ($hover, $width, $shown, $unzoom) = $dom =~ /data-probe="([^|]*)\|([^|]*)\|([^|]*)\|([^"]*)"/;
+is($hover, 'checksum (3 samples, 9.68%)', 'hover shows the name and its share');
+cmp_ok($width, '>', 1100, 'click zooms the frame to the full width');
+is($shown, 15, '... leaving only its 8 ancestors, itself and its 6 descendants');
+is($unzoom, '', '... and offers "Reset zoom"');
+
+done_testing();
+
+# The colours of a PNG's pixels (8-bit RGB or RGBA, non-interlaced).
+sub png_colours {
+	my ($path) = @_;
+	my $data = read_file($path);
+	my ($w, $h, $depth, $type, $idat) = (0, 0, 0, 0, '');
+	my $pos = 8;
+	while ($pos < length $data) {
+		my ($len, $kind) = unpack('Na4', substr($data, $pos, 8));
+		my $body = substr($data, $pos + 8, $len);
+		($w, $h, $depth, $type) = unpack('NNCC', $body) if $kind eq 'IHDR';
+		$idat .= $body if $kind eq 'IDAT';
+		$pos += 12 + $len;
+	}
+	return () unless $depth == 8 && ($type == 2 || $type == 6);
+	my $bpp = $type == 6 ? 4 : 3;
+	my $raw = uncompress($idat) // return ();
+	my $stride = $w * $bpp;
+	my (@prev, %seen) = ((0) x $stride);
+	for my $y (0 .. $h - 1) {
+		my $filter = ord substr($raw, $y * ($stride + 1), 1);
+		my @cur = unpack('C*', substr($raw, $y * ($stride + 1) + 1, $stride));
+		for my $i (0 .. $#cur) {
+			my $a = $i >= $bpp ? $cur[$i - $bpp] : 0;
+			my $b = $prev[$i];
+			my $c = $i >= $bpp ? $prev[$i - $bpp] : 0;
+			my $p = $filter == 1 ? $a : $filter == 2 ? $b : $filter == 3 ? ($a + $b) >> 1
+			      : $filter == 4 ? paeth($a, $b, $c) : 0;
+			$cur[$i] = ($cur[$i] + $p) & 255;
+		}
+		for (my $i = 0; $i < $stride; $i += $bpp) {
+			$seen{join ',', @cur[$i .. $i + 2]}++;
+		}
+		@prev = @cur;
+	}
+	return %seen;
+}
+
+sub paeth {
+	my ($a, $b, $c) = @_;
+	my $p = $a + $b - $c;
+	my ($pa, $pb, $pc) = (abs($p - $a), abs($p - $b), abs($p - $c));
+	return $pa <= $pb && $pa <= $pc ? $a : $pb <= $pc ? $b : $c;
+}
