@@ -35,16 +35,18 @@ like($text, qr/<g data-x="0" data-w="31" data-d="0" data-n="all"><title>all \(31
      'the root frame spans all 31 samples');
 unlike($text, qr/(?:src|href)=["']?(?:https?:|\/\/)/, 'self-contained: no external references');
 
-# Rendered: a PNG whose pixels are not all background.
+# Rendered: a PNG, exactly the SVG's size, whose pixels are not all background.
+my ($w, $h) = $text =~ /<svg [^>]*width="(\d+)" height="(\d+)"/;
 my $png = "$r->{dir}/flame.png";
-chromium($r->{dir}, "--window-size=1200,400", "--screenshot=$png", "file://$svg");
+chromium($r->{dir}, "--window-size=$w,$h", "--screenshot=$png", "file://$svg");
 ok(-s $png, 'headless Chromium wrote a screenshot');
 my %colours = png_colours($png);
 ok(keys %colours >= 10, 'the screenshot is not blank: ' . scalar(keys %colours) . ' distinct colours');
 my ($bg) = sort { $colours{$b} <=> $colours{$a} } keys %colours;
 my $inked = 0;
 $inked += $colours{$_} for grep { $_ ne $bg } keys %colours;
-ok($inked > 1200 * 20, "... $inked pixels drawn over the background");
+# The frames alone cover 31 samples x 12 levels or so of 15-pixel rows.
+ok($inked > $w * 15 * 10, "... $inked of its ${\ ($w * $h)} pixels drawn over the background");
 
 # Interaction: hover the first "checksum" frame, then click it.
 (my $probe = $text) =~ s{</svg>}{<script><![CDATA[
