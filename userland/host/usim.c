@@ -514,17 +514,24 @@ static void resume(pid_t pid, int sig)
 		perror("usim: PTRACE_SYSCALL");
 }
 
-static void get_regs(pid_t pid, struct user_regs_struct *r)
+/*
+ * 0, or -1 when the tracee is gone: a SIGKILL (kill(pid, 9)) can end it
+ * between the stop we were told of and this call; its exit comes next.
+ */
+static int get_regs(pid_t pid, struct user_regs_struct *r)
 {
-	if (ptrace(PTRACE_GETREGS, pid, 0, r) != 0) {
+	if (ptrace(PTRACE_GETREGS, pid, 0, r) == 0)
+		return 0;
+	if (errno != ESRCH) {
 		perror("usim: PTRACE_GETREGS");
 		exit(2);
 	}
+	return -1;
 }
 
 static void set_regs(pid_t pid, struct user_regs_struct *r)
 {
-	if (ptrace(PTRACE_SETREGS, pid, 0, r) != 0) {
+	if (ptrace(PTRACE_SETREGS, pid, 0, r) != 0 && errno != ESRCH) {
 		perror("usim: PTRACE_SETREGS");
 		exit(2);
 	}
@@ -538,7 +545,8 @@ static void start_exec(struct proc *c)
 {
 	struct user_regs_struct r;
 
-	get_regs(c->pid, &r);
+	if (get_regs(c->pid, &r))
+		return;
 	r.rip -= 2;	/* "syscall" is 0f 05 */
 	r.orig_rax = (unsigned long)-1;
 	r.rax = __NR_execve;
@@ -554,7 +562,8 @@ static void on_syscall_stop(struct proc *p)
 {
 	struct user_regs_struct r;
 
-	get_regs(p->pid, &r);
+	if (get_regs(p->pid, &r))
+		return;
 	p->in_syscall = !p->in_syscall;
 	if (p->in_syscall) {
 		if (p->restarting) {	/* already translated, fixup kept */
@@ -604,8 +613,7 @@ static void on_exec_event(struct proc *p)
 	memset(p->sframe, 0, sizeof(p->sframe));
 	/* argv[0], for the kill report: the word above argc on the new stack. */
 	struct user_regs_struct r;
-	get_regs(p->pid, &r);
-	if (peek(p->pid, r.rsp + 8, &ptr, 8) == 0)
+	if (get_regs(p->pid, &r) == 0 && peek(p->pid, r.rsp + 8, &ptr, 8) == 0)
 		user_string(p->pid, ptr, arg0, MAX_PATH);
 	snprintf(p->path, sizeof(p->path), "%s", arg0);
 	resume(p->pid, 0);
@@ -623,7 +631,7 @@ static void on_signal_stop(struct proc *p, int sig)
 	}
 	if (sig == SIGSEGV || sig == SIGILL || sig == SIGFPE || sig == SIGBUS ||
 	    sig == SIGTRAP) {
-		struct user_regs_struct r;
+		struct user_regs_struct r = { 0 };
 
 		get_regs(p->pid, &r);
 		fprintf(stderr, "usim: pid %d (%s) killed: signal %d rip=%#llx status %d\n",
