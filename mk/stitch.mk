@@ -5,9 +5,11 @@
 #   make                  build/bin/stitch
 #   make test             the stitch tests (streams built from real ELF files)
 #
+#   make stitch-report    stitch $(OUT)/records.bin into $(OUT)/ and show it
+#
 # Provides for other fragments:
 #   STITCH_TOOL           build/bin/stitch
-#   stitch_run            `$(call stitch_run,OUTDIR)`: the command make run uses
+#   stitch-report         the target `make run` ends with
 
 # linux-perf reads the perf.data we write (tests); chromium renders flame.svg.
 PACKAGES += libelf-dev libdw-dev linux-perf
@@ -35,6 +37,20 @@ $(STITCH_TOOL): $(STITCH_OBJS)
 
 ALL_TARGETS += $(STITCH_TOOL)
 TEST_PREREQS += $(STITCH_TOOL)
+
+# The end of `make run` (mk/run.mk runs it once the guest has written
+# $(OUT)/records.bin): stitch, then the head of report.txt, the files and
+# the perf command. The symfs is the userland's tree of full ELFs under the
+# guest's paths (USER_SYMFS, mk/userland.mk); --kernel names the kernel ELF
+# whatever path its REC_MMAP carries.
+STITCH_RUN_SYMFS ?= $(USER_SYMFS)
+STITCH_REPORT_LINES ?= 40
+
+.PHONY: stitch-report
+stitch-report: $(STITCH_TOOL)
+	@summary=$$($(STITCH_TOOL) --symfs $(STITCH_RUN_SYMFS) --kernel $(KERNEL_ELF) \
+		-o $(OUT) $(OUT)/records.bin) || exit 1; \
+	head -n $(STITCH_REPORT_LINES) $(OUT)/report.txt; echo; echo "$$summary"
 
 # --- Tests -----------------------------------------------------------------
 # Real ELF files to build streams from: a static and a dynamic capture
