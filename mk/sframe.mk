@@ -162,3 +162,26 @@ $(SFRAME_TDIR)/unit: test/sframe/unit.c $(SFRAME_VECGEN) $(SFRAME_HOST_OBJS)
 		$(SFRAME_HOST_OBJS)
 
 TEST_PREREQS += $(SFRAME_TDIR)/unit
+
+# make bench-sframe: generated programs of about 100 to 100 000 functions
+# (test/sframe/gen_funcs.pl), timed by test/sframe/bench.c.
+SFRAME_BDIR := $(SFRAME_DIR)/bench
+SFRAME_BENCH_SIZES := 100 1000 10000 100000
+SFRAME_BENCH_ELVES := $(SFRAME_BENCH_SIZES:%=$(SFRAME_BDIR)/funcs-%.elf)
+
+$(SFRAME_BDIR)/funcs-%.elf: test/sframe/gen_funcs.pl
+	@mkdir -p $(dir $@)
+	perl test/sframe/gen_funcs.pl $* > $(SFRAME_BDIR)/funcs-$*.s
+	as --gsframe -o $(SFRAME_BDIR)/funcs-$*.o $(SFRAME_BDIR)/funcs-$*.s
+	$(LD) -e f0 -o $@ $(SFRAME_BDIR)/funcs-$*.o
+
+$(SFRAME_BDIR)/bench: test/sframe/bench.c tools/sframe/input.c tools/sframe/input.h \
+		$(SFRAME_HOST_OBJS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(SFRAME_TEST_CFLAGS) -o $@ test/sframe/bench.c tools/sframe/input.c \
+		$(SFRAME_HOST_OBJS) -lsframe -lelf
+
+.PHONY: bench-sframe
+bench-sframe: $(SFRAME_BDIR)/bench $(SFRAME_BENCH_ELVES)
+	@grep -m1 'model name' /proc/cpuinfo
+	$(SFRAME_BDIR)/bench $(SFRAME_BENCH_ELVES)

@@ -26,7 +26,7 @@ static uint64_t absolute(const struct sf_table *t, uint64_t at, int64_t raw)
 }
 
 /* Only the start address: what a binary search probes. */
-static int fde_start(const struct sf_table *t, uint32_t idx, uint64_t *start)
+static inline int fde_start(const struct sf_table *t, uint32_t idx, uint64_t *start)
 {
 	uint64_t at = fde_offset(t, idx);
 	uint8_t b[8];

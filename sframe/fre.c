@@ -42,33 +42,47 @@ static int decode_info(struct sf_fre *fre, uint8_t info)
 	return SF_OK;
 }
 
-int sf_fre_read(const struct sf_table *t, const struct sf_fde *fde,
-		uint32_t off, struct sf_fre *fre)
+/* Start address, info and size of the FRE at off: all a walk needs.
+ * Checks that the whole FRE, words included, lies in the sub-section. */
+static inline int read_head(const struct sf_table *t, const struct sf_fde *fde,
+			    uint32_t off, struct sf_fre *fre)
 {
 	uint64_t end = (uint64_t)t->fres + t->fre_len; /* FRE sub-section end */
 	uint32_t asz = sf_addr_size(fde->fre_type);
-	uint8_t b[4 + 1 + SF_MAX_WORDS * 4];
+	uint8_t b[5];
 	int err;
 
 	if (off < t->fres || (uint64_t)off + asz + 1 > end)
 		return SF_E_FRE_BOUNDS;
-	if ((err = sf_get(&t->src, off, asz + 1, b)))
+	/* Constant lengths: from an in-memory section each is one load. */
+	err = asz == 1 ? sf_get(&t->src, off, 2, b) :
+	      asz == 2 ? sf_get(&t->src, off, 3, b) : sf_get(&t->src, off, 5, b);
+	if (err)
 		return err;
 	if ((err = decode_info(fre, b[asz])))
 		return err;
-
-	uint32_t words = (uint32_t)fre->nwords * fre->word_size;
-	if ((uint64_t)off + asz + 1 + words > end)
+	uint32_t size = asz + 1 + (uint32_t)fre->nwords * fre->word_size;
+	if ((uint64_t)off + size > end)
 		return SF_E_FRE_BOUNDS;
-	if ((err = sf_get(&t->src, (uint64_t)off + asz + 1, words, b + asz + 1)))
-		return err;
-
 	fre->start = start_addr(b, fde->fre_type);
 	fre->off = off;
-	fre->size = (uint8_t)(asz + 1 + words);
+	fre->size = (uint8_t)size;
+	return SF_OK;
+}
+
+int sf_fre_read(const struct sf_table *t, const struct sf_fde *fde,
+		uint32_t off, struct sf_fre *fre)
+{
+	uint8_t b[SF_MAX_WORDS * 4];
+	int err;
+
+	if ((err = read_head(t, fde, off, fre)))
+		return err;
+	uint32_t head = sf_addr_size(fde->fre_type) + 1;
+	if ((err = sf_get(&t->src, (uint64_t)off + head, fre->size - head, b)))
+		return err;
 	for (uint8_t i = 0; i < fre->nwords; i++)
-		fre->word[i] = sign_extend(b + asz + 1 + i * fre->word_size,
-					   fre->word_size);
+		fre->word[i] = sign_extend(b + i * fre->word_size, fre->word_size);
 	return SF_OK;
 }
 
@@ -92,23 +106,23 @@ int sf_fre_find(const struct sf_table *t, const struct sf_fde *fde,
 		uint64_t pc, struct sf_fre *fre)
 {
 	struct sf_fre cur;
-	uint32_t key, off = fde->first_fre;
+	uint32_t key, off = fde->first_fre, best = 0;
 	bool found = false;
 	int err;
 
 	if ((err = lookup_key(fde, pc, &key)))
 		return err;
 	/* Rows are sorted by start: the last one starting at or before key
-	 * applies. The walk ends at num_fres or at the sub-section's end,
-	 * whichever comes first, whatever num_fres claims. */
+	 * applies. The walk reads only each row's head; it ends at num_fres
+	 * or at the sub-section's end, whatever num_fres claims. */
 	for (uint32_t i = 0; i < fde->num_fres; i++) {
-		if ((err = sf_fre_read(t, fde, off, &cur)))
+		if ((err = read_head(t, fde, off, &cur)))
 			return err;
 		if (cur.start > key)
 			break;
-		*fre = cur;
+		best = off;
 		found = true;
 		off += cur.size;
 	}
-	return found ? SF_OK : SF_E_NO_FRE;
+	return found ? sf_fre_read(t, fde, best, fre) : SF_E_NO_FRE;
 }

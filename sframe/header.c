@@ -1,23 +1,7 @@
 /*
- * The accessor every read goes through, and the header check.
+ * The header check: sf_open().
  */
 #include "internal.h"
-
-int sf_get(const struct sf_src *s, uint64_t off, uint32_t len, void *dst)
-{
-	/* Written so that no sum can overflow: off and len are each checked
-	 * against the size before they are combined. */
-	if (off > s->size || len > s->size - off)
-		return SF_E_HDR_BOUNDS;
-	if (s->base) {
-		const uint8_t *from = s->base + off;
-		uint8_t *to = dst;
-		for (uint32_t i = 0; i < len; i++)
-			to[i] = from[i];
-		return SF_OK;
-	}
-	return s->read(s->ctx, s->vaddr + off, dst, len) ? SF_OK : SF_E_FAULT;
-}
 
 static bool flags_ok(uint8_t version, uint8_t flags)
 {

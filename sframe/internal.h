@@ -23,8 +23,23 @@
 #define SF_AARCH64_FP 29
 
 /* Copy len bytes at section offset off into dst; SF_E_HDR_BOUNDS if any
- * byte lies outside the section, SF_E_FAULT if the reader fails. */
-int sf_get(const struct sf_src *s, uint64_t off, uint32_t len, void *dst);
+ * byte lies outside the section, SF_E_FAULT if the reader fails. Inline:
+ * every field read goes through here, and with a constant len the copy
+ * from an in-memory section becomes a plain load. */
+static inline int sf_get(const struct sf_src *s, uint64_t off, uint32_t len, void *dst)
+{
+	/* No sum can overflow: off and len are each checked against size
+	 * before they are combined. */
+	if (off > s->size || len > s->size - off)
+		return SF_E_HDR_BOUNDS;
+	if (s->base) {
+		/* GCC's builtin: a load for a constant len, else a memcpy call
+		 * (which a freestanding program provides anyway). */
+		__builtin_memcpy(dst, s->base + off, len);
+		return SF_OK;
+	}
+	return s->read(s->ctx, s->vaddr + off, dst, len) ? SF_OK : SF_E_FAULT;
+}
 
 static inline uint16_t sf_le16(const uint8_t *p)
 {
