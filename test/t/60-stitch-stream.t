@@ -114,6 +114,12 @@ is($r->{counters}{end_count_mismatch}, 1, 'REC_END counting other than what was 
 is($r->{counters}{after_end}, 1, 'a record after REC_END: counted');
 is($r->{counters}{samples_missing}, 1, '... and ignored (its deferred chain is not used)');
 
+# The serial line that carries the stream also carries the firmware's text.
+my $junk = "\e[2J\e[01;01HBdsDxe: loading Boot0001 \"UEFI Non-Block Boot Device\"\r\n";
+$r = case($junk . stream(rec_stream(), @head, $sample, $deferred));
+is($r->{counters}{junk_bytes}, length $junk, 'bytes before REC_STREAM (firmware text) skipped and counted');
+is_deeply([@{$r->{counters}}{qw(no_stream_header samples_stitched)}], [0, 1], '... the stream after them read whole');
+
 $r = case(stream(rec_stream(magic => 0x1234), @head, $sample));
 is($r->{counters}{bad_magic}, 1, 'wrong magic: counted');
 is($r->{counters}{records}, 1, '... nothing after it trusted');

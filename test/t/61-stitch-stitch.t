@@ -100,6 +100,16 @@ $r = case(proc(5, 'first', 1), usample(10, 5, 1, $sort), deferred(11, 5, 1, $sor
 is_deeply([@{$r->{counters}}{qw(samples_stitched samples_missing deferred_duplicate)}], [1, 1, 0],
 	  '... and the old life\'s record is no duplicate of, nor used for, the new life');
 
+# An NMI in user mode whose deferred record is lost still knows its ip.
+$r = case(proc(2, 'capture', 1), usample(10, 2, 7, $fib));
+is_deeply(addrs($r->{script}[0]), [$fib->{chain}[0], 'missing'], 'user-mode sample, record lost: the ip, then the marker');
+
+# Samples of pid 0 that no REC_COMM named belong to the kernel itself.
+$r = case(rec_sample(time => 10, pid => 0, ips => [PERF_CONTEXT_KERNEL, @nmi]));
+is($r->{script}[0]{comm}, 'kernel', 'pid 0 without a REC_COMM is named "kernel"');
+$r = case(rec_sample(time => 10, pid => 9, ips => [PERF_CONTEXT_KERNEL, @nmi]));
+is($r->{script}[0]{comm}, ':9', 'another pid without a REC_COMM is named ":<pid>", as perf does');
+
 # Damaged deferred information.
 $r = case(proc(2, 'capture', 1), usample(10, 2, 0, $sort), deferred(11, 2, 0, $sort));
 is($r->{counters}{cookie_zero}, 2, 'cookie 0 (never valid) counted in sample and record');

@@ -11,6 +11,7 @@
 
 #define STITCH_COUNTERS(X) \
 	X(records,            "records read") \
+	X(junk_bytes,         "bytes before REC_STREAM, skipped (firmware text on the serial line)") \
 	X(no_stream_header,   "stream does not start with REC_STREAM") \
 	X(bad_magic,          "REC_STREAM with a wrong magic") \
 	X(bad_version,        "REC_STREAM with an unknown version") \

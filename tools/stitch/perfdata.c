@@ -225,10 +225,10 @@ static void data_section(struct buf *b, const struct run *r)
 	size_t next_sample = 0, nprocs = r->procs->n;
 	for (size_t i = 0; i < r->procs->kernel.nmaps; i++)
 		kernel_mmap(b, r, r->procs->kernel.maps[i]);
-	/* One COMM per process, with the name stitch uses for all its samples. */
+	/* One COMM per process, with the name stitch uses for all its samples
+	 * (also for the ones no REC_COMM named, or perf would name them). */
 	for (size_t i = 0; i < nprocs; i++)
-		if (r->procs->v[i]->named)
-			comm(b, r, r->procs->v[i], r->procs->v[i]->t_comm);
+		comm(b, r, r->procs->v[i], r->procs->v[i]->t_comm);
 	for (size_t i = 0; i < r->stream->nrecs; i++) {
 		const struct record *rec = &r->stream->recs[i];
 		switch (rec->type) {

@@ -11,7 +11,11 @@ static struct proc *proc_new(struct procs *p, uint32_t pid)
 	struct proc *q = xcalloc(1, sizeof *q);
 	q->pid = pid;
 	q->index = (uint32_t)p->n + 1; /* 0 is the kernel */
-	snprintf(q->comm, sizeof q->comm, ":%u", pid);
+	/* pid 0 is the kernel on its own (boot, idle) unless a COMM says otherwise */
+	if (pid)
+		snprintf(q->comm, sizeof q->comm, ":%u", pid);
+	else
+		snprintf(q->comm, sizeof q->comm, "kernel");
 	p->v = xrealloc(p->v, (p->n + 1) * sizeof *p->v);
 	p->v[p->n++] = q;
 	return q;

@@ -252,11 +252,28 @@ static void push(struct stream *s, size_t *cap, const struct record *r)
 	s->recs[s->nrecs++] = *r;
 }
 
+/*
+ * Where the stream starts. The serial line that carries it may first carry
+ * other bytes (the firmware prints on every serial port), so look for the
+ * first REC_STREAM header with its magic; without one, start at 0.
+ */
+static size_t find_start(const uint8_t *buf, size_t len)
+{
+	struct rec_stream h = { .h = { REC_STREAM, sizeof h }, .magic = REC_STREAM_MAGIC };
+	size_t n = offsetof(struct rec_stream, magic) + sizeof h.magic;
+	for (size_t off = 0; len >= n && off <= len - n; off++)
+		if (!memcmp(buf + off, &h, offsetof(struct rec_stream, magic)) &&
+		    !memcmp(buf + off + offsetof(struct rec_stream, magic), &h.magic, sizeof h.magic))
+			return off;
+	return 0;
+}
+
 void stream_parse(struct stream *s, const uint8_t *buf, size_t len,
 		  struct counters *c)
 {
-	size_t off = 0, cap = 0, nread = 0;
+	size_t off = find_start(buf, len), cap = 0, nread = 0;
 	memset(s, 0, sizeof *s);
+	c->junk_bytes += off;
 
 	while (off < len) {
 		if (len - off < sizeof(struct rec_header)) {
