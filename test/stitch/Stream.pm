@@ -158,7 +158,8 @@ sub snap_copy { my ($s) = @_; { regs => $s->{regs}, stack => $s->{stack} } }
 
 sub build_dir { $ENV{STITCH_TEST_BUILD} // 'build/test/stitch' }
 sub stitch { $ENV{STITCH} // 'build/bin/stitch' }
-sub tmpdir { File::Temp::tempdir('stitch-test-XXXXXX', TMPDIR => 1, CLEANUP => 1) }
+# STITCH_KEEP_TMP=1 keeps the temporary directories (to look at a failure).
+sub tmpdir { File::Temp::tempdir('stitch-test-XXXXXX', TMPDIR => 1, CLEANUP => !$ENV{STITCH_KEEP_TMP}) }
 
 # Run stitch with the given arguments; returns (exit status, stdout, stderr).
 sub run_stitch {
