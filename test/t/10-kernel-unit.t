@@ -4,6 +4,8 @@
 # is not success, or if a test announced by "1..N" is missing or failed.
 # STITCH_ESP=IMG boots another ESP image (default build/esp.img);
 # KTEST_CMDLINE replaces the command line (default "ktest"), e.g. "ktest=vm".
+# QEMU_RUN_ARGS adds tools/qemu-run options, e.g. "--direct --icount"
+# (test/t/07-boot-direct.t runs this test that way).
 use strict;
 use warnings;
 use FindBin;
@@ -11,7 +13,8 @@ use FindBin;
 chdir "$FindBin::Bin/../.." or die "chdir: $!";
 my @esp = $ENV{STITCH_ESP} ? ('--esp', $ENV{STITCH_ESP}) : ();
 my $cmdline = $ENV{KTEST_CMDLINE} // 'ktest';
-my @log = `tools/qemu-run @esp --timeout 300 --cmdline '$cmdline' 2>&1`;
+my @extra = split ' ', $ENV{QEMU_RUN_ARGS} // '';
+my @log = `tools/qemu-run @esp @extra --timeout 300 --cmdline '$cmdline' 2>&1`;
 my $status = $? >> 8;
 s/\r?\n\z// for @log;
 
