@@ -72,6 +72,7 @@ enum sf_err {
 	SF_E_FDE_TYPE,       /* bad FRE type, PC type or FDE type in an FDE */
 	SF_E_FDE_SIZE,       /* function of size zero, or PCMASK block of size 0 */
 	SF_E_FDE_UNSORTED,   /* SORTED flag set but start addresses decrease */
+	SF_E_FDE_OVERLAP,    /* SORTED flag set but two functions overlap */
 	SF_E_FDE_RANGE,      /* function wraps around the address space */
 	SF_E_FRE_BOUNDS,     /* FRE (or v3 attribute record) past the FRE sub-section */
 	SF_E_FRE_INFO,       /* bad data word size or count in an FRE */

@@ -17,6 +17,7 @@ const char *sf_strerror(int err)
 	case SF_E_FDE_TYPE:     return "bad FDE type";
 	case SF_E_FDE_SIZE:     return "zero function or block size";
 	case SF_E_FDE_UNSORTED: return "FDEs not sorted";
+	case SF_E_FDE_OVERLAP:  return "functions overlap";
 	case SF_E_FDE_RANGE:    return "function wraps around";
 	case SF_E_FRE_BOUNDS:   return "FRE outside the FRE sub-section";
 	case SF_E_FRE_INFO:     return "bad FRE info";

@@ -12,8 +12,13 @@ static int check_fde(const struct sf_table *t, const struct sf_fde *fde,
 		return SF_E_FDE_SIZE;
 	if (fde->start + fde->size - 1 < fde->start)
 		return SF_E_FDE_RANGE;
-	if ((t->flags & SF_F_FDE_SORTED) && prev && fde->start < prev->start)
+	if (!(t->flags & SF_F_FDE_SORTED) || !prev)
+		return SF_OK;
+	if (fde->start < prev->start)
 		return SF_E_FDE_UNSORTED;
+	/* A binary search finds one function per pc: no two may share one. */
+	if (fde->start - prev->start < prev->size)
+		return SF_E_FDE_OVERLAP;
 	return SF_OK;
 }
 

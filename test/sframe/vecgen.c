@@ -183,6 +183,7 @@ const struct vbad vec_bad[] = {
 	{ "fre-len-short", STAGE_VALIDATE, SF_E_FRE_BOUNDS },
 	{ "v3-attr-past-end", STAGE_VALIDATE, SF_E_FRE_BOUNDS },
 	{ "unsorted", STAGE_VALIDATE, SF_E_FDE_UNSORTED },
+	{ "overlapping", STAGE_VALIDATE, SF_E_FDE_OVERLAP },
 	{ "zero-size", STAGE_VALIDATE, SF_E_FDE_SIZE },
 	{ "zero-rep-size", STAGE_VALIDATE, SF_E_FDE_SIZE },
 	{ "function-wraps", STAGE_VALIDATE, SF_E_FDE_RANGE },
@@ -246,6 +247,7 @@ size_t vec_bad_build(int i, uint8_t *b, size_t cap)
 	else if (IS("fre-len-short"))        vec_put32(b, 16, (uint32_t)(n - FRES(2, 1) - 1));
 	else if (IS("v3-attr-past-end"))     vec_put32(b, FDE(2, 3) + 12, (uint32_t)(n - FRES(3, 3) - 2));
 	else if (IS("unsorted"))             vec_put32(b, FDE(1, 1), (uint32_t)-8192);
+	else if (IS("overlapping"))          vec_put32(b, FDE(1, 1), (uint32_t)(-4096 + 0x20));
 	else if (IS("zero-size"))            vec_put32(b, FDE(1, 1) + 4, 0);
 	else if (IS("zero-rep-size"))        b[FDE(1, 2) + 17] = 0;
 	else if (IS("function-wraps")) {
