@@ -11,6 +11,7 @@
 #include "kern/mm.h"
 #include "kern/pmm.h"
 #include "kern/string.h"
+#include "kern/task.h"
 #include "kern/vm.h"
 
 struct boot_info boot_info;
@@ -67,8 +68,12 @@ void kmain(uint64_t boot_info_phys)
 	arch_init_devices();
 	irq_enable();
 
+	/* Tasks, SYSCALL, SMEP/SMAP: the process tests need them too. */
+	proc_init();
 	const char *prefix = ktest_prefix();
 	if (prefix)
 		arch_shutdown(ktest_run(prefix) == 0);
-	arch_shutdown(true);
+	const char *init = cmdline_get(&boot_args, "init");
+	arch_shutdown(proc_run_init(init ? init : "/bin/demo",
+				    cmdline_get(&boot_args, "init.args")) == 0);
 }

@@ -13,6 +13,7 @@
 #define KERN_VM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "stitch/boot_info.h"
 
@@ -50,6 +51,10 @@ int vm_map_range(struct vm_space *as, uint64_t va, uint64_t pa, uint64_t len,
  * user half) and flushes the TLB entry. Returns the physical address that
  * was mapped, or 0 if nothing was. */
 uint64_t vm_unmap(struct vm_space *as, uint64_t va);
+/* Unmaps every page of [start, end) in the user half, frees their frames
+ * and the page tables that became empty; returns the frames freed. For
+ * address spaces whose frames all belong to them (processes). */
+size_t vm_unmap_range(struct vm_space *as, uint64_t start, uint64_t end);
 /* Looks up va (any page size): true and *pa (the byte's physical address)
  * and *flags (VM_*) if mapped; either pointer may be NULL. */
 bool vm_lookup(const struct vm_space *as, uint64_t va, uint64_t *pa,

@@ -2,6 +2,7 @@
 #include "arch/x86_64/ioapic.h"
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/x86.h"
+#include "kern/sched.h"
 
 enum {
 	PORT_CH0 = 0x40,
@@ -22,6 +23,7 @@ static void tick(struct trap_frame *tf)
 {
 	(void)tf;
 	ticks++;
+	sched_tick();
 }
 
 void pit_tick_init(void)

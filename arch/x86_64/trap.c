@@ -6,6 +6,7 @@
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/lapic.h"
 #include "kern/console.h"
+#include "kern/entry.h"
 #include "kern/kernel.h"
 
 struct idt_gate {
@@ -95,7 +96,12 @@ void trap_dispatch(struct trap_frame *tf)
 {
 	uint64_t v = tf->vector;
 	trap_handler_t fn = handlers[v];
+	/* NMIs neither enter nor leave like the rest: they may interrupt
+	 * ring 3 but must not run the return-to-user work. */
+	bool user = trap_from_user(tf) && v != VEC_NMI;
 
+	if (user)
+		enter_from_user_mode(tf);
 	if (v < 32) {
 		if (!fn)
 			unhandled(tf);
@@ -109,6 +115,7 @@ void trap_dispatch(struct trap_frame *tf)
 		else
 			kprintf("trap: no handler for vector %lu\n", v);
 	}
-	/* Return to user mode (trap_from_user(tf)): the place for the checks
-	 * of pending work, added with processes. */
+	/* The common return to user mode: pending work (kern/entry.c). */
+	if (user)
+		exit_to_user_mode(tf);
 }

@@ -29,7 +29,11 @@ trap_stubs:
  * aligned for the call. */
 	.globl trap_entry
 trap_entry:
-	pushq %rax
+	/* From ring 3 (cs above vector, error code, rip): the kernel's GS. */
+	testb $3, 24(%rsp)
+	jz 1f
+	swapgs
+1:	pushq %rax
 	pushq %rbx
 	pushq %rcx
 	pushq %rdx
@@ -71,5 +75,8 @@ trap_exit:
 	popq %rbx
 	popq %rax
 	addq $16, %rsp /* vector and error code */
-	iretq
+	testb $3, 8(%rsp) /* to ring 3: the user's GS */
+	jz 2f
+	swapgs
+2:	iretq
 

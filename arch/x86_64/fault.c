@@ -1,0 +1,113 @@
+/*
+ * Exceptions that concern processes: the page fault (demand paging, and
+ * the fixups of the user-access helpers) and every exception raised in
+ * ring 3, which kills the offending task instead of the kernel.
+ */
+#include "arch/x86_64/arch.h"
+#include "arch/x86_64/trap.h"
+#include "arch/x86_64/uaccess.h"
+#include "kern/kernel.h"
+#include "kern/task.h"
+#include "kern/uvm.h"
+#include "kern/vm.h"
+
+#define PF_PRESENT (1u << 0) /* a protection fault, not a missing page */
+#define PF_WRITE   (1u << 1)
+#define PF_USER    (1u << 2)
+#define PF_RSVD    (1u << 3)
+#define PF_INSTR   (1u << 4)
+
+extern const uint64_t uaccess_fixups[], uaccess_fixups_end[];
+
+bool uaccess_insn(uint64_t rip)
+{
+	for (const uint64_t *e = uaccess_fixups; e < uaccess_fixups_end; e += 2)
+		if (e[0] == rip)
+			return true;
+	return false;
+}
+
+bool uaccess_fixup(struct trap_frame *tf)
+{
+	for (const uint64_t *e = uaccess_fixups; e < uaccess_fixups_end; e += 2)
+		if (e[0] == tf->rip) {
+			tf->rip = e[1];
+			return true;
+		}
+	return false;
+}
+
+/* A missing page of the current process, in a region that allows the
+ * access: map it. */
+static bool demand_page(uint64_t addr, uint64_t error)
+{
+	struct task *t = current;
+	if (!t->mm || addr >= USER_END || (error & (PF_PRESENT | PF_RSVD)))
+		return false;
+	unsigned access = (error & PF_WRITE ? VM_WRITE : 0) |
+			  (error & PF_INSTR ? VM_EXEC : 0);
+	return uvm_fault(t->mm, addr, access) == 0;
+}
+
+static __attribute__((noreturn)) void kernel_oops(struct trap_frame *tf)
+{
+	trap_dump(tf);
+	panic_at(tf->rip, tf->rsp, tf->rbp, "unhandled %s", trap_name(tf->vector));
+}
+
+static void page_fault(struct trap_frame *tf)
+{
+	uint64_t addr = read_cr2();
+	if (addr < USER_END)
+		current->page_faults++;
+	if (trap_from_user(tf)) {
+		if (!demand_page(addr, tf->error))
+			task_kill(current, SIGSEGV, "page fault", tf->rip, addr);
+		return;
+	}
+	/* Kernel mode: only the user-access helpers may touch user pages. */
+	if (uaccess_insn(tf->rip)) {
+		current->kernel_page_faults++;
+		if (!demand_page(addr, tf->error))
+			uaccess_fixup(tf);
+		return;
+	}
+	kernel_oops(tf);
+}
+
+/* Ring-3 exceptions: the signal and the words of the kill report. */
+static const struct {
+	int sig;
+	const char *reason;
+} user_faults[32] = {
+	[VEC_DE] = { SIGFPE, "divide error" },
+	[1] = { SIGTRAP, "debug" },
+	[VEC_BP] = { SIGTRAP, "breakpoint" },
+	[4] = { SIGSEGV, "overflow" },
+	[5] = { SIGSEGV, "bound range" },
+	[VEC_UD] = { SIGILL, "invalid opcode" },
+	[7] = { SIGFPE, "device not available" },
+	[10] = { SIGSEGV, "invalid TSS" },
+	[11] = { SIGSEGV, "segment not present" },
+	[12] = { SIGSEGV, "stack fault" },
+	[VEC_GP] = { SIGSEGV, "general protection" },
+	[16] = { SIGFPE, "x87 floating point" },
+	[17] = { SIGBUS, "alignment check" },
+	[19] = { SIGFPE, "SIMD floating point" },
+};
+
+static void user_exception(struct trap_frame *tf)
+{
+	if (!trap_from_user(tf) || !user_faults[tf->vector].sig)
+		kernel_oops(tf);
+	task_kill(current, user_faults[tf->vector].sig,
+		  user_faults[tf->vector].reason, tf->rip, 0);
+}
+
+void fault_init(void)
+{
+	trap_set_handler(VEC_PF, page_fault);
+	for (int v = 0; v < 32; v++)
+		if (user_faults[v].sig)
+			trap_set_handler(v, user_exception);
+}

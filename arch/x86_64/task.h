@@ -1,0 +1,79 @@
+/*
+ * The x86_64 half of a task (kern/task.h): its saved kernel stack pointer
+ * and FPU/SSE state, starting a task in ring 3, switching tasks, the
+ * SYSCALL entry and the per-CPU block that the entry reads through GS.
+ *
+ * GS: in the kernel, GS base is always &cpu_local; in ring 3 it is the
+ * user's (0). Every entry from ring 3 (syscallentry.S, trapentry.S) swaps on the
+ * way in and out. Only the syscall entry reads %gs: C code never does, so
+ * an NMI that lands in the few instructions before a swapgs is harmless.
+ */
+#ifndef ARCH_X86_64_TASK_H
+#define ARCH_X86_64_TASK_H
+
+/* Offsets into struct cpu_local, for syscallentry.S. */
+#define CPU_KSTACK_TOP 0
+#define CPU_USER_RSP   8
+
+/* trap_frame.vector of a frame built by the SYSCALL entry (no IDT vector). */
+#define VEC_SYSCALL 0x100
+
+#define RFLAGS_USER 0x202 /* IF and the always-one bit 1 */
+
+#ifndef __ASSEMBLY__
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch/x86_64/trap.h"
+
+struct cpu_local {
+	uint64_t kstack_top; /* the current task's stack: SYSCALL switches to it */
+	uint64_t user_rsp;   /* scratch: the user rsp during the switch */
+};
+
+struct arch_task {
+	uint64_t ksp; /* kernel rsp saved by swtch while switched out */
+	/* FXSAVE image: x87 and SSE state (the kernel never touches either,
+	 * so this is always the user's). */
+	uint8_t fpu[512] __attribute__((aligned(16)));
+};
+
+/* SYSCALL/SYSRET MSRs, GS bases, FPU/SSE enable, SMEP and SMAP. */
+void arch_proc_init(void);
+
+/* The FPU state of a task that has not run yet. */
+void arch_task_init(struct arch_task *a);
+
+/*
+ * Prepares a new task's kernel stack (top at kstack_top) so that the first
+ * switch to it enters ring 3 at rip with rsp and RFLAGS_USER, through the
+ * common return-to-user path (kern/entry.c).
+ */
+void arch_task_start_user(struct arch_task *a, uint64_t kstack_top,
+			  uint64_t rip, uint64_t rsp);
+
+/*
+ * Switches the CPU from prev to next: TSS rsp0 and the SYSCALL stack become
+ * next's kstack_top, FPU state is saved and restored, then the callee-saved
+ * registers and the stack. Returns when prev is switched back to.
+ * Interrupts must be disabled.
+ */
+void arch_switch(struct arch_task *prev, struct arch_task *next,
+		 uint64_t next_kstack_top);
+
+/* The ring-3 register frame at the top of a task's kernel stack. */
+static inline struct trap_frame *arch_user_frame(uint64_t kstack_top)
+{
+	return (struct trap_frame *)kstack_top - 1;
+}
+
+/* Whether the CPU has (and the kernel turned on) SMEP and SMAP. */
+bool arch_has_smep(void);
+bool arch_has_smap(void);
+
+/* The return addresses of the calls into C that have a struct trap_frame
+ * at sp when they return (as trap_exit does for trapentry.S). */
+extern const char syscall_exit[], task_first_exit[];
+#endif
+
+#endif

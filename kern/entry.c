@@ -1,0 +1,61 @@
+/*
+ * The common return-to-user path (kern/entry.h). docs/PROCESSES.md has the
+ * picture; the deferred unwinder hangs its work here.
+ */
+#include "kern/entry.h"
+#include "arch/x86_64/arch.h"
+#include "kern/console.h"
+#include "kern/sched.h"
+#include "kern/task.h"
+#include "kern/task_work.h"
+
+void enter_from_user_mode(struct trap_frame *tf)
+{
+	(void)tf;
+	struct task *t = current;
+	uint64_t now = clock_ns();
+	t->utime_ns += now - t->acct_ts;
+	t->acct_ts = now;
+	t->kernel_entries++;
+	t->in_kernel = true;
+}
+
+/* A condemned task dies here, in its own context, with its user frame at
+ * hand for the report line. */
+__attribute__((noreturn)) static void die(struct task *t, struct trap_frame *tf)
+{
+	int sig = t->kill_sig;
+	uint64_t rip = t->kill_rip ? t->kill_rip : tf->rip;
+	kprintf("stitch: pid %d (%s) killed: %s rip=0x%lx addr=0x%lx status %d\n",
+		t->pid, t->name, t->kill_reason, rip, t->kill_addr, 128 + sig);
+	task_exit(sig);
+}
+
+void exit_to_user_mode(struct trap_frame *tf)
+{
+	struct task *t = current;
+	for (;;) {
+		cli();
+		unsigned long work = __atomic_load_n(&t->pending, __ATOMIC_SEQ_CST) &
+				     TIF_WORK_MASK;
+		if (!work)
+			break;
+		sti();
+		if (work & (1ul << TIF_KILLED))
+			die(t, tf);
+		if (work & (1ul << TIF_NEED_RESCHED))
+			schedule();
+		if (work & (1ul << TIF_TASK_WORK))
+			task_work_run();
+	}
+	uint64_t now = clock_ns();
+	t->stime_ns += now - t->acct_ts;
+	t->acct_ts = now;
+	t->in_kernel = false;
+}
+
+/* A new task's first way to ring 3 (switch.S: task_first_entry). */
+void task_first_return(struct trap_frame *tf)
+{
+	exit_to_user_mode(tf);
+}

@@ -1,0 +1,327 @@
+/*
+ * Processes: the process table, spawn, exit, wait, kill, and the kernel's
+ * own role as the parent of init and of orphans.
+ */
+#include "arch/x86_64/arch.h"
+#include "kern/console.h"
+#include "kern/elf.h"
+#include "kern/file.h"
+#include "kern/initrd.h"
+#include "kern/kernel.h"
+#include "kern/mm.h"
+#include "kern/pmm.h"
+#include "kern/sched.h"
+#include "kern/string.h"
+#include "kern/task.h"
+#include "kern/task_work.h"
+#include "kern/uaccess.h"
+#include "kern/uvm.h"
+#include "stitch/syscall.h"
+
+void fault_init(void); /* arch/x86_64/fault.c */
+
+struct task tasks[NPROC];
+/* The boot thread, once kmain is done: it runs when nothing else can,
+ * and reaps the processes whose parent is the kernel. */
+struct task idle_task;
+static int next_pid = 1;
+
+void proc_init(void)
+{
+	arch_proc_init();
+	fault_init();
+	clock_init();
+	idle_task.name[0] = '\0';
+	strlcpy(idle_task.name, "idle", sizeof(idle_task.name));
+	idle_task.state = TASK_RUNNABLE;
+	arch_task_init(&idle_task.arch);
+	current = &idle_task;
+}
+
+struct task *task_by_pid(int pid)
+{
+	for (struct task *t = tasks; t < tasks + NPROC; t++)
+		if (t->state != TASK_FREE && t->pid == pid)
+			return t;
+	return NULL;
+}
+
+static struct task *free_slot(void)
+{
+	for (struct task *t = tasks; t < tasks + NPROC; t++)
+		if (t->state == TASK_FREE)
+			return t;
+	return NULL;
+}
+
+/*
+ * The initial stack (docs/USERLAND.md): the argument strings end at
+ * USER_END; below them, 16-byte aligned, argc, argv[], NULL, an empty
+ * envp (NULL) and an empty auxv (AT_NULL, 0). Returns the rsp or -errno.
+ */
+static long build_stack(struct uvm *mm, char *const argv[], int argc)
+{
+	uint64_t strings = 0;
+	for (int i = 0; i < argc; i++)
+		strings += strlen(argv[i]) + 1;
+	uint64_t words[1 + argc + 1 + 1 + 2];
+	uint64_t at = USER_END - strings;
+	uint64_t sp = ROUND_DOWN(at - sizeof(words), 16);
+	words[0] = argc;
+	for (int i = 0; i < argc; i++) {
+		uint64_t len = strlen(argv[i]) + 1;
+		if (uvm_write(mm, at, argv[i], len))
+			return -STITCH_ENOMEM;
+		words[1 + i] = at;
+		at += len;
+	}
+	memset(&words[1 + argc], 0, 4 * sizeof(words[0]));
+	if (uvm_write(mm, sp, words, sizeof(words)))
+		return -STITCH_ENOMEM;
+	return (long)sp;
+}
+
+/* Frees what a process still holds once it is a zombie (or never ran). */
+static void free_task(struct task *t)
+{
+	pmm_free_pages(v2p((void *)t->kstack), KSTACK_PAGES);
+	memset(t, 0, sizeof(*t)); /* TASK_FREE */
+}
+
+/* Everything of proc_spawn that can fail, on an unused slot t. */
+static int setup_task(struct task *t, const struct elf_image *img,
+		      const struct initrd_file *exe, char *const argv[], int argc)
+{
+	uint64_t kstack = pmm_alloc_pages(KSTACK_PAGES);
+	if (!kstack)
+		return -STITCH_ENOMEM;
+	t->kstack = (uint64_t)p2v(kstack);
+	t->kstack_top = t->kstack + KSTACK_SIZE;
+	t->kbounds = (struct kstack){ t->kstack, t->kstack_top };
+	t->mm = uvm_create();
+	if (!t->mm || uvm_load_elf(t->mm, img, exe->name))
+		return -STITCH_ENOMEM;
+	long sp = build_stack(t->mm, argv, argc);
+	if (sp < 0)
+		return (int)sp;
+	arch_task_init(&t->arch);
+	arch_task_start_user(&t->arch, t->kstack_top, img->entry, (uint64_t)sp);
+	return 0;
+}
+
+int proc_spawn(const char *path, char *const argv[], int argc)
+{
+	struct initrd_file exe;
+	struct elf_image img;
+	int err = initrd_lookup(path, &exe);
+	if (err)
+		return err;
+	if (elf_parse(exe.data, exe.size, &img))
+		return -STITCH_ENOEXEC;
+	struct task *t = free_slot();
+	if (!t)
+		return -STITCH_EAGAIN;
+	char *const only_path[] = { (char *)path };
+	if (argc == 0) { /* argv[0] is the program, whatever the caller gave */
+		argv = only_path;
+		argc = 1;
+	}
+	err = setup_task(t, &img, &exe, argv, argc);
+	if (err) {
+		if (t->mm)
+			uvm_destroy(t->mm);
+		if (t->kstack)
+			free_task(t);
+		return err;
+	}
+	t->pid = t->tid = next_pid++;
+	strlcpy(t->name, argv[0], sizeof(t->name));
+	t->parent = current == &idle_task ? NULL : current;
+	if (t->parent) {
+		fd_inherit(t, t->parent);
+	} else {
+		for (int fd = 0; fd < 3; fd++)
+			t->files[fd] = file_dup(&console_file);
+	}
+	sched_add(t);
+	return t->pid;
+}
+
+void task_kill(struct task *t, int sig, const char *reason, uint64_t rip,
+	       uint64_t addr)
+{
+	irqflags_t f = irq_save();
+	if (!t->kill_sig && t->state != TASK_ZOMBIE) {
+		strlcpy(t->kill_reason, reason, sizeof(t->kill_reason));
+		t->kill_rip = rip;
+		t->kill_addr = addr;
+		t->kill_sig = sig;
+		task_set_pending(t, TIF_KILLED);
+		task_wake(t);
+	}
+	irq_restore(f);
+}
+
+long proc_kill(int pid, int sig)
+{
+	if (sig <= 0 || sig >= NSIG)
+		return -STITCH_EINVAL;
+	struct task *t = pid > 0 ? task_by_pid(pid) : NULL;
+	if (!t)
+		return -STITCH_ESRCH;
+	char reason[48];
+	ksnprintf(reason, sizeof(reason), "kill(%d) by pid %d", sig, current->pid);
+	task_kill(t, sig, reason, 0, 0);
+	return 0;
+}
+
+/* A zombie's resources go; its CPU time goes to its parent's children's. */
+static void reap(struct task *z, struct task *parent)
+{
+	if (parent) {
+		parent->cutime_ns += z->utime_ns + z->cutime_ns;
+		parent->cstime_ns += z->stime_ns + z->cstime_ns;
+	}
+	free_task(z);
+}
+
+void task_exit(int wait_status)
+{
+	struct task *t = current;
+	if (t == &idle_task)
+		panic("task_exit: the idle task cannot exit");
+	task_work_exit(t);
+	fd_close_all(t);
+	/* Unpublish the address space before it goes: an NMI reading user
+	 * memory (copy_from_user_nofault) must find nothing rather than
+	 * freed tables. */
+	struct uvm *mm = t->mm;
+	__atomic_store_n(&t->mm, NULL, __ATOMIC_SEQ_CST);
+	vm_switch(&kernel_space);
+	uvm_destroy(mm);
+
+	cli();
+	for (struct task *c = tasks; c < tasks + NPROC; c++) {
+		if (c->state == TASK_FREE || c->parent != t)
+			continue;
+		if (c->state == TASK_ZOMBIE)
+			reap(c, t);
+		else
+			c->parent = NULL; /* the kernel will reap it */
+	}
+	t->exit_status = wait_status;
+	t->state = TASK_ZOMBIE;
+	if (t->parent)
+		wakeup(t->parent);
+	schedule();
+	panic("task_exit: zombie %d was scheduled", t->pid);
+}
+
+long proc_wait(int pid, uint64_t ustatus)
+{
+	struct task *me = current;
+	for (;;) {
+		bool have_child = false;
+		for (struct task *c = tasks; c < tasks + NPROC; c++) {
+			if (c->state == TASK_FREE || c->parent != me ||
+			    (pid != -1 && c->pid != pid))
+				continue;
+			have_child = true;
+			if (c->state != TASK_ZOMBIE)
+				continue;
+			/* A bad pointer leaves the child to a later wait. */
+			if (put_user_int(ustatus, c->exit_status))
+				return -STITCH_EFAULT;
+			int cpid = c->pid;
+			reap(c, me);
+			return cpid;
+		}
+		if (!have_child)
+			return -STITCH_ECHILD;
+		int err = sleep_on(me);
+		if (err)
+			return err;
+	}
+}
+
+/*
+ * init's argv: the path, then init.args split at commas (the command line
+ * splits words at spaces, so commas separate the arguments of one word).
+ */
+static int init_argv(const char *path, const char *args, char *buf,
+		     size_t size, char **argv, int max)
+{
+	int argc = 0;
+	argv[argc++] = (char *)path;
+	if (!args || !*args)
+		return argc;
+	strlcpy(buf, args, size);
+	for (char *p = buf; argc < max;) {
+		argv[argc++] = p;
+		while (*p && *p != ',')
+			p++;
+		if (!*p)
+			break;
+		*p++ = '\0';
+	}
+	return argc;
+}
+
+static bool any_process(void)
+{
+	for (struct task *t = tasks; t < tasks + NPROC; t++)
+		if (t->state != TASK_FREE)
+			return true;
+	return false;
+}
+
+/* Reaps every zombie whose parent is the kernel; notes init's status. */
+static void reap_orphans(int init_pid, int *init_status)
+{
+	for (struct task *t = tasks; t < tasks + NPROC; t++) {
+		if (t->state != TASK_ZOMBIE || t->parent)
+			continue;
+		if (t->pid == init_pid)
+			*init_status = t->exit_status;
+		reap(t, NULL);
+	}
+}
+
+int proc_run_init(const char *path, const char *args)
+{
+	static char buf[BOOT_CMDLINE_MAX];
+	char *argv[32];
+	int argc = init_argv(path, args, buf, sizeof(buf), argv, ARRAY_SIZE(argv));
+
+	size_t before = pmm_nfree();
+	int pid = proc_spawn(path, argv, argc);
+	if (pid < 0) {
+		kprintf("stitch: cannot start init %s: error %d\n", path, -pid);
+		return -1;
+	}
+	int status = -1;
+	bool orphans_killed = false;
+	for (;;) {
+		cli();
+		reap_orphans(pid, &status);
+		bool init_gone = !task_by_pid(pid);
+		if (init_gone && !any_process())
+			break;
+		if (init_gone && !orphans_killed) {
+			for (struct task *t = tasks; t < tasks + NPROC; t++)
+				if (t->state != TASK_FREE)
+					task_kill(t, SIGKILL, "init exited", 0, 0);
+			orphans_killed = true;
+		}
+		if (sched_has_runnable())
+			schedule();
+		else
+			arch_wait_for_interrupt();
+	}
+	irq_enable();
+	kprintf("stitch: init (pid %d) exited with status %d\n", pid,
+		(status & 0x7f) ? 128 + (status & 0x7f) : (status >> 8) & 0xff);
+	kprintf("stitch: free pages before init %zu, after init %zu\n", before,
+		pmm_nfree());
+	return status;
+}

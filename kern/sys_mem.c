@@ -1,0 +1,51 @@
+/* Memory system calls: the break, mappings, SFrame registration. */
+#include "kern/file.h"
+#include "kern/syscall.h"
+#include "kern/task.h"
+#include "kern/uvm.h"
+#include "stitch/syscall.h"
+
+long sys_sbrk(const long *arg)
+{
+	return uvm_sbrk(current->mm, arg[0]);
+}
+
+/* (hint, len, prot, fd, offset): hint is ignored (docs/USERLAND.md lets
+ * the kernel place mappings where it likes). */
+long sys_mmap(const long *arg)
+{
+	uint64_t len = arg[1];
+	long prot = arg[2], fd = arg[3], offset = arg[4];
+	const long all = STITCH_PROT_READ | STITCH_PROT_WRITE | STITCH_PROT_EXEC;
+	if (!(prot & STITCH_PROT_READ) || (prot & ~all) || offset < 0)
+		return -STITCH_EINVAL;
+	unsigned vmprot = (prot & STITCH_PROT_WRITE ? VM_WRITE : 0) |
+			  (prot & STITCH_PROT_EXEC ? VM_EXEC : 0);
+	const struct initrd_file *ino = NULL;
+	if (fd != -1) {
+		struct file *f = fd_file((int)fd);
+		if (!f || fd != (int)fd || f->kind != FILE_INITRD)
+			return -STITCH_EBADF;
+		ino = &f->ino;
+	}
+	return uvm_mmap(current->mm, len, vmprot, ino, (uint64_t)offset);
+}
+
+long sys_munmap(const long *arg)
+{
+	return uvm_munmap(current->mm, arg[0], arg[1]);
+}
+
+/* (op, sframe, len, text_start, text_len), after Linux's proposal. The
+ * section is read lazily by the unwinder, so only its range is checked. */
+long sys_stacktrace_setup(const long *arg)
+{
+	switch (arg[0]) {
+	case STACKTRACE_SFRAME_ADD:
+		return uvm_sframe_add(current->mm, arg[1], arg[2], arg[3], arg[4]);
+	case STACKTRACE_SFRAME_REMOVE:
+		return uvm_sframe_remove(current->mm, arg[1]);
+	default:
+		return -STITCH_EINVAL;
+	}
+}
