@@ -34,22 +34,33 @@ static void add_bad(const char *what, uintptr_t addr)
  * mapping, so that every object of 4 bytes or more crosses into unmapped
  * memory or out of the user range.
  */
+static char *two;
+
+/*
+ * No NUL before either end, so that strings (paths, argv) run off the
+ * mapping too. The stack's top page is ours (docs/USERLAND.md); if it
+ * were not mapped, this write would kill us and the test would fail.
+ * Called again before each round of calls: a transfer that straddles
+ * into the hole may have stored its first bytes (docs/USERLAND.md leaves
+ * that open), and a stored 0 would end the next string early.
+ */
+static void fill_before_the_ends(void)
+{
+	memset(two, 'x', PAGE);
+	memset((char *)(STITCH_USER_TOP - 2), 'x', 2);
+}
+
 static void make_bad_pointers(void)
 {
-	char *two = stitch_mmap(NULL, 2 * PAGE, STITCH_PROT_READ | STITCH_PROT_WRITE, -1, 0);
-	char *gone = stitch_mmap(NULL, PAGE, STITCH_PROT_READ | STITCH_PROT_WRITE, -1, 0);
+	char *gone;
 
+	two = stitch_mmap(NULL, 2 * PAGE, STITCH_PROT_READ | STITCH_PROT_WRITE, -1, 0);
+	gone = stitch_mmap(NULL, PAGE, STITCH_PROT_READ | STITCH_PROT_WRITE, -1, 0);
 	CHECK(two != STITCH_MAP_FAILED && gone != STITCH_MAP_FAILED);
 	CHECK_EQ(stitch_munmap(two + PAGE, PAGE), 0);	/* a hole after one page */
 	CHECK_EQ(stitch_munmap(gone, PAGE), 0);
-	/*
-	 * No NUL before either end, so that strings (paths, argv) run off the
-	 * mapping too. The stack's top page is ours (docs/USERLAND.md); if it
-	 * were not mapped, this write would kill us and the test would fail.
-	 */
-	memset(two, 'x', PAGE);
 	printf("# t-badptr: writing the 2 bytes below USER_TOP\n");
-	memset((char *)(STITCH_USER_TOP - 2), 'x', 2);
+	fill_before_the_ends();
 
 	add_bad("NULL", 0);
 	add_bad("page 0", 0x800);
@@ -154,8 +165,11 @@ int main(int argc, char **argv)
 	fd = open("/data/hello.txt", O_RDONLY);
 	CHECK(fd >= 0);
 	for (int i = 0; i < nbad; i++) {
+		fill_before_the_ends();
 		test_io_calls(fd, &bad[i]);
+		fill_before_the_ends();
 		test_time_calls(&bad[i]);
+		fill_before_the_ends();
 		test_process_calls(&bad[i]);
 		test_sframe_registration(&bad[i]);
 	}
