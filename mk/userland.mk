@@ -88,6 +88,11 @@ $(BIN)/stitch-mkdata: userland/host/mkdata.c
 	$(HOST_CC) $(HOST_CFLAGS) -o $@ $<
 
 USER_DATA := blob $(notdir $(wildcard userland/data/*))
+# $(USER_ROOT) mirrors the initrd with full ELFs: what stitch-usim and
+# `stitch --symfs` read. A goal of its own, so make never drops it as an
+# intermediate of the initrd's stage.
+USER_ROOT_FILES := $(addprefix $(USER_ROOT)/bin/,$(USER_PROGRAMS)) \
+	$(addprefix $(USER_ROOT)/data/,$(USER_DATA))
 
 # The initrd's contents, by name relative to its root (the kernel looks up
 # "/bin/fib" as "bin/fib"). The list is rewritten only when it changes, so
@@ -115,7 +120,7 @@ $(USER_STAGE)/data/%: $(USER_ROOT)/data/%
 	@mkdir -p $(@D)
 	cp $< $@
 
-# cpio newc, owned by root, reproducible (no inode numbers or times leak in).
+# cpio newc, owned by root, no host inode numbers (--reproducible).
 $(INITRD): $(USER_INITRD_LIST) $(addprefix $(USER_STAGE)/,$(filter-out bin data,$(USER_INITRD_NAMES)))
 	cd $(USER_STAGE) && cpio -o -H newc -R 0:0 --reproducible --quiet \
 		< $(abspath $(USER_INITRD_LIST)) > $(abspath $@)
@@ -150,7 +155,7 @@ $(USER_USIM): userland/host/usim.c include/stitch/syscall.h
 	$(HOST_CC) $(HOST_CFLAGS) -o $@ $<
 
 .PHONY: userland FORCE
-userland: $(INITRD) $(USER_EXPECTED) $(USER_USIM)
+userland: $(INITRD) $(USER_ROOT_FILES) $(USER_EXPECTED) $(USER_USIM)
 
-ALL_TARGETS  += $(INITRD) $(USER_EXPECTED) $(USER_USIM)
-TEST_PREREQS += $(INITRD) $(USER_EXPECTED) $(USER_USIM)
+ALL_TARGETS  += $(INITRD) $(USER_ROOT_FILES) $(USER_EXPECTED) $(USER_USIM)
+TEST_PREREQS += $(INITRD) $(USER_ROOT_FILES) $(USER_EXPECTED) $(USER_USIM)
