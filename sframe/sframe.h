@@ -68,6 +68,7 @@ enum sf_err {
 	SF_E_ABI,            /* unknown ABI/arch */
 	SF_E_FLAGS,          /* flag bits undefined for this version */
 	SF_E_HDR_BOUNDS,     /* FDE array or FRE sub-section outside the section */
+	SF_E_HDR_LAYOUT,     /* FDE array not before the FRE sub-section */
 	SF_E_FDE_INDEX,      /* FDE index >= number of FDEs */
 	SF_E_FDE_TYPE,       /* bad FRE type, PC type or FDE type in an FDE */
 	SF_E_FDE_SIZE,       /* function of size zero, or PCMASK block of size 0 */

@@ -13,6 +13,7 @@ const char *sf_strerror(int err)
 	case SF_E_ABI:          return "unknown ABI/arch";
 	case SF_E_FLAGS:        return "undefined flags";
 	case SF_E_HDR_BOUNDS:   return "sub-section outside the section";
+	case SF_E_HDR_LAYOUT:   return "FDE array overlaps the FRE sub-section";
 	case SF_E_FDE_INDEX:    return "FDE index out of range";
 	case SF_E_FDE_TYPE:     return "bad FDE type";
 	case SF_E_FDE_SIZE:     return "zero function or block size";

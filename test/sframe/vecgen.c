@@ -176,6 +176,7 @@ const struct vbad vec_bad[] = {
 	{ "fre-len-huge", STAGE_OPEN, SF_E_HDR_BOUNDS },
 	{ "num-fdes-huge", STAGE_OPEN, SF_E_HDR_BOUNDS },
 	{ "truncated-by-one", STAGE_OPEN, SF_E_HDR_BOUNDS },
+	{ "fdes-overlap-fres", STAGE_VALIDATE, SF_E_HDR_LAYOUT },
 	{ "num-fres-huge", STAGE_VALIDATE, SF_E_FRE_COUNT },
 	{ "fre-count-mismatch", STAGE_VALIDATE, SF_E_FRE_COUNT },
 	{ "fde-num-fres-huge", STAGE_VALIDATE, SF_E_FRE_COUNT },
@@ -240,6 +241,7 @@ size_t vec_bad_build(int i, uint8_t *b, size_t cap)
 	else if (IS("fre-len-huge"))         vec_put32(b, 16, 0xffffffffu);
 	else if (IS("num-fdes-huge"))        vec_put32(b, 8, 0xffffffffu);
 	else if (IS("truncated-by-one"))     n--;
+	else if (IS("fdes-overlap-fres"))    vec_put32(b, 24, 20); /* FREs start inside FDE 1 */
 	else if (IS("num-fres-huge"))        vec_put32(b, 12, 0xffffffffu);
 	else if (IS("fre-count-mismatch"))   vec_put32(b, 12, 6);
 	else if (IS("fde-num-fres-huge"))    vec_put32(b, FDE(1, 1) + 12, 0xffffffffu);
