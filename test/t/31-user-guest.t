@@ -33,9 +33,13 @@ sub boot {
 	my ($cmdline, $timeout) = @_;
 	my $log = "$dir/console.txt";
 	unlink $log;
+	# The console also goes to stdout: keep the guest's TAP out of ours.
+	open(my $stdout, '>&', \*STDOUT) or die "dup stdout: $!";
+	open(STDOUT, '>', '/dev/null') or die "/dev/null: $!";
 	system('tools/qemu-run', '--cmdline', $cmdline, '--timeout', $timeout,
 		'--serial', $log);
 	my $status = $? >> 8;
+	open(STDOUT, '>&', $stdout) or die "restore stdout: $!";
 	open(my $f, '<', $log) or return ([], $status);
 	my @lines = map { s/\r//gr } <$f>;
 	chomp @lines;
