@@ -11,9 +11,10 @@
 #   STITCH_TOOL           build/bin/stitch
 #   stitch-report         the target `make run` ends with
 
-# linux-perf reads the perf.data we write (tests); chromium renders flame.svg.
+# linux-perf reads the perf.data we write (tests); chromium renders flame.svg;
+# python3-jsonschema checks profile.speedscope.json against speedscope's schema.
 PACKAGES += libelf-dev libdw-dev linux-perf
-STITCH_TEST_PACKAGES := chromium
+STITCH_TEST_PACKAGES := chromium python3-jsonschema
 PACKAGES += $(STITCH_TEST_PACKAGES)
 
 STITCH_DIR  := $(BUILD)/stitch

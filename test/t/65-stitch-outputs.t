@@ -16,7 +16,8 @@ use Check;
 my $run = build_run();
 my $r = run_case($run->{bytes}, '--symfs', symfs());
 my $dir = "$r->{dir}/out";
-ok(-s "$dir/$_", "$_ written") for qw(report.txt profile.folded flame.svg perf.data records.bin);
+ok(-s "$dir/$_", "$_ written") for qw(report.txt profile.folded flame.svg perf.data records.bin
+				       profile.speedscope.json);
 
 # Folded: both parsers' patterns, and exactly stitch's stacks.
 my @lines = split /\n/, $r->{folded};
@@ -33,6 +34,35 @@ is_deeply(folded_of($r->{folded}), \%want,
 my $sum = 0;
 $sum += $_ for values %{folded_of($r->{folded})};
 is($sum, 31, '... the counts add up to the 31 samples');
+
+# profile.speedscope.json: valid against speedscope's published schema,
+# and holding the same stacks.
+SKIP: {
+	skip 'python3-jsonschema is not installed', 3 unless !system('python3 -c "import jsonschema" 2>/dev/null');
+	my $py = <<'PY';
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+doc = json.load(open(sys.argv[2]))
+jsonschema.validate(doc, schema)
+print("valid")
+frames = doc["shared"]["frames"]
+for p in doc["profiles"]:
+    comm = p["name"].rsplit(" (pid ", 1)[0]
+    assert len(p["samples"]) == len(p["weights"])
+    for stack in p["samples"]:
+        print(";".join([comm] + [frames[i]["name"] for i in stack]))
+PY
+	my $json = "$dir/profile.speedscope.json";
+	my @out = `python3 -c '$py' test/stitch/speedscope-schema.json $json 2>&1`;
+	is(shift(@out), "valid\n", 'profile.speedscope.json validates against speedscope\'s schema') or diag(@out);
+	my %stacks;
+	chomp, $stacks{$_}++ for @out;
+	is_deeply(\%stacks, folded_of($r->{folded}), '... and holds the same stacks as profile.folded');
+	(my $bad = read_file($json)) =~ s/"unit":"nanoseconds"/"unit":"parsecs"/;
+	write_file("$dir/bad.json", $bad);
+	isnt(system("python3 -c '$py' test/stitch/speedscope-schema.json $dir/bad.json >/dev/null 2>&1"), 0,
+	     '... (the check rejects a unit the schema does not know)');
+}
 
 # report.txt
 my $rep = $r->{report};

@@ -28,6 +28,8 @@ void write_report(FILE *f, const struct run *r);
 void write_folded(FILE *f, const struct run *r);
 /* flame.c: a self-contained SVG flame graph */
 void write_flame(FILE *f, const struct run *r);
+/* speedscope.c: speedscope's JSON file format */
+void write_speedscope(FILE *f, const struct run *r);
 /* perfdata.c: a perf.data file perf 6.1 reads; 0 on success */
 int write_perf_data(const char *path, const struct run *r);
 

@@ -74,6 +74,7 @@ static int write_outputs(const struct options *o, const struct run *r,
 	err |= write_file(o->outdir, "report.txt", write_report, r);
 	err |= write_file(o->outdir, "profile.folded", write_folded, r);
 	err |= write_file(o->outdir, "flame.svg", write_flame, r);
+	err |= write_file(o->outdir, "profile.speedscope.json", write_speedscope, r);
 	char *perf = xasprintf("%s/perf.data", o->outdir);
 	if (write_perf_data(perf, r)) {
 		fprintf(stderr, "stitch: cannot write %s\n", perf);
@@ -85,7 +86,7 @@ static int write_outputs(const struct options *o, const struct run *r,
 	const struct counters *c = r->c;
 	fprintf(o->out, "stitch: %" PRIu64 " samples, %" PRIu64 " stitched, %" PRIu64
 		" missing their user stack; wrote %s/{report.txt,profile.folded,flame.svg,"
-		"perf.data,records.bin}\n", c->samples, c->samples_stitched, c->samples_missing,
+		"perf.data,records.bin,profile.speedscope.json}\n", c->samples, c->samples_stitched, c->samples_missing,
 		o->outdir);
 	perf_hint(o, r);
 	return err ? -1 : 0;

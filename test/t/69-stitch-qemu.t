@@ -1,0 +1,47 @@
+#!/usr/bin/perl
+# End to end: boot Stitch in QEMU with /bin/fib under the profiler in
+# validate mode, stitch the real record stream, and check it the way the
+# synthetic streams are checked. Skips while the kernel does not yet run
+# user programs under the profiler (no samples outside pid 0).
+use strict;
+use warnings;
+no warnings 'portable';
+use FindBin;
+use lib "$FindBin::Bin/../stitch";
+BEGIN { chdir "$FindBin::Bin/../.." or die }
+use Test::More;
+use Cwd 'abs_path';
+use Stream;
+use Check;
+
+my ($kernel, $root) = ('build/kernel/kernel.elf', 'build/userland/root');
+plan skip_all => 'no kernel, ESP or userland built' unless -f $kernel && -f 'build/esp.img' && -d $root;
+
+my $dir = tmpdir();
+system("tools/qemu-run --cmdline 'init=/bin/fib profile.mode=validate profile.hz=1000' "
+       . "--records $dir/records.bin --timeout 90 >$dir/console.txt 2>&1");
+my $r = run_case(-e "$dir/records.bin" ? read_file("$dir/records.bin") : '',
+		 '--symfs', $root, '--kernel', $kernel);
+my @user = grep { $_->{pid} != 0 } @{$r->{script}};
+plan skip_all => 'the kernel took no samples of user programs yet (' . @{$r->{script}} . ' samples in all)'
+	unless @user;
+
+my $c = $r->{counters};
+is($r->{status}, 0, "stitch read the real stream: ${\ scalar @{$r->{script}}} samples");
+is_deeply({ map { $_ => $c->{$_} } qw(truncated bad_size unknown_type bad_callchain bad_stack_copy missing_end) },
+	  { map { $_ => 0 } qw(truncated bad_size unknown_type bad_callchain bad_stack_copy missing_end) },
+	  '... whole and well formed');
+ok($c->{samples_deferred} > 0, "... $c->{samples_deferred} samples with a deferred user stack");
+cmp_ok($c->{samples_missing}, '<=', $c->{lost}, "... none missing its deferred record unless records were lost ($c->{lost})");
+cmp_ok($c->{deferred_orphan}, '<=', $c->{lost}, '... no orphan deferred record unless records were lost');
+ok(grep({ $_->{name} eq 'fib_recursive' } map { @{$_->{frames}} } @user), '... /bin/fib\'s fib_recursive on the user stacks');
+ok($c->{validate_samples} > 0, "validate: $c->{validate_samples} samples compared");
+my ($share) = $r->{report} =~ /(agree on \d+ of \d+ samples \([\d.]+%\), differ on \d+)/;
+ok($share, "... report.txt: $share");
+
+my $out = `perf script -i $r->{dir}/out/perf.data --symfs $root --vmlinux ${\ abs_path($kernel)} 2>&1`;
+my @p = map { stack_names($_) } @{parse_perf_script($out)};
+my @s = map { join ';', map { $_->{name} } grep { !exists $_->{missing} } @{$_->{frames}} } @{$r->{script}};
+is_deeply(\@p, \@s, 'perf script on the written perf.data shows the same stacks');
+
+done_testing();
