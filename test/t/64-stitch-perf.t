@@ -100,5 +100,9 @@ is_deeply(\@p, ['cpu-clock sys_write', 'cpu-clock compare_leaf',
 ($st, $out) = perf($r->{dir}, "report -i $r->{dir}/out/perf.data --stdio @opts");
 like($out, qr/^# Samples: 1\s+of event 'syscall'$/m, '... perf report shows it as the event "syscall"');
 like($out, qr/^# Samples: 2\s+of event 'cpu-clock'$/m, '... apart from the 2 cpu-clock samples');
+like($r->{report}, qr/^== system calls traced: 1 ==\n  capture\s+pid 2\s+syscall 2\s+1$/m,
+     'report.txt counts traced system calls by process and number');
+ok(!grep({ $_->{event} eq 'syscall' } @{parse_perf_script($r->{folded})}) && $r->{folded} !~ /syscall_entry/,
+   '... and keeps them out of the cpu-clock profile (folded)');
 
 done_testing();

@@ -17,8 +17,9 @@
 #define TOP     40
 #define BOTTOM  30
 
+/* After "var W=<WIDTH>,PAD=<PAD>;" (written from the macros above). */
 static const char script[] =
-	"var W=" "1200" ",PAD=10,FW=W-2*PAD;\n"
+	"var FW=W-2*PAD;\n"
 	"function num(e,a){return +e.getAttribute(a);}\n"
 	"function fit(e,w){var n=e.getAttribute('data-n'),c=Math.floor((w-6)/7);\n"
 	"  return c<3?'':n.length<=c?n:n.substr(0,c-2)+'..';}\n"
@@ -124,6 +125,7 @@ void write_flame(FILE *f, const struct run *r)
 	fputs("<style>text{font-family:Verdana,sans-serif;font-size:12px;fill:#000}"
 	      "#frames g{cursor:pointer}#frames g:hover rect{stroke:#000;stroke-width:0.5}"
 	      "#unzoom{cursor:pointer}</style>\n<script><![CDATA[\n", f);
+	fprintf(f, "var W=%d,PAD=%d;\n", WIDTH, PAD);
 	fputs(script, f);
 	fputs("]]></script>\n", f);
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" fill=\"#f4f4ee\"/>\n",

@@ -147,19 +147,31 @@ static void profiles(FILE *f, const struct run *r)
 	free(v);
 }
 
+/* Traced system calls: how many of each number, per process. */
 static void syscalls(FILE *f, const struct run *r)
 {
+	struct hmap seen = { 0 };
 	uint64_t n = 0;
 	for (size_t i = 0; i < r->st->n; i++)
 		n += !in_profile(&r->st->v[i]);
 	if (!n)
 		return;
 	fprintf(f, "\n== system calls traced: %" PRIu64 " ==\n", n);
+	/* One line per (process, number), where the pair first occurs. */
 	for (size_t i = 0; i < r->st->n; i++) {
 		const struct stack *k = &r->st->v[i];
-		if (!in_profile(k))
-			fprintf(f, "  %-16s pid %-6u syscall %u\n", stack_comm(k), k->s->pid, k->s->aux);
+		if (in_profile(k) || hmap_get(&seen, k->proc->index, k->s->aux))
+			continue;
+		hmap_put(&seen, k->proc->index, k->s->aux, (void *)1);
+		uint64_t count = 0;
+		for (size_t j = i; j < r->st->n; j++) {
+			const struct stack *o = &r->st->v[j];
+			count += !in_profile(o) && o->proc == k->proc && o->s->aux == k->s->aux;
+		}
+		fprintf(f, "  %-16s pid %-6u syscall %-4u %10" PRIu64 "\n", stack_comm(k), k->proc->pid,
+			k->s->aux, count);
 	}
+	hmap_free(&seen, NULL);
 }
 
 static void chain_line(FILE *f, const struct run *r, const char *what, struct proc *p,
