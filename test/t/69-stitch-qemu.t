@@ -18,7 +18,7 @@ my ($kernel, $root) = ('build/kernel/kernel.elf', 'build/userland/root');
 plan skip_all => 'no kernel, ESP or userland built' unless -f $kernel && -f 'build/esp.img' && -d $root;
 
 my $dir = tmpdir();
-system("tools/qemu-run --cmdline 'init=/bin/fib profile.mode=validate profile.hz=1000' "
+system("tools/qemu-run --cmdline 'init=/bin/fib init.args=28 profile.mode=validate profile.hz=1000' "
        . "--records $dir/records.bin --timeout 90 >$dir/console.txt 2>&1");
 my $r = run_case(-e "$dir/records.bin" ? read_file("$dir/records.bin") : '',
 		 '--symfs', $root, '--kernel', $kernel);
