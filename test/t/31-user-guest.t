@@ -36,8 +36,14 @@ sub boot {
 	# The console also goes to stdout: keep the guest's TAP out of ours.
 	open(my $stdout, '>&', \*STDOUT) or die "dup stdout: $!";
 	open(STDOUT, '>', '/dev/null') or die "/dev/null: $!";
-	system('tools/qemu-run', '--cmdline', $cmdline, '--timeout', $timeout,
-		'--serial', $log);
+	# The console also goes to qemu-run's stdout: keep it out of our TAP.
+	my $pid = fork() // die "fork: $!";
+	if ($pid == 0) {
+		open(STDOUT, '>', '/dev/null');
+		exec('tools/qemu-run', '--cmdline', $cmdline, '--timeout', $timeout,
+			'--serial', $log) or die "tools/qemu-run: $!";
+	}
+	waitpid($pid, 0);
 	my $status = $? >> 8;
 	open(STDOUT, '>&', $stdout) or die "restore stdout: $!";
 	open(my $f, '<', $log) or return ([], $status);
