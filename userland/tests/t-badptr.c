@@ -29,11 +29,7 @@ static void add_bad(const char *what, uintptr_t addr)
 	nbad++;
 }
 
-/*
- * The address list. "straddle" pointers sit 2 bytes before the end of a
- * mapping, so that every object of 4 bytes or more crosses into unmapped
- * memory or out of the user range.
- */
+/* Two pages, the second unmapped: the hole that "straddles" runs into. */
 static char *two;
 
 /*
@@ -50,6 +46,11 @@ static void fill_before_the_ends(void)
 	memset((char *)(STITCH_USER_TOP - 2), 'x', 2);
 }
 
+/*
+ * The address list. "straddle" pointers sit 2 bytes before the end of a
+ * mapping, so that every object of 4 bytes or more crosses into unmapped
+ * memory or out of the user range.
+ */
 static void make_bad_pointers(void)
 {
 	char *gone;
