@@ -104,6 +104,14 @@ is_deeply([@{$r->{counters}}{qw(samples_stitched samples_missing deferred_duplic
 $r = case(proc(2, 'capture', 1), usample(10, 2, 7, $fib));
 is_deeply(addrs($r->{script}[0]), [$fib->{chain}[0], 'missing'], 'user-mode sample, record lost: the ip, then the marker');
 
+# Samples without any callchain: the ip stands for the stack, as in perf.
+$r = case(proc(2, 'capture', 1), rec_sample(time => 10, pid => 2, flags => SAMPLE_USER, ip => $fib->{chain}[0]),
+	  rec_sample(time => 11, pid => 2, ip => $nmi[0]));
+is_deeply([map { addrs($_) } @{$r->{script}}], [[$fib->{chain}[0]], [$nmi[0]]],
+	  'samples with no callchain: their ip, user or kernel by the sample\'s flags');
+is_deeply([map { $_->{frames}[0]{name} } @{$r->{script}}], ['fib', 'nmi_handler'], '... symbolized as such');
+is($r->{counters}{samples_ip_only}, 2, '... and counted');
+
 # Samples of pid 0 that no REC_COMM named belong to the kernel itself.
 $r = case(rec_sample(time => 10, pid => 0, ips => [PERF_CONTEXT_KERNEL, @nmi]));
 is($r->{script}[0]{comm}, 'kernel', 'pid 0 without a REC_COMM is named "kernel"');

@@ -27,6 +27,7 @@
 	X(after_end,          "records after REC_END") \
 	X(lost,               "records the kernel dropped (sum of REC_LOST)") \
 	X(samples,            "samples") \
+	X(samples_ip_only,    "samples without a callchain: their ip stands for the stack") \
 	X(samples_deferred,   "samples whose callchain ends with USER_DEFERRED") \
 	X(samples_stitched,   "samples given the user callchain of their deferred record") \
 	X(samples_missing,    "samples whose deferred record never arrived") \

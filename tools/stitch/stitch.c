@@ -157,6 +157,20 @@ static void from_copy(struct stack *k, struct symbols *sy, uint32_t max, struct 
 	}
 }
 
+/* A sample without any callchain still says where it was, as perf shows it. */
+static void ip_only(struct stack *k, struct counters *c)
+{
+	c->samples_ip_only++;
+	if (k->s->flags & SAMPLE_USER) {
+		k->uips = &k->s->ip;
+		k->nu = 1;
+		k->user = USER_INLINE;
+	} else {
+		k->kips = &k->s->ip;
+		k->nk = 1;
+	}
+}
+
 void stitch_run(struct stitch *st, const struct stream *s, struct procs *procs,
 		struct symbols *sy, struct counters *c)
 {
@@ -194,6 +208,8 @@ void stitch_run(struct stitch *st, const struct stream *s, struct procs *procs,
 			stitch_one(k, &cookies, cookie, c);
 		if (smp->copy)
 			from_copy(k, sy, max, c);
+		if (!k->nk && !k->nu && k->user != USER_MISSING)
+			ip_only(k, c);
 	}
 	for (size_t i = 0; i < nall; i++)
 		c->deferred_orphan += !all[i].used && all[i].d->cookie;
