@@ -28,6 +28,9 @@ static void test_read_whole_file(void)
 	CHECK_EQ(close(fd), 0);
 	CHECK_ERRNO(close(fd), EBADF);
 	CHECK_ERRNO(read(fd, buf, 1), EBADF);
+	CHECK_EQ(stat(HELLO, &st), 0);	/* the glue's stat, by open + fstat */
+	CHECK_EQ(st.st_size, HELLO_LEN);
+	CHECK_ERRNO(stat("/data/no-such-file", &st), ENOENT);
 }
 
 static void test_lseek(void)
