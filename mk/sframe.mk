@@ -27,7 +27,7 @@ SFRAME_TOOL_CFLAGS := $(HOST_CFLAGS) -Wconversion -iquote sframe
 SFRAME_HOST_OBJS := $(SFRAME_SRCS:sframe/%.c=$(SFRAME_DIR)/host/%.o)
 
 # The kernel's code-generation flags: proves the library is freestanding
-# (test 25 checks these objects reference no symbol outside themselves).
+# (test 26 checks these objects reference no symbol outside themselves).
 SFRAME_KERNEL_CFLAGS := -std=c11 -O2 $(WARN) -Wconversion -ffreestanding \
 	-fno-pic -mcmodel=kernel -mno-red-zone -mgeneral-regs-only \
 	-fno-stack-protector -nostdinc -isystem $(shell $(HOST_CC) -print-file-name=include)
@@ -138,7 +138,7 @@ TEST_PREREQS += $(SFRAME_TDIR)/malformed
 # build/sframe/fuzz/crash-*.
 SFRAME_FUZZ := $(SFRAME_DIR)/fuzz/fuzz_sframe
 SFRAME_FUZZ_RUN = mkdir -p $(SFRAME_DIR)/fuzz/corpus && $(SFRAME_FUZZ) \
-	-artifact_prefix=$(SFRAME_DIR)/fuzz/ -timeout=10 -rss_limit_mb=1024 \
+	-artifact_prefix=$(SFRAME_DIR)/fuzz/ -timeout=10 -rss_limit_mb=2048 \
 	-print_final_stats=1
 
 $(SFRAME_FUZZ): test/sframe/fuzz_sframe.c $(SFRAME_SRCS) $(SFRAME_HDRS)
