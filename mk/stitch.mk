@@ -11,11 +11,14 @@
 #   STITCH_TOOL           build/bin/stitch
 #   stitch-report         the target `make run` ends with
 
-# linux-perf reads the perf.data we write (tests); chromium renders flame.svg;
-# python3-jsonschema checks profile.speedscope.json against speedscope's schema.
+# linux-perf reads the perf.data we write (the command make run prints, and
+# the tests). Only the tests need a browser to render flame.svg and a JSON
+# schema validator for profile.speedscope.json: `make test` installs them.
 PACKAGES += libelf-dev libdw-dev linux-perf
 STITCH_TEST_PACKAGES := chromium python3-jsonschema
+ifneq ($(filter test,$(MAKECMDGOALS)),)
 PACKAGES += $(STITCH_TEST_PACKAGES)
+endif
 
 STITCH_DIR  := $(BUILD)/stitch
 STITCH_TOOL := $(BIN)/stitch
