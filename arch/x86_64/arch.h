@@ -77,6 +77,20 @@ unsigned arch_cpu_id(void);
 /* The TSC and the CPU index in one instruction where RDTSCP exists. */
 uint64_t arch_tsc_cpu(unsigned *cpu);
 
+/* CPUs that run kernel code (the kernel starts no APs: 1). */
+unsigned arch_ncpus(void);
+
+/* Sampling NMIs (arch/x86_64/pmu.c): hz per second on this CPU, each
+ * calling sample_nmi(). arch_sampling_source() names the source that
+ * arch_sampling_start() will use. */
+const char *arch_sampling_source(void);
+void arch_sampling_start(unsigned hz);
+void arch_sampling_stop(void);
+
+/* The record channel (arch/x86_64/channel.c): bytes out to the host. */
+void arch_channel_init(void);
+void arch_channel_write(const void *buf, uint64_t n);
+
 /* Time: the TSC, calibrated against the PIT at boot. */
 extern uint64_t tsc_hz;
 uint64_t tsc_to_ns(uint64_t ticks);

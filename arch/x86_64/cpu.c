@@ -62,3 +62,8 @@ unsigned arch_cpu_id(void)
 	arch_tsc_cpu(&cpu);
 	return cpu;
 }
+
+unsigned arch_ncpus(void)
+{
+	return 1; /* no AP is started: only the BSP runs */
+}

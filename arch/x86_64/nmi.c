@@ -1,0 +1,25 @@
+/*
+ * NMI dispatch (the entry is nmientry.S): the handler set with
+ * trap_set_handler(VEC_NMI, fn) runs, or the NMI is counted as ignored.
+ * Every NMI is counted, and the TSC cycles spent in its handler.
+ */
+#include "arch/x86_64/arch.h"
+#include "arch/x86_64/trap.h"
+#include "kern/stats.h"
+
+void nmi_dispatch(struct trap_frame *tf);
+
+void nmi_dispatch(struct trap_frame *tf)
+{
+	uint64_t t0 = rdtsc();
+	trap_handler_t fn = trap_handler(VEC_NMI);
+
+	stat_inc(STAT_NMI_COUNT);
+	if (fn)
+		fn(tf);
+	else
+		stat_inc(STAT_NMI_IGNORED);
+	uint64_t dt = rdtsc() - t0;
+	stat_add(STAT_NMI_CYCLES_TOTAL, dt);
+	stat_max(STAT_NMI_CYCLES_MAX, dt);
+}

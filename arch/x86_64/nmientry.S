@@ -1,0 +1,72 @@
+/*
+ * The NMI entry: its own path, not trap_entry's.
+ *
+ * The IDT gate runs it on IST1, a stack of its own, so it starts on a good
+ * stack even when the NMI hit the first instructions of the syscall entry
+ * (user rsp still loaded). It does no swapgs and calls nothing that reads
+ * GS: the GS base may be the user's or the kernel's depending on where the
+ * NMI landed, and nothing here needs to know (arch_cpu_id reads
+ * TSC_AUX). Nor does its exit run return-to-user work: an NMI is no
+ * return path; the sampler asks for work with a self-IPI instead.
+ *
+ * Nesting: the CPU blocks further NMIs from delivery until the next IRET.
+ * That IRET must be this path's: if an exception inside the handler
+ * returned with IRET, NMIs would be unblocked while this frame is live on
+ * IST1, and the next NMI would start again at the top of IST1, on top of
+ * it. So the handler takes no exception: it reads memory only after a
+ * bounds check (kern/kunwind.c) and uses no debug breakpoints. An NMI that
+ * arrives during this exit, before or at its IRET, stays pending and is
+ * delivered right after the IRET, with the interrupted context (not this
+ * code) as its frame: back-to-back, never nested.
+ *
+ * The frame is a struct trap_frame (vector 2, error 0) so handlers set
+ * with trap_set_handler(VEC_NMI, fn) see the same layout as every trap.
+ * No CFI: the kernel unwinder recognises nmi_exit, the return address of
+ * the call, and reads the interrupted context from the frame.
+ */
+#include "arch/x86_64/trap.h"
+
+	.text
+	.globl nmi_entry
+	.p2align 4
+nmi_entry:
+	pushq $0
+	pushq $VEC_NMI
+	pushq %rax
+	pushq %rbx
+	pushq %rcx
+	pushq %rdx
+	pushq %rsi
+	pushq %rdi
+	pushq %rbp
+	pushq %r8
+	pushq %r9
+	pushq %r10
+	pushq %r11
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	cld
+	movq %rsp, %rdi
+	call nmi_dispatch
+
+	.globl nmi_exit
+nmi_exit:
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %r11
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rbp
+	popq %rdi
+	popq %rsi
+	popq %rdx
+	popq %rcx
+	popq %rbx
+	popq %rax
+	addq $16, %rsp /* vector and error code */
+	iretq

@@ -1,0 +1,260 @@
+#include "kern/record.h"
+#include "arch/x86_64/arch.h"
+#include "kern/kernel.h"
+#include "kern/mm.h"
+#include "kern/pmm.h"
+#include "kern/ringbuf.h"
+#include "kern/stats.h"
+#include "kern/string.h"
+#include "stitch/syscall.h"
+
+struct cpu_rings {
+	struct ringbuf nmi;
+	struct ringbuf normal;
+};
+
+static struct cpu_rings rings[ARCH_MAX_CPUS];
+static unsigned ncpus;
+static bool ready;
+
+static int draining;           /* one drainer at a time */
+static bool started, ended;
+static uint64_t records_out;   /* records written to the channel */
+static uint8_t drain_buf[RECORD_MAX];
+
+static void *alloc_ring(uint64_t bytes)
+{
+	uint64_t pa = pmm_alloc_pages(bytes / PAGE_SIZE);
+	return pa ? p2v(pa) : NULL;
+}
+
+static bool power_of_two_pages(uint64_t n)
+{
+	return n >= PAGE_SIZE && (n & (n - 1)) == 0;
+}
+
+int record_init(uint64_t nmi_bytes, uint64_t normal_bytes)
+{
+	assert(!ready && power_of_two_pages(nmi_bytes) &&
+	       power_of_two_pages(normal_bytes));
+	ncpus = MIN(arch_ncpus(), ARCH_MAX_CPUS);
+	for (unsigned c = 0; c < ncpus; c++) {
+		void *a = alloc_ring(nmi_bytes), *b = alloc_ring(normal_bytes);
+		if (!a || !b)
+			return -STITCH_ENOMEM; /* boot-time, once: not worth freeing */
+		ring_init(&rings[c].nmi, a, nmi_bytes);
+		ring_init(&rings[c].normal, b, normal_bytes);
+	}
+	ready = true;
+	return 0;
+}
+
+bool record_ready(void)
+{
+	return ready;
+}
+
+uint64_t record_time(void)
+{
+	return rdtsc();
+}
+
+static bool valid_size(uint32_t size)
+{
+	return size % 8 == 0 && size >= 16 && size <= RECORD_MAX;
+}
+
+static int put(struct ringbuf *r, uint32_t type, void *rec, uint32_t size)
+{
+	struct rec_header *h = rec;
+	h->type = type;
+	h->size = size;
+	if (ring_write(r, rec, size))
+		return 0;
+	stat_inc(STAT_RECORDS_LOST);
+	return -1;
+}
+
+int record_write(uint32_t type, void *rec, uint32_t size)
+{
+	assert(valid_size(size));
+	if (!ready)
+		return -1; /* no stream (kernel tests, early boot): no loss */
+	/* Interrupts off: nothing else on this CPU writes the normal ring
+	 * while we do (the NMI writes only its own). */
+	irqflags_t f = irq_save();
+	int err = put(&rings[arch_cpu_id()].normal, type, rec, size);
+	irq_restore(f);
+	return err;
+}
+
+int record_write_nmi(uint32_t type, void *rec, uint32_t size)
+{
+	unsigned cpu = arch_cpu_id();
+	/* No assert here: a panic in NMI context would print over whatever
+	 * the interrupted code was printing; a bad size is a drop. */
+	if (!ready)
+		return -1;
+	if (cpu >= ncpus || !valid_size(size)) {
+		stat_inc(STAT_RECORDS_LOST);
+		return -1;
+	}
+	return put(&rings[cpu].nmi, type, rec, size);
+}
+
+int record_comm(uint32_t pid, uint32_t tid, uint32_t ppid, const char *name)
+{
+	struct rec_comm r = { .time = record_time(), .pid = pid, .tid = tid,
+			      .ppid = ppid };
+	strlcpy(r.name, name, sizeof r.name);
+	return record_write(REC_COMM, &r, sizeof r);
+}
+
+int record_exit(uint32_t pid, uint32_t tid, int32_t status)
+{
+	struct rec_exit r = { .time = record_time(), .pid = pid, .tid = tid,
+			      .status = status };
+	return record_write(REC_EXIT, &r, sizeof r);
+}
+
+int record_mmap(uint32_t pid, uint32_t tid, uint64_t start, uint64_t len,
+		uint64_t pgoff, uint32_t flags, const uint8_t *build_id,
+		uint32_t build_id_size, const char *path)
+{
+	struct {
+		struct rec_mmap m;
+		char path[256];
+	} r;
+	size_t plen = strnlen(path, sizeof r.path - 1);
+	uint32_t size = (uint32_t)ROUND_UP(sizeof r.m + plen + 1, 8);
+
+	memset(&r, 0, sizeof r);
+	r.m.time = record_time();
+	r.m.pid = pid;
+	r.m.tid = tid;
+	r.m.start = start;
+	r.m.len = len;
+	r.m.pgoff = pgoff;
+	r.m.flags = flags;
+	r.m.build_id_size = MIN(build_id_size, sizeof r.m.build_id);
+	memcpy(r.m.build_id, build_id, r.m.build_id_size);
+	memcpy(r.path, path, plen);
+	return record_write(REC_MMAP, &r, size);
+}
+
+static void emit(const void *rec, uint32_t size)
+{
+	arch_channel_write(rec, size);
+	records_out++;
+	stat_inc(STAT_RECORDS_DRAINED);
+	stat_add(STAT_BYTES_DRAINED, size);
+}
+
+/* The header and time stamp of a ring's next record; false if empty. */
+static bool next_of(const struct ringbuf *r, struct rec_header *h, uint64_t *time)
+{
+	if (ring_used(r) < sizeof *h + sizeof *time)
+		return false;
+	ring_peek(r, 0, h, sizeof *h);
+	ring_peek(r, sizeof *h, time, sizeof *time);
+	return true;
+}
+
+/* One record from r to the channel. */
+static uint32_t move_one(struct ringbuf *r, const struct rec_header *h)
+{
+	ring_peek(r, 0, drain_buf, h->size);
+	ring_consume(r, h->size);
+	emit(drain_buf, h->size);
+	return h->size;
+}
+
+static void report_lost(unsigned cpu, struct cpu_rings *cr)
+{
+	uint64_t n = ring_take_lost(&cr->nmi) + ring_take_lost(&cr->normal);
+	if (n) {
+		struct rec_lost l = { { REC_LOST, sizeof l }, cpu, 0, n };
+		emit(&l, sizeof l);
+	}
+}
+
+/* This CPU's two rings, oldest record first. */
+static uint64_t drain_cpu(unsigned cpu, uint64_t max_bytes)
+{
+	struct cpu_rings *cr = &rings[cpu];
+	uint64_t done = 0;
+
+	while (done < max_bytes) {
+		struct rec_header ha, hb;
+		uint64_t ta, tb;
+		bool a = next_of(&cr->nmi, &ha, &ta);
+		bool b = next_of(&cr->normal, &hb, &tb);
+		if (!a && !b)
+			break;
+		if (a && (!b || ta <= tb))
+			done += move_one(&cr->nmi, &ha);
+		else
+			done += move_one(&cr->normal, &hb);
+	}
+	report_lost(cpu, cr);
+	return done;
+}
+
+uint64_t record_drain(uint64_t max_bytes)
+{
+	uint64_t done = 0;
+	if (!ready || !started || ended)
+		return 0;
+	if (__atomic_exchange_n(&draining, 1, __ATOMIC_ACQUIRE))
+		return 0;
+	for (unsigned c = 0; c < ncpus && done < max_bytes; c++)
+		done += drain_cpu(c, max_bytes - done);
+	__atomic_store_n(&draining, 0, __ATOMIC_RELEASE);
+	return done;
+}
+
+void record_stream_begin(uint32_t mode, uint32_t sample_hz, uint32_t max_frames)
+{
+	struct rec_stream s = {
+		.h = { REC_STREAM, sizeof s },
+		.magic = REC_STREAM_MAGIC,
+		.version = REC_STREAM_VERSION,
+		.ncpus = ncpus,
+		.tsc_hz = tsc_hz,
+		.mode = mode,
+		.sample_hz = sample_hz,
+		.max_frames = max_frames,
+	};
+	assert(ready && !started);
+	arch_channel_init();
+	emit(&s, sizeof s);
+	started = true;
+}
+
+bool record_stream_started(void)
+{
+	return started;
+}
+
+void record_stream_end(void)
+{
+	static struct {
+		struct rec_stats s;
+		struct rec_stat stat[STAT_COUNT];
+	} st;
+	if (!started || ended)
+		return;
+	/* A drain the shutdown interrupted is abandoned: its record is
+	 * half written, so the stream cannot be finished cleanly. */
+	if (__atomic_exchange_n(&draining, 1, __ATOMIC_ACQUIRE))
+		return;
+	for (unsigned c = 0; c < ncpus; c++)
+		drain_cpu(c, RECORD_DRAIN_ALL);
+	st.s.h = (struct rec_header){ REC_STATS, sizeof st };
+	st.s.count = STAT_COUNT;
+	stats_fill(st.stat);
+	emit(&st, sizeof st);
+	struct rec_end e = { { REC_END, sizeof e }, record_time(), records_out };
+	emit(&e, sizeof e);
+	ended = true;
+}

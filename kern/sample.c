@@ -1,0 +1,123 @@
+#include "kern/sample.h"
+#include "arch/x86_64/arch.h"
+#include "kern/kernel.h"
+#include "kern/kunwind.h"
+#include "kern/mm.h"
+#include "kern/pmm.h"
+#include "kern/record.h"
+#include "kern/stats.h"
+#include "stitch/syscall.h"
+
+/*
+ * Each CPU builds its samples in two buffers of its own: one for the NMI
+ * handler (NMIs do not nest, so one is enough) and one for normal context
+ * with interrupts disabled. The NMI never touches the second.
+ */
+static uint8_t *nmi_buf[ARCH_MAX_CPUS], *normal_buf[ARCH_MAX_CPUS];
+static unsigned ncpus;
+static bool armed;
+static uint64_t clock_period; /* ns per NMI */
+
+static uint8_t *alloc_buf(void)
+{
+	uint64_t pa = pmm_alloc_pages(RECORD_MAX / PAGE_SIZE);
+	return pa ? p2v(pa) : NULL;
+}
+
+int sample_init(void)
+{
+	ncpus = MIN(arch_ncpus(), ARCH_MAX_CPUS);
+	for (unsigned c = 0; c < ncpus; c++)
+		if (!(nmi_buf[c] = alloc_buf()) || !(normal_buf[c] = alloc_buf()))
+			return -STITCH_ENOMEM;
+	return 0;
+}
+
+void sample_enable(uint64_t period_ns)
+{
+	clock_period = period_ns;
+	__atomic_store_n(&armed, true, __ATOMIC_RELEASE);
+}
+
+void sample_disable(void)
+{
+	__atomic_store_n(&armed, false, __ATOMIC_RELEASE);
+}
+
+bool sample_push(struct sample_ctx *ctx, uint64_t entry)
+{
+	if (ctx->len + sizeof entry > ctx->cap)
+		return false;
+	ctx->rec->ips[ctx->rec->nr++] = entry;
+	ctx->len += sizeof entry;
+	return true;
+}
+
+/* The fixed part of a sample. pid and tid stay 0 until the process code
+ * says who runs (kern/task.h: current). */
+static void begin(struct sample_ctx *ctx, uint8_t *buf, unsigned cpu,
+		  uint64_t time, uint16_t event, uint32_t aux, uint64_t period)
+{
+	struct rec_sample *s = (struct rec_sample *)buf;
+	*s = (struct rec_sample){ .time = time, .cpu = cpu, .event = event,
+				  .period = period, .aux = aux };
+	*ctx = (struct sample_ctx){ .cpu = cpu, .rec = s,
+				    .len = sizeof *s, .cap = RECORD_MAX };
+}
+
+/* PERF_CONTEXT_KERNEL and n kernel frames already in ips[1 ..]. */
+static void add_kernel_chain(struct sample_ctx *ctx, int n)
+{
+	ctx->rec->ips[0] = PERF_CONTEXT_KERNEL;
+	ctx->rec->nr = 1 + n;
+	ctx->len += (1 + n) * sizeof(uint64_t);
+	stat_add(STAT_KERNEL_FRAMES, n);
+}
+
+void sample_nmi(const struct sample_regs *regs)
+{
+	struct sample_ctx ctx;
+	unsigned cpu;
+	uint64_t now = arch_tsc_cpu(&cpu);
+
+	if (!__atomic_load_n(&armed, __ATOMIC_ACQUIRE) || cpu >= ncpus) {
+		stat_inc(STAT_NMI_IGNORED);
+		return;
+	}
+	begin(&ctx, nmi_buf[cpu], cpu, now, SAMPLE_EVENT_CPU_CLOCK, 0, clock_period);
+	ctx.regs = regs;
+	ctx.nmi = true;
+	ctx.rec->ip = regs->r[REC_REG_IP];
+	if (regs->user) {
+		ctx.rec->flags |= SAMPLE_USER;
+	} else {
+		int n = kunwind_from(regs->r[REC_REG_IP], regs->r[REC_REG_SP],
+				     regs->r[REC_REG_BP], ctx.rec->ips + 1,
+				     KUNWIND_MAX_FRAMES);
+		add_kernel_chain(&ctx, n);
+	}
+	sample_user_callchain(&ctx);
+	if (record_write_nmi(REC_SAMPLE, ctx.rec, ctx.len) == 0)
+		stat_inc(STAT_SAMPLES);
+	else
+		stat_inc(STAT_SAMPLES_LOST);
+}
+
+int sample_software(uint16_t event, uint32_t aux, uint64_t period)
+{
+	struct sample_ctx ctx;
+	unsigned cpu;
+
+	if (!record_ready())
+		return -1;
+	irqflags_t f = irq_save(); /* this CPU's normal buffer is ours */
+	uint64_t now = arch_tsc_cpu(&cpu);
+	begin(&ctx, normal_buf[cpu], cpu, now, event, aux, period);
+	int n = kunwind_here(KUNWIND_CALLER, ctx.rec->ips + 1, KUNWIND_MAX_FRAMES);
+	add_kernel_chain(&ctx, n);
+	ctx.rec->ip = n ? ctx.rec->ips[1] : 0;
+	sample_user_callchain(&ctx);
+	int err = record_write(REC_SAMPLE, ctx.rec, ctx.len);
+	irq_restore(f);
+	return err;
+}

@@ -1,0 +1,76 @@
+/*
+ * The profiler's counters: per CPU, incremented without locks from any
+ * context (NMI included), summed by name into REC_STATS at the end of a run
+ * and printed on the console at shutdown.
+ *
+ * Some are incremented by the deferred unwinder (deferred_*, unwinds_*,
+ * frames_unwound, unwind_*, sframe_*); they are all defined here so that
+ * every stream carries the same set of names.
+ */
+#ifndef KERN_STATS_H
+#define KERN_STATS_H
+
+#include <stdint.h>
+
+#include "stitch/records.h"
+
+/* X(id, "name", how): how is SUM (totals add up across CPUs) or MAX. */
+#define STATS_LIST(X)                                                         \
+	X(NMI_COUNT, "nmi_count", SUM)             /* NMIs taken */           \
+	X(NMI_IGNORED, "nmi_ignored", SUM)         /* NMIs with no handler */ \
+	X(SAMPLES, "samples", SUM)                 /* samples written */      \
+	X(SAMPLES_LOST, "samples_lost", SUM)       /* samples dropped, ring full */ \
+	X(KERNEL_FRAMES, "kernel_frames", SUM)     /* kernel callchain entries */ \
+	X(DEFERRED_REQUESTS, "deferred_requests", SUM)                        \
+	X(UNWINDS_RUN, "unwinds_run", SUM)                                    \
+	X(REQUESTS_COALESCED, "requests_coalesced", SUM)                      \
+	X(FRAMES_UNWOUND, "frames_unwound", SUM)   /* user frames, deferred */ \
+	X(UNWIND_PAGE_FAULTS, "unwind_page_faults", SUM)                      \
+	X(UNWIND_STOP_END, "unwind_stop_end", SUM) /* enum unwind_stop order */ \
+	X(UNWIND_STOP_MAX_FRAMES, "unwind_stop_max_frames", SUM)              \
+	X(UNWIND_STOP_FAULT, "unwind_stop_fault", SUM)                        \
+	X(UNWIND_STOP_NO_INFO, "unwind_stop_no_info", SUM)                    \
+	X(UNWIND_STOP_BAD_SFRAME, "unwind_stop_bad_sframe", SUM)              \
+	X(UNWIND_STOP_BAD_FRAME, "unwind_stop_bad_frame", SUM)                \
+	X(UNWIND_STOP_TASK_EXITED, "unwind_stop_task_exited", SUM)            \
+	X(SFRAME_REGISTERED, "sframe_registered", SUM)                        \
+	X(SFRAME_DROPPED, "sframe_dropped", SUM)                              \
+	X(RECORDS_LOST, "records_lost", SUM)       /* any record dropped */   \
+	X(RECORDS_DRAINED, "records_drained", SUM) /* to the channel */       \
+	X(BYTES_DRAINED, "bytes_drained", SUM)                                \
+	X(NMI_CYCLES_TOTAL, "nmi_cycles_total", SUM) /* TSC, in the handler */ \
+	X(NMI_CYCLES_MAX, "nmi_cycles_max", MAX)                              \
+	X(UNWIND_CYCLES_TOTAL, "unwind_cycles_total", SUM) /* deferred */     \
+	X(UNWIND_CYCLES_MAX, "unwind_cycles_max", MAX)
+
+#define STATS_ENUM(id, name, how) STAT_##id,
+enum stat { STATS_LIST(STATS_ENUM) STAT_COUNT };
+#undef STATS_ENUM
+
+_Static_assert(STAT_UNWIND_STOP_TASK_EXITED - STAT_UNWIND_STOP_END ==
+		       UNWIND_STOP_TASK_EXITED - UNWIND_STOP_END &&
+	       UNWIND_STOP_TASK_EXITED + 1 == UNWIND_STOP_COUNT,
+	       "one unwind_stop_* counter per enum unwind_stop");
+
+/* This CPU's counter += n / = max(counter, v). Any context. */
+void stat_add(enum stat s, uint64_t n);
+void stat_max(enum stat s, uint64_t v);
+static inline void stat_inc(enum stat s) { stat_add(s, 1); }
+
+/* The counter of a deferred unwind's stop reason. */
+static inline void stat_unwind_stop(enum unwind_stop why)
+{
+	if (why < UNWIND_STOP_COUNT)
+		stat_inc((enum stat)(STAT_UNWIND_STOP_END + why));
+}
+
+/* All CPUs: the sum, or the maximum for *_max counters. */
+uint64_t stat_total(enum stat s);
+const char *stat_name(enum stat s);
+
+/* Fills out[0 .. STAT_COUNT-1] with every counter's name and total. */
+void stats_fill(struct rec_stat *out);
+/* One line per counter on the console. */
+void stats_print(void);
+
+#endif
