@@ -10,6 +10,7 @@
 #include "kern/memmap.h"
 #include "kern/mm.h"
 #include "kern/pmm.h"
+#include "kern/profile.h"
 #include "kern/string.h"
 #include "kern/task.h"
 #include "kern/vm.h"
@@ -70,7 +71,10 @@ void kmain(uint64_t boot_info_phys)
 
 	/* Tasks, SYSCALL, SMEP/SMAP: the process tests need them too. */
 	proc_init();
+	/* Kernel tests own the LAPIC timer: sampling waits for a test that
+	 * asks for it (the record stream is set up either way). */
 	const char *prefix = ktest_prefix();
+	profile_init(!prefix);
 	if (prefix)
 		arch_shutdown(ktest_run(prefix) == 0);
 	const char *init = cmdline_get(&boot_args, "init");

@@ -14,6 +14,7 @@ enum {
 	REG_ICR_LO = 0x300,
 	REG_ICR_HI = 0x310,
 	REG_LVT_TIMER = 0x320,
+	REG_LVT_PMC = 0x340,
 	REG_LVT_LINT0 = 0x350,
 	REG_LVT_LINT1 = 0x360,
 	REG_LVT_ERROR = 0x370,
@@ -143,6 +144,13 @@ void lapic_timer_stop(void)
 {
 	wr(REG_LVT_TIMER, LVT_MASKED);
 	wr(REG_TIMER_INIT, 0);
+}
+
+/* The performance-counter LVT: NMI delivery, or masked. The CPU sets the
+ * mask bit when it delivers a counter overflow, so the handler re-arms. */
+void lapic_pmc_nmi(bool on)
+{
+	wr(REG_LVT_PMC, on ? LVT_DELIVERY_NMI : LVT_MASKED);
 }
 
 uint32_t lapic_timer_count(void)

@@ -7,6 +7,7 @@
 #ifndef ARCH_X86_64_LAPIC_H
 #define ARCH_X86_64_LAPIC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Pass as `vector` to the timer functions to deliver an NMI instead. */
@@ -27,5 +28,8 @@ void lapic_timer_oneshot(uint64_t ns, unsigned vector);
 void lapic_timer_periodic(uint64_t ns, unsigned vector);
 void lapic_timer_stop(void);
 uint32_t lapic_timer_count(void); /* current count, counts down */
+
+/* Counter-overflow interrupts (LVT PMC) as NMIs, or masked. */
+void lapic_pmc_nmi(bool on);
 
 #endif

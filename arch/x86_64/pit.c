@@ -2,6 +2,7 @@
 #include "arch/x86_64/ioapic.h"
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/x86.h"
+#include "kern/profile.h"
 #include "kern/sched.h"
 
 enum {
@@ -24,6 +25,7 @@ static void tick(struct trap_frame *tf)
 	(void)tf;
 	ticks++;
 	sched_tick();
+	profile_tick(); /* drain some records, outside NMI context */
 }
 
 void pit_tick_init(void)

@@ -17,6 +17,7 @@ struct idt_gate {
 } __attribute__((packed));
 
 extern const char trap_stubs[]; /* trapentry.S: 16 bytes per vector */
+extern const char nmi_entry[];  /* nmientry.S */
 
 static struct idt_gate idt[256];
 static trap_handler_t handlers[256];
@@ -39,9 +40,9 @@ const char *trap_name(uint64_t vector)
 	return "interrupt";
 }
 
-static void set_gate(int v, int ist)
+static void set_gate(int v, const void *entry, int ist)
 {
-	uint64_t off = (uint64_t)&trap_stubs[16 * v];
+	uint64_t off = (uint64_t)entry;
 	idt[v] = (struct idt_gate){
 		.off_lo = off & 0xffff, .selector = SEG_KCODE, .ist = ist,
 		.type = 0x8e, .off_mid = (off >> 16) & 0xffff, .off_hi = off >> 32,
@@ -51,10 +52,12 @@ static void set_gate(int v, int ist)
 void trap_init(void)
 {
 	for (int v = 0; v < 256; v++)
-		set_gate(v, 0);
-	set_gate(VEC_NMI, IST_NMI);
-	set_gate(VEC_DF, IST_DF);
-	set_gate(VEC_MC, IST_MC);
+		set_gate(v, &trap_stubs[16 * v], 0);
+	/* The NMI has its own entry (nmientry.S): no swapgs, no return-to-user
+	 * work; it still calls the handler set for VEC_NMI. */
+	set_gate(VEC_NMI, nmi_entry, IST_NMI);
+	set_gate(VEC_DF, &trap_stubs[16 * VEC_DF], IST_DF);
+	set_gate(VEC_MC, &trap_stubs[16 * VEC_MC], IST_MC);
 
 	struct {
 		uint16_t limit;
@@ -66,6 +69,11 @@ void trap_init(void)
 void trap_set_handler(int vector, trap_handler_t fn)
 {
 	handlers[vector] = fn;
+}
+
+trap_handler_t trap_handler(int vector)
+{
+	return handlers[vector];
 }
 
 void trap_dump(const struct trap_frame *tf)

@@ -47,6 +47,7 @@ void trap_init(void);
 /* Installs (or, with NULL, removes) the handler of a vector. Device
  * vectors (>= 32) are acknowledged at the LAPIC before the handler runs. */
 void trap_set_handler(int vector, trap_handler_t fn);
+trap_handler_t trap_handler(int vector); /* the one set, or NULL */
 void trap_dispatch(struct trap_frame *tf);
 /* Register dump of tf on the console. */
 void trap_dump(const struct trap_frame *tf);
