@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+# The NMI sampler end to end: boots `ktest=sample_busy profile.busy=MS
+# profile.hz=HZ` at 1000 and 20000 Hz (kern/sample_test.c spins with
+# interrupts disabled in sample_busy_leaf <- sample_busy_mid <-
+# sample_busy_top <- ktest_fn_sample_busy_loop) and reads the record stream
+# QEMU wrote from COM2:
+#   - REC_STREAM first (magic, version, hz, mode), REC_END last, its record
+#     count right, nothing after it; the kernel's REC_MMAP carries the ELF's
+#     build ID and text address;
+#   - every sample is a kernel CPU_CLOCK sample with period 1e9/hz whose
+#     callchain, symbolized with nm, is exactly the busy-loop chain down to
+#     kmain and _start; a few (at most 1% + 5) land around the loop, in
+#     the test's start and stop code (the first run of new code is slow
+#     under TCG): they must still unwind through the test to kmain;
+#   - the rate: the median gap between samples is 1/hz within 10% (the
+#     LAPIC timer is calibrated against the PIT to ~1%), and there are no
+#     more samples than hz x duration + 5%. There may be fewer: QEMU's
+#     timer thread delivers late when the shared host is busy, and NMIs
+#     that pile up while one is pending merge into one (measured 33-100% of
+#     the programmed count under load), so the lower bound is only 10%;
+#   - REC_STATS: samples equals the REC_SAMPLE count, samples +
+#     samples_lost + nmi_ignored equals nmi_count, records_lost equals the
+#     REC_LOST total, kernel_frames equals the callchain entries,
+#     records_drained equals the records before REC_STATS.
+# OVMF prints its boot messages on every serial port, COM2 included: the
+# stream starts at its REC_STREAM record, after that text.
+import os
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+
+os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+ELF = 'build/kernel/kernel.elf'
+
+REC_STREAM, REC_MMAP, REC_SAMPLE, REC_LOST, REC_STATS, REC_END = 1, 3, 4, 7, 8, 9
+MAGIC = 0x5352484354495453
+PERF_CONTEXT_KERNEL = (1 << 64) - 128
+MMAP_KERNEL = 1
+MODE_SFRAME = 1
+SIGNATURE = struct.pack('<IIQ', REC_STREAM, 48, MAGIC)
+
+n = 0
+
+
+def tap(ok, name):
+    global n
+    n += 1
+    print(('ok' if ok else 'not ok') + ' %d - %s' % (n, name))
+    return ok
+
+
+def diag(msg):
+    for line in str(msg).splitlines():
+        print('# ' + line)
+
+
+class Symbols:
+    """Function symbols of the kernel ELF: address -> name."""
+
+    def __init__(self, elf):
+        out = subprocess.run(['nm', '-nS', elf], capture_output=True,
+                             text=True, check=True).stdout
+        self.syms = []  # (start, end or None, name), sorted
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) == 4 and f[2] in 'tT':
+                start = int(f[0], 16)
+                self.syms.append((start, start + int(f[1], 16), f[3]))
+            elif len(f) == 3 and f[1] in 'tT':
+                start = int(f[0], 16)
+                # Two names at one address: keep the one that is no
+                # linker-script marker (_start, not __text_start).
+                if self.syms and self.syms[-1][0] == start and f[2].startswith('__'):
+                    continue
+                if self.syms and self.syms[-1][0] == start:
+                    self.syms.pop()
+                self.syms.append((start, None, f[2]))
+        self.addr = {name: start for start, _, name in self.syms}
+
+    def name(self, addr):
+        lo, hi = 0, len(self.syms)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.syms[mid][0] <= addr:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo == 0:
+            return None
+        start, end, name = self.syms[lo - 1]
+        if end is not None and addr >= end:
+            return None
+        return name
+
+
+def build_id(elf):
+    out = subprocess.run(['readelf', '-n', elf], capture_output=True,
+                         text=True, check=True).stdout
+    for line in out.splitlines():
+        if 'Build ID:' in line:
+            return bytes.fromhex(line.split()[-1])
+    return None
+
+
+def records(data):
+    """(type, body) of every record from the REC_STREAM signature on."""
+    start = data.find(SIGNATURE)
+    if start < 0:
+        return None, []
+    out, off = [], start
+    while off + 8 <= len(data):
+        typ, size = struct.unpack_from('<II', data, off)
+        if size < 8 or size % 8 or off + size > len(data):
+            break
+        out.append((typ, data[off:off + size]))
+        off += size
+    return start, out
+
+
+def sample_fields(b):
+    time, cpu, pid, tid, event, flags, ip, period, aux, nr = \
+        struct.unpack_from('<QIIIHHQQII', b, 8)
+    ips = struct.unpack_from('<%dQ' % nr, b, 56)
+    return dict(time=time, event=event, flags=flags, ip=ip, period=period,
+                ips=ips)
+
+
+def chain_names(sym, ips):
+    """Symbolize a kernel chain: ips[0] is the interrupted pc, the others
+    return addresses (looked up at addr - 1, inside the call)."""
+    return [sym.name(a if i == 0 else a - 1) for i, a in enumerate(ips)]
+
+
+BUSY = ['sample_busy_leaf', 'sample_busy_mid', 'sample_busy_top',
+        'ktest_fn_sample_busy_loop']
+
+
+def check_run(hz, ms, sym, bid):
+    with tempfile.TemporaryDirectory() as tmp:
+        rec = os.path.join(tmp, 'records.bin')
+        p = subprocess.run(['tools/qemu-run', '--timeout', '180', '--records', rec,
+                            '--cmdline', 'ktest=sample_busy profile.busy=%d profile.hz=%d'
+                            % (ms, hz)],
+                           capture_output=True, text=True, errors='replace')
+        log = p.stdout.replace('\r', '') + p.stderr
+        data = open(rec, 'rb').read() if os.path.exists(rec) else b''
+    tag = '%d Hz:' % hz
+    ok = tap(p.returncode == 0 and '\nok 1 sample_busy_loop' in log,
+             tag + ' the kernel test ran and passed (qemu-run exit %d)' % p.returncode)
+    if not ok:
+        diag(log[-3000:])
+    skipped, recs = records(data)
+    if not tap(skipped is not None and len(recs) > 2,
+               tag + ' the record file holds a stream (%d bytes of firmware text before it)'
+               % (skipped or 0)):
+        return
+    types = [t for t, _ in recs]
+
+    # Stream header and end.
+    magic, version, ncpus, tsc_hz, mode, shz, max_frames = \
+        struct.unpack_from('<QIIQIII', recs[0][1], 8)
+    tap(types[0] == REC_STREAM and magic == MAGIC and version == 1 and ncpus == 1
+        and mode == MODE_SFRAME and shz == hz and max_frames == 128 and tsc_hz > 0,
+        tag + ' REC_STREAM first: magic, version 1, 1 cpu, mode sframe, %d Hz' % hz)
+    end_count = struct.unpack_from('<Q', recs[-1][1], 16)[0] if types[-1] == REC_END else -1
+    tap(types[-1] == REC_END and types.count(REC_END) == 1 and end_count == len(recs) - 1,
+        tag + ' REC_END last, counting the %d records before it' % (len(recs) - 1))
+
+    # The kernel mapping.
+    mm = [b for t, b in recs if t == REC_MMAP]
+    kmap = None
+    for b in mm:
+        time, pid, tid, start, length, pgoff, flags, idsize = \
+            struct.unpack_from('<QIIQQQII', b, 8)
+        if flags & MMAP_KERNEL:
+            kmap = (start, length, b[56:56 + idsize], b[80:].split(b'\0')[0])
+    tap(kmap is not None and kmap[0] == sym.addr['_start'] and kmap[2] == bid,
+        tag + ' REC_MMAP of the kernel: text at _start, the ELF\'s build ID')
+
+    # Samples and their callchains.
+    samples = [sample_fields(b) for t, b in recs if t == REC_SAMPLE]
+    period = 1000000000 // hz
+    tap(samples and all(s['event'] == 0 and s['flags'] == 0 and s['period'] == period
+                        and len(s['ips']) >= 2 and s['ips'][0] == PERF_CONTEXT_KERNEL
+                        and s['ips'][1] == s['ip'] for s in samples),
+        tag + ' %d samples: kernel CPU_CLOCK, period %d ns, ips = KERNEL, ip, ...'
+        % (len(samples), period))
+    busy, edge, bad = 0, 0, []
+    for s in samples:
+        names = chain_names(sym, s['ips'][1:])
+        tail_ok = len(names) >= 2 and names[-2:] == ['kmain', '_start'] and None not in names
+        if names[:4] == BUSY and tail_ok:
+            busy += 1
+        elif tail_ok and 'ktest_fn_sample_busy_loop' in names:
+            edge += 1
+            diag('at the loop\'s edge: %s' % ' <- '.join(names))
+        else:
+            bad.append(names)
+    tap(not bad and busy > 0 and edge <= 5 + len(samples) // 100,
+        tag + ' every callchain is %s ... kmain, _start (%d), or the test\'s own'
+        ' code around the loop (%d)' % (' <- '.join(BUSY), busy, edge))
+    for names in bad[:5]:
+        diag('unexpected chain: %s' % names)
+    times = sorted(s['time'] for s in samples)
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    med = statistics.median(gaps) / tsc_hz * 1e9 if gaps else 0
+    expected = hz * ms / 1000
+    tap(abs(med - period) <= period * 0.10,
+        tag + ' median gap between samples %.0f ns, period %d ns (10%%)' % (med, period))
+    tap(0.1 * expected <= len(samples) <= 1.05 * expected,
+        tag + ' %d samples for %d expected (%d Hz x %d ms): %.0f%%'
+        % (len(samples), expected, hz, ms, 100.0 * len(samples) / expected))
+
+    # Counters.
+    st = [b for t, b in recs if t == REC_STATS]
+    if not tap(len(st) == 1 and types[-2] == REC_STATS, tag + ' REC_STATS just before REC_END'):
+        return
+    count = struct.unpack_from('<I', st[0], 8)[0]
+    stats = {}
+    for i in range(count):
+        name, value = struct.unpack_from('<32sQ', st[0], 16 + 40 * i)
+        stats[name.split(b'\0')[0].decode()] = value
+    lost = sum(struct.unpack_from('<Q', b, 16)[0] for t, b in recs if t == REC_LOST)
+    frames = sum(len(s['ips']) - 1 for s in samples)
+    diag('stats: ' + ' '.join('%s=%d' % kv for kv in stats.items()))
+    tap(stats.get('samples') == len(samples), tag + ' stats: samples = REC_SAMPLE records')
+    tap(stats.get('samples', 0) + stats.get('samples_lost', 0) + stats.get('nmi_ignored', 0)
+        == stats.get('nmi_count', -1), tag + ' stats: samples + samples_lost + nmi_ignored = nmi_count')
+    tap(stats.get('records_lost') == lost, tag + ' stats: records_lost = REC_LOST total (%d)' % lost)
+    tap(stats.get('kernel_frames') == frames, tag + ' stats: kernel_frames = callchain entries')
+    tap(stats.get('records_drained') == len(recs) - 2,
+        tag + ' stats: records_drained = records before REC_STATS')
+    tap(0 < stats.get('nmi_cycles_max', 0) <= stats.get('nmi_cycles_total', 0),
+        tag + ' stats: NMI handler cycles, max %d, mean %d'
+        % (stats.get('nmi_cycles_max', 0),
+           stats.get('nmi_cycles_total', 0) // max(1, stats.get('nmi_count', 1))))
+    names = ['nmi_count', 'samples', 'deferred_requests', 'unwinds_run', 'requests_coalesced',
+             'frames_unwound', 'unwind_page_faults', 'sframe_registered', 'sframe_dropped',
+             'records_lost', 'nmi_cycles_total', 'nmi_cycles_max', 'unwind_cycles_total',
+             'unwind_cycles_max'] + ['unwind_stop_' + r for r in
+                                     ('end', 'max_frames', 'fault', 'no_info', 'bad_sframe',
+                                      'bad_frame', 'task_exited')]
+    missing = [x for x in names if x not in stats]
+    tap(not missing, tag + ' REC_STATS names every counter of the issue' +
+        (' (missing %s)' % missing if missing else ''))
+
+
+def main():
+    sym = Symbols(ELF)
+    bid = build_id(ELF)
+    for hz, ms in ((1000, 1000), (20000, 500)):
+        check_run(hz, ms, sym, bid)
+    print('1..%d' % n)
+
+
+main()
