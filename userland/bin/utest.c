@@ -6,7 +6,7 @@
  * serial console.
  *
  * With arguments, runs only the tests whose names start with one of them
- * (init.args=t-io t-fault).
+ * (init.args=t-io,t-fault: the kernel splits init.args at commas).
  */
 #include <errno.h>
 #include <stdio.h>
