@@ -118,6 +118,11 @@ is($r->{script}[0]{comm}, 'kernel', 'pid 0 without a REC_COMM is named "kernel"'
 $r = case(rec_sample(time => 10, pid => 9, ips => [PERF_CONTEXT_KERNEL, @nmi]));
 is($r->{script}[0]{comm}, ':9', 'another pid without a REC_COMM is named ":<pid>", as perf does');
 
+# A deferred record stamped after its task's REC_EXIT (task-exited unwind).
+$r = case(proc(5, 'late', 1), usample(10, 5, 1, $sort), rec_exit(time => 12, pid => 5),
+	  deferred(13, 5, 1, $sort, stop => 6));
+is($r->{counters}{samples_stitched}, 1, 'deferred record after the task\'s exit: still its own');
+
 # Damaged deferred information.
 $r = case(proc(2, 'capture', 1), usample(10, 2, 0, $sort), deferred(11, 2, 0, $sort));
 is($r->{counters}{cookie_zero}, 2, 'cookie 0 (never valid) counted in sample and record');

@@ -46,7 +46,10 @@ struct proc *proc_at(struct procs *p, uint32_t pid, uint64_t time)
 		if (q->pid == pid && (!q->exited || time <= q->t_exit))
 			return q;
 	}
-	return current(p, pid); /* after the last exit: a new, unnamed one */
+	/* After the last life's exit: a late record of that life (a deferred
+	 * unwind of a task that exited); a new life starts with a REC_COMM. */
+	struct proc *q = latest(p, pid);
+	return q ? q : proc_new(p, pid);
 }
 
 void proc_add_map(struct proc *p, struct mmap_rec *m)
