@@ -10,6 +10,7 @@
 #include "kern/task.h"
 #include "kern/uvm.h"
 #include "kern/vm.h"
+#include "stitch/syscall.h"
 
 #define PF_PRESENT (1u << 0) /* a protection fault, not a missing page */
 #define PF_WRITE   (1u << 1)
@@ -38,15 +39,15 @@ bool uaccess_fixup(struct trap_frame *tf)
 }
 
 /* A missing page of the current process, in a region that allows the
- * access: map it. */
-static bool demand_page(uint64_t addr, uint64_t error)
+ * access: map it. 0, -EFAULT or -ENOMEM. */
+static int demand_page(uint64_t addr, uint64_t error)
 {
 	struct task *t = current;
 	if (!t->mm || addr >= USER_END || (error & (PF_PRESENT | PF_RSVD)))
-		return false;
+		return -STITCH_EFAULT;
 	unsigned access = (error & PF_WRITE ? VM_WRITE : 0) |
 			  (error & PF_INSTR ? VM_EXEC : 0);
-	return uvm_fault(t->mm, addr, access) == 0;
+	return uvm_fault(t->mm, addr, access);
 }
 
 static __attribute__((noreturn)) void kernel_oops(struct trap_frame *tf)
@@ -61,14 +62,17 @@ static void page_fault(struct trap_frame *tf)
 	if (addr < USER_END)
 		current->page_faults++;
 	if (trap_from_user(tf)) {
-		if (!demand_page(addr, tf->error))
+		int err = demand_page(addr, tf->error);
+		if (err == -STITCH_ENOMEM)
+			task_kill(current, SIGKILL, "out of memory", tf->rip, addr);
+		else if (err)
 			task_kill(current, SIGSEGV, "page fault", tf->rip, addr);
 		return;
 	}
 	/* Kernel mode: only the user-access helpers may touch user pages. */
 	if (uaccess_insn(tf->rip)) {
 		current->kernel_page_faults++;
-		if (!demand_page(addr, tf->error))
+		if (demand_page(addr, tf->error))
 			uaccess_fixup(tf);
 		return;
 	}
