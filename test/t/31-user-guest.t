@@ -33,9 +33,6 @@ sub boot {
 	my ($cmdline, $timeout) = @_;
 	my $log = "$dir/console.txt";
 	unlink $log;
-	# The console also goes to stdout: keep the guest's TAP out of ours.
-	open(my $stdout, '>&', \*STDOUT) or die "dup stdout: $!";
-	open(STDOUT, '>', '/dev/null') or die "/dev/null: $!";
 	# The console also goes to qemu-run's stdout: keep it out of our TAP.
 	my $pid = fork() // die "fork: $!";
 	if ($pid == 0) {
@@ -45,7 +42,6 @@ sub boot {
 	}
 	waitpid($pid, 0);
 	my $status = $? >> 8;
-	open(STDOUT, '>&', $stdout) or die "restore stdout: $!";
 	open(my $f, '<', $log) or return ([], $status);
 	my @lines = map { s/\r//gr } <$f>;
 	chomp @lines;
