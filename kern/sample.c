@@ -6,6 +6,7 @@
 #include "kern/pmm.h"
 #include "kern/record.h"
 #include "kern/stats.h"
+#include "kern/task.h"
 #include "stitch/syscall.h"
 
 /*
@@ -53,14 +54,19 @@ bool sample_push(struct sample_ctx *ctx, uint64_t entry)
 	return true;
 }
 
-/* The fixed part of a sample. pid and tid stay 0 until the process code
- * says who runs (kern/task.h: current). */
+/* The fixed part of a sample. `current` is a plain pointer (no GS), to a
+ * task that outlives the NMI: safe to read here; the idle task is pid 0. */
 static void begin(struct sample_ctx *ctx, uint8_t *buf, unsigned cpu,
 		  uint64_t time, uint16_t event, uint32_t aux, uint64_t period)
 {
 	struct rec_sample *s = (struct rec_sample *)buf;
+	const struct task *t = current;
 	*s = (struct rec_sample){ .time = time, .cpu = cpu, .event = event,
 				  .period = period, .aux = aux };
+	if (t) {
+		s->pid = (uint32_t)t->pid;
+		s->tid = (uint32_t)t->tid;
+	}
 	*ctx = (struct sample_ctx){ .cpu = cpu, .rec = s,
 				    .len = sizeof *s, .cap = RECORD_MAX };
 }

@@ -12,14 +12,16 @@
  * profile.busy=MS [profile.hz=N]` spins for MS milliseconds in
  * sample_busy_leaf <- sample_busy_mid <- sample_busy_top <- this test, with
  * interrupts disabled, so that no tick and no drain runs: every NMI lands
- * in these functions, and the ring must hold the whole run. The host test
- * checks the records.
+ * in these functions, and the ring must hold the whole run. Then one
+ * software-event sample from sample_busy_software. The host test checks
+ * the records.
  */
 static volatile uint64_t sink;
 
 __attribute__((noipa)) void sample_busy_leaf(uint64_t end);
 __attribute__((noipa)) void sample_busy_mid(uint64_t end);
 __attribute__((noipa)) void sample_busy_top(uint64_t end);
+__attribute__((noipa)) int sample_busy_software(void);
 
 void sample_busy_leaf(uint64_t end)
 {
@@ -38,6 +40,15 @@ void sample_busy_top(uint64_t end)
 {
 	sample_busy_mid(end);
 	sink++;
+}
+
+/* A software event (the system-call tracer's kind) from a known caller:
+ * its callchain starts at the return address into this function. */
+__attribute__((noipa)) int sample_busy_software(void)
+{
+	int err = sample_software(SAMPLE_EVENT_SYSCALL, 0x5a17, 1);
+	sink++;
+	return err;
 }
 
 KTEST(sample_busy_loop)
@@ -60,6 +71,7 @@ KTEST(sample_busy_loop)
 	profile_stop();
 	irq_restore(f);
 	KASSERT_EQ(t, err, 0);
+	KEXPECT_EQ(t, sample_busy_software(), 0);
 	nmis = stat_total(STAT_NMI_COUNT) - nmis;
 	kprintf("# sample_busy_loop: %lu NMIs in %ld ms at %u Hz\n", nmis, ms, c.hz);
 	KEXPECT(t, c.mode == MODE_NONE ? nmis == 0 : nmis > 0);

@@ -7,7 +7,10 @@
 #   - REC_STREAM first (magic, version, hz, mode), REC_END last, its record
 #     count right, nothing after it; the kernel's REC_MMAP carries the ELF's
 #     build ID and text address;
-#   - every sample is a kernel CPU_CLOCK sample with period 1e9/hz whose
+#   - one software-event sample (SYSCALL, as the tracer makes them) whose
+#     chain starts at the return address into its caller, unwound from the
+#     current frame without fake registers (seed 001);
+#   - every other sample is a kernel CPU_CLOCK sample with period 1e9/hz whose
 #     callchain, symbolized with nm, is exactly the busy-loop chain down to
 #     kmain and _start; a few (at most 1% + 5) land around the loop, in
 #     the test's start and stop code (the first run of new code is slow
@@ -124,7 +127,7 @@ def sample_fields(b):
         struct.unpack_from('<QIIIHHQQII', b, 8)
     ips = struct.unpack_from('<%dQ' % nr, b, 56)
     return dict(time=time, event=event, flags=flags, ip=ip, period=period,
-                ips=ips)
+                aux=aux, ips=ips)
 
 
 def chain_names(sym, ips):
@@ -179,8 +182,19 @@ def check_run(hz, ms, sym, bid):
     tap(kmap is not None and kmap[0] == sym.addr['_start'] and kmap[2] == bid,
         tag + ' REC_MMAP of the kernel: text at _start, the ELF\'s build ID')
 
+    # The software event: one SYSCALL sample, its chain starting in its
+    # caller (the return address into sample_busy_software), no fake regs.
+    allsamples = [sample_fields(b) for t, b in recs if t == REC_SAMPLE]
+    sw = [s for s in allsamples if s['event'] == 1]
+    samples = [s for s in allsamples if s['event'] != 1]
+    swn = [sym.name(a - 1) for a in sw[0]['ips'][1:]] if len(sw) == 1 else []
+    tap(len(sw) == 1 and sw[0]['aux'] == 0x5a17 and sw[0]['period'] == 1
+        and sw[0]['ips'][0] == PERF_CONTEXT_KERNEL and sw[0]['ip'] == sw[0]['ips'][1]
+        and swn[:2] == ['sample_busy_software', 'ktest_fn_sample_busy_loop']
+        and swn[-2:] == ['kmain', '_start'],
+        tag + ' one software-event sample, chain from its caller: %s' % ' <- '.join(map(str, swn)))
+
     # Samples and their callchains.
-    samples = [sample_fields(b) for t, b in recs if t == REC_SAMPLE]
     period = 1000000000 // hz
     tap(samples and all(s['event'] == 0 and s['flags'] == 0 and s['period'] == period
                         and len(s['ips']) >= 2 and s['ips'][0] == PERF_CONTEXT_KERNEL
@@ -229,6 +243,7 @@ def check_run(hz, ms, sym, bid):
     tap(stats.get('samples', 0) + stats.get('samples_lost', 0) + stats.get('nmi_ignored', 0)
         == stats.get('nmi_count', -1), tag + ' stats: samples + samples_lost + nmi_ignored = nmi_count')
     tap(stats.get('records_lost') == lost, tag + ' stats: records_lost = REC_LOST total (%d)' % lost)
+    frames += sum(len(s['ips']) - 1 for s in sw)
     tap(stats.get('kernel_frames') == frames, tag + ' stats: kernel_frames = callchain entries')
     tap(stats.get('records_drained') == len(recs) - 2,
         tag + ' stats: records_drained = records before REC_STATS')
