@@ -112,6 +112,21 @@ $r = run_case(stream(rec_stream(), @ksample), '--kernel', kernel_elf());
 is($r->{script}[0]{frames}[0]{name}, 'sys_write', 'no kernel REC_MMAP: --kernel placed at its link address');
 like($r->{summary}, qr/--vmlinux \S*kernel\.elf/, '... and the perf command printed names it');
 
+# Build ids: the stream's must match the file's, or the file is not used.
+my $st = load_snaps(build_dir() . '/snaps-static.txt');
+my ($exe) = grep { $_->{path} =~ /capture-static/ } @{$st->{maps}};
+my ($hex) = `readelf -n ${\ symfs()}/bin/capture-static` =~ /Build ID: ([0-9a-f]+)/;
+for ([pack('H*', $hex), 'compare_leaf', 0, 'the right build id in REC_MMAP: the file is used'],
+     ["\x11" x 20, '[unknown]', 1, 'a wrong build id: the file is not used, the mismatch counted']) {
+	my ($id, $name, $mismatch, $what) = @$_;
+	$r = run_case(stream(rec_stream(mode => MODE_FP), rec_comm(pid => 2, name => 'x'),
+			     rec_mmap(pid => 2, start => $exe->{start}, len => $exe->{end} - $exe->{start},
+				      pgoff => $exe->{pgoff}, path => '/bin/capture-static', build_id => $id),
+			     rec_sample(pid => 2, ips => [PERF_CONTEXT_USER, $st->{snaps}[0]{chain}[0]])),
+		      '--symfs', symfs());
+	is("$r->{script}[0]{frames}[0]{name} $r->{counters}{build_id_mismatch}", "$name $mismatch", $what);
+}
+
 # Addresses nobody mapped, files nobody has.
 $r = run_case(stream(rec_stream(mode => MODE_FP), rec_comm(pid => 2, name => 'x'),
 		     rec_mmap(pid => 2, start => 0x400000, len => 0x1000, path => '/bin/nothere'),

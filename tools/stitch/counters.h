@@ -43,7 +43,8 @@
 	X(validate_agree,     "validate: samples where both chains are identical") \
 	X(validate_disagree,  "validate: samples where the chains differ") \
 	X(perf_too_long,      "samples too deep for a perf.data record, left out of perf.data") \
-	X(missing_files,      "mapped files not found under --symfs") \
+	X(build_id_mismatch,  "mapped files whose build id is not the stream's: not used") \
+	X(missing_files,      "mapped files not found under --symfs, or not usable") \
 	X(frames,             "distinct addresses symbolized") \
 	X(frames_unmapped,    "distinct addresses outside every known mapping") \
 	X(frames_no_symbol,   "distinct addresses in a mapping but without a symbol")

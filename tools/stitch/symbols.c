@@ -1,5 +1,6 @@
 #include "symbols.h"
 
+#include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
@@ -31,34 +32,56 @@ char *symbols_host_path(const struct symbols *sy, const struct proc *p,
 /*
  * Where the file's vaddr 0 ended up: the mapping says that `start` holds
  * file offset `pgoff`; the PT_LOAD containing that offset says which vaddr
- * that is. Executables (ET_EXEC) are never moved.
+ * that is. Executables (ET_EXEC) are never moved. Returns 0 if the file
+ * cannot be what was mapped.
  */
-static int load_bias(int fd, const struct mmap_rec *m, GElf_Addr *bias)
+static int load_bias(Elf *elf, const struct mmap_rec *m, GElf_Addr *bias)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	GElf_Ehdr eh;
 	size_t n;
-	int ok = 0;
 	*bias = 0;
-	if (!elf || !gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &n))
-		goto out;
-	ok = 1;
+	if (!gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &n))
+		return 0;
 	if (eh.e_type != ET_DYN)
-		goto out;
+		return 1;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
 		if (m->pgoff >= ph.p_offset && m->pgoff - ph.p_offset < ph.p_filesz) {
 			*bias = m->start - (ph.p_vaddr + (m->pgoff - ph.p_offset));
-			goto out;
+			return 1;
 		}
 	}
-	ok = 0; /* no segment holds pgoff: the file is not what was mapped */
-out:
+	return 0; /* no segment holds pgoff */
+}
+
+/* A file whose build id is not the one the guest mapped would name every
+ * frame wrongly: better none (perf refuses it too). */
+static int same_build(Elf *elf, const struct mmap_rec *m)
+{
+	const void *id;
+	ssize_t n = m->build_id_size ? dwelf_elf_gnu_build_id(elf, &id) : 0;
+	return !m->build_id_size ||
+	       (n == (ssize_t)m->build_id_size && !memcmp(id, m->build_id, m->build_id_size));
+}
+
+/* Open the host file of a mapping; check it and say where it goes. */
+static int open_mapped(struct symbols *sy, const char *host, const struct mmap_rec *m,
+		       GElf_Addr *bias)
+{
+	int fd = open(host, O_RDONLY), ok = 0;
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	if (elf && !(ok = same_build(elf, m)))
+		sy->c->build_id_mismatch++;
+	ok = ok && load_bias(elf, m, bias);
 	if (elf)
 		elf_end(elf);
-	return ok;
+	if (!ok && fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 /* Was the same file already reported at the same place? */
@@ -76,11 +99,9 @@ static Dwfl_Module *report_map(struct symbols *sy, struct proc *p,
 			       const struct mmap_rec *m)
 {
 	char *host = symbols_host_path(sy, p, m);
-	int fd = open(host, O_RDONLY);
 	GElf_Addr bias;
-	Dwfl_Module *mod = NULL;
-	if (fd >= 0 && load_bias(fd, m, &bias))
-		mod = dwfl_report_elf(p->dwfl, m->path, host, fd, bias, true);
+	int fd = open_mapped(sy, host, m, &bias);
+	Dwfl_Module *mod = fd >= 0 ? dwfl_report_elf(p->dwfl, m->path, host, fd, bias, true) : NULL;
 	if (!mod) {
 		sy->c->missing_files++;
 		if (fd >= 0)
