@@ -33,7 +33,13 @@ trap_entry:
 	testb $3, 24(%rsp)
 	jz 1f
 	swapgs
-1:	pushq %rax
+1:	/* An interrupt gate keeps RFLAGS.AC: ring 3 (or a user-access helper
+	 * that was interrupted) may have left it set, which would open SMAP
+	 * for this whole trap. iretq restores the caller's AC. */
+	testb $1, uaccess_smap(%rip)
+	jz 2f
+	clac
+2:	pushq %rax
 	pushq %rbx
 	pushq %rcx
 	pushq %rdx
@@ -76,7 +82,7 @@ trap_exit:
 	popq %rax
 	addq $16, %rsp /* vector and error code */
 	testb $3, 8(%rsp) /* to ring 3: the user's GS */
-	jz 2f
+	jz 3f
 	swapgs
-2:	iretq
+3:	iretq
 
