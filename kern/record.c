@@ -248,8 +248,14 @@ void record_stream_end(void)
 	 * half written, so the stream cannot be finished cleanly. */
 	if (__atomic_exchange_n(&draining, 1, __ATOMIC_ACQUIRE))
 		return;
+	uint64_t t0 = rdtsc(), bytes = 0;
 	for (unsigned c = 0; c < ncpus; c++)
-		drain_cpu(c, RECORD_DRAIN_ALL);
+		bytes += drain_cpu(c, RECORD_DRAIN_ALL);
+	uint64_t dt = rdtsc() - t0;
+	/* The channel's throughput, in guest time (docs/SAMPLING.md). */
+	if (bytes >= 4096)
+		kprintf("profile: final drain: %lu bytes in %lu us, %lu KB/s\n",
+			bytes, tsc_to_ns(dt) / 1000, bytes * tsc_hz / dt / 1000);
 	st.s.h = (struct rec_header){ REC_STATS, sizeof st };
 	st.s.count = STAT_COUNT;
 	stats_fill(st.stat);

@@ -77,7 +77,6 @@ static void add_kernel_chain(struct sample_ctx *ctx, int n)
 	ctx->rec->ips[0] = PERF_CONTEXT_KERNEL;
 	ctx->rec->nr = 1 + n;
 	ctx->len += (1 + n) * sizeof(uint64_t);
-	stat_add(STAT_KERNEL_FRAMES, n);
 }
 
 void sample_nmi(const struct sample_regs *regs)
@@ -85,6 +84,7 @@ void sample_nmi(const struct sample_regs *regs)
 	struct sample_ctx ctx;
 	unsigned cpu;
 	uint64_t now = arch_tsc_cpu(&cpu);
+	int n = 0;
 
 	if (!__atomic_load_n(&armed, __ATOMIC_ACQUIRE) || cpu >= ncpus) {
 		stat_inc(STAT_NMI_IGNORED);
@@ -97,16 +97,18 @@ void sample_nmi(const struct sample_regs *regs)
 	if (regs->user) {
 		ctx.rec->flags |= SAMPLE_USER;
 	} else {
-		int n = kunwind_from(regs->r[REC_REG_IP], regs->r[REC_REG_SP],
-				     regs->r[REC_REG_BP], ctx.rec->ips + 1,
-				     KUNWIND_MAX_FRAMES);
+		n = kunwind_from(regs->r[REC_REG_IP], regs->r[REC_REG_SP],
+				 regs->r[REC_REG_BP], ctx.rec->ips + 1,
+				 KUNWIND_MAX_FRAMES);
 		add_kernel_chain(&ctx, n);
 	}
 	sample_user_callchain(&ctx);
-	if (record_write_nmi(REC_SAMPLE, ctx.rec, ctx.len) == 0)
+	if (record_write_nmi(REC_SAMPLE, ctx.rec, ctx.len) == 0) {
 		stat_inc(STAT_SAMPLES);
-	else
+		stat_add(STAT_KERNEL_FRAMES, n);
+	} else {
 		stat_inc(STAT_SAMPLES_LOST);
+	}
 }
 
 int sample_software(uint16_t event, uint32_t aux, uint64_t period)
@@ -124,6 +126,8 @@ int sample_software(uint16_t event, uint32_t aux, uint64_t period)
 	ctx.rec->ip = n ? ctx.rec->ips[1] : 0;
 	sample_user_callchain(&ctx);
 	int err = record_write(REC_SAMPLE, ctx.rec, ctx.len);
+	if (!err)
+		stat_add(STAT_KERNEL_FRAMES, n);
 	irq_restore(f);
 	return err;
 }

@@ -20,7 +20,7 @@
 	X(NMI_IGNORED, "nmi_ignored", SUM)         /* NMIs with no handler */ \
 	X(SAMPLES, "samples", SUM)                 /* samples written */      \
 	X(SAMPLES_LOST, "samples_lost", SUM)       /* samples dropped, ring full */ \
-	X(KERNEL_FRAMES, "kernel_frames", SUM)     /* kernel callchain entries */ \
+	X(KERNEL_FRAMES, "kernel_frames", SUM)     /* kernel frames, samples written */ \
 	X(DEFERRED_REQUESTS, "deferred_requests", SUM)                        \
 	X(UNWINDS_RUN, "unwinds_run", SUM)                                    \
 	X(REQUESTS_COALESCED, "requests_coalesced", SUM)                      \
