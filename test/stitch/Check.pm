@@ -8,7 +8,7 @@ use Exporter 'import';
 
 use Stream;
 
-our @EXPORT = qw(parse_script parse_perf_script counters_of folded_of stack_names run_case);
+our @EXPORT = qw(parse_script parse_perf_script counters_of folded_of stack_names perf_agrees run_case);
 
 # stitch's listing: [{ comm, pid, tid, cpu, time, event, frames => [...] }]
 # where a frame is { addr, name, module, file, line } or { missing => cookie }.
@@ -37,14 +37,35 @@ sub parse_perf_script {
 		if (/^\s*(\S+)\s+(\d+)\s+(?:\[\d+\]\s+)?([\d.]+):\s+(\d+)\s+(\S+):/) {
 			push @s, $cur = { comm => $1, pid => $2, time => $3, period => $4,
 					  event => $5, frames => [] };
-		} elsif (/^\t\s*([0-9a-f]+) (\S+?)(?:\+0x[0-9a-f]+)? \((.*)\)$/) {
-			push @{$cur->{frames}}, { name => $2, dso => $3 };
+		} elsif (/^\t\s*([0-9a-f]+) (\S+?)(?:\+0x([0-9a-f]+))? \((.*)\)$/) {
+			push @{$cur->{frames}}, { name => $2, off => defined $3 ? hex $3 : undef, dso => $4 };
 		}
 	}
 	return \@s;
 }
 
 sub stack_names { my ($s) = @_; join ';', map { $_->{name} } @{$s->{frames}} }
+
+# Does perf's stack (parse_perf_script) show stitch's (parse_script)? Frame
+# for frame the same names, but for one case: a return address just past
+# the end of the calling function (a call to a noreturn function ends it,
+# or asm falls through into a label). perf names the address: the next
+# function at its first byte (+0x0), or [unknown] in the padding between;
+# stitch names the call at addr - 1. Returns (agrees, such frames).
+sub perf_agrees {
+	my ($p, $s) = @_;
+	my @s = grep { !exists $_->{missing} } @{$s->{frames}};
+	my @p = @{$p->{frames}};
+	return (0, 0) unless @p == @s;
+	my $boundary = 0;
+	for my $i (0 .. $#p) {
+		next if $p[$i]{name} eq $s[$i]{name};
+		my $past_end = $p[$i]{name} eq '[unknown]' || (defined $p[$i]{off} && $p[$i]{off} == 0);
+		return (0, $boundary) unless $i > 0 && $past_end && $s[$i]{name} ne '[unknown]';
+		$boundary++;
+	}
+	return (1, $boundary);
+}
 
 # The "== stitch counters ==" and "== run counters ==" sections of report.txt.
 sub counters_of {

@@ -127,6 +127,15 @@ for ([pack('H*', $hex), 'compare_leaf', 0, 'the right build id in REC_MMAP: the 
 	is("$r->{script}[0]{frames}[0]{name} $r->{counters}{build_id_mismatch}", "$name $mismatch", $what);
 }
 
+# A caller entry at a function's first byte with nothing before it (an
+# interrupted ip at the entry of the first function): named by itself.
+$r = run_case(stream(rec_stream(), @ksample[0], rec_mmap(pid => 0, start => $ks->{nmi_handler}, len => 0x1000,
+							  flags => MMAP_KERNEL, path => '/boot/kernel.elf'),
+		     rec_sample(pid => 2, ips => [PERF_CONTEXT_KERNEL, $ks->{do_nmi} + 5, $ks->{nmi_handler}])),
+	      '--symfs', symfs());
+is_deeply([map { $_->{name} } @{$r->{script}[0]{frames}}], ['do_nmi', 'nmi_handler'],
+	  'a caller entry whose addr - 1 has no symbol is looked up at addr');
+
 # Addresses nobody mapped, files nobody has.
 $r = run_case(stream(rec_stream(mode => MODE_FP), rec_comm(pid => 2, name => 'x'),
 		     rec_mmap(pid => 2, start => 0x400000, len => 0x1000, path => '/bin/nothere'),

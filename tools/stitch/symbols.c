@@ -224,13 +224,18 @@ const struct frame *symbols_frame(struct symbols *sy, struct proc *p,
 	f->name = symbols_intern(sy, "[unknown]");
 	/* A return address of 0 would wrap: look it up as it is. */
 	uint64_t pc = caller && addr ? addr - 1 : addr;
-	const struct mmap_rec *m = proc_map(p, pc);
+	const struct mmap_rec *m = proc_map(p, addr);
 	sy->c->frames++;
 	if (!m) {
 		sy->c->frames_unmapped++;
 	} else {
 		f->module = symbols_intern(sy, m->path);
 		lookup(sy, p, f, pc);
+		/* Not every caller entry is a return address: past an interrupt
+		 * frame comes the interrupted ip, maybe a function's first byte,
+		 * whose addr - 1 is padding. Then the address itself is right. */
+		if (!f->known && pc != addr)
+			lookup(sy, p, f, addr);
 		if (!f->known)
 			sy->c->frames_no_symbol++;
 	}

@@ -39,7 +39,9 @@ void symbols_init(struct symbols *sy, struct procs *procs, const char *symfs,
 /*
  * The frame for addr in p (or in the kernel when kernel is set). caller:
  * addr is a return address, so the call instruction is at addr - 1; using
- * it keeps a call that ends a function attributed to that function.
+ * it keeps a call that ends a function attributed to that function (perf
+ * looks up addr itself, and names the next function there). When addr - 1
+ * has no symbol, addr is used: an interrupted ip at a function's entry.
  */
 const struct frame *symbols_frame(struct symbols *sy, struct proc *p,
 				  uint64_t addr, int kernel, int caller);
