@@ -7,10 +7,14 @@ RUN_INIT ?= /bin/demo
 RUN_CMDLINE = init=$(RUN_INIT) profile.mode=$(MODE) profile.hz=$(HZ)
 
 .PHONY: run qemu-gdb
+# The profile is shown even when the program failed; the kernel's verdict
+# is still make's exit status.
 run: all
 	@mkdir -p $(OUT)
-	tools/qemu-run --cmdline "$(RUN_CMDLINE)" --serial $(OUT)/console.txt \
-		--records $(OUT)/records.bin
+	@echo "make run: booting with: $(RUN_CMDLINE)"
+	@tools/qemu-run --cmdline "$(RUN_CMDLINE)" --serial $(OUT)/console.txt \
+		--records $(OUT)/records.bin; status=$$?; \
+	$(MAKE) --no-print-directory stitch-report || status=1; exit $$status
 
 qemu-gdb: all
 	@echo "In another terminal: gdb $(KERNEL_ELF) -ex 'target remote :1234'"
