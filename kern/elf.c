@@ -38,15 +38,21 @@ static bool in_file(uint64_t off, uint64_t len, uint64_t size)
 	return off <= size && len <= size - off;
 }
 
-static bool header_ok(const struct ehdr *e, uint64_t size)
+/* An ELF64 little-endian file whose program headers lie in the file. */
+static bool phdrs_ok(const struct ehdr *e, uint64_t size)
 {
 	return size >= sizeof(*e) && memcmp(e->ident, "\x7f" "ELF", 4) == 0 &&
 	       e->ident[4] == 2 /* 64-bit */ && e->ident[5] == 1 /* LE */ &&
-	       e->ident[6] == 1 && e->type == ET_EXEC &&
-	       e->machine == EM_X86_64 && e->version == 1 &&
-	       e->phentsize == sizeof(struct phdr) && e->phnum > 0 &&
-	       e->phnum <= MAX_PHNUM &&
+	       e->ident[6] == 1 && e->phentsize == sizeof(struct phdr) &&
+	       e->phnum > 0 && e->phnum <= MAX_PHNUM &&
 	       in_file(e->phoff, (uint64_t)e->phnum * sizeof(struct phdr), size);
+}
+
+/* ... and a static x86_64 executable. */
+static bool header_ok(const struct ehdr *e, uint64_t size)
+{
+	return phdrs_ok(e, size) && e->type == ET_EXEC &&
+	       e->machine == EM_X86_64 && e->version == 1;
 }
 
 static int add_load(struct elf_image *img, const struct phdr *p,
@@ -71,9 +77,10 @@ static int add_load(struct elf_image *img, const struct phdr *p,
 	return 0;
 }
 
-/* Finds NT_GNU_BUILD_ID among the notes [off, off + len) of the file. */
-static void find_build_id(struct elf_image *img, const uint8_t *file,
-			  uint64_t off, uint64_t len)
+/* Finds NT_GNU_BUILD_ID among the notes [off, off + len) of the file:
+ * its size, copied to id, or 0. */
+static uint32_t find_build_id(uint8_t *id, const uint8_t *file, uint64_t off,
+			      uint64_t len)
 {
 	uint64_t end = off + len;
 	while (end - off >= 12) {
@@ -82,15 +89,35 @@ static void find_build_id(struct elf_image *img, const uint8_t *file,
 		uint64_t name = off + 12, desc = name + ROUND_UP((uint64_t)n[0], 4);
 		if (n[0] > len || n[1] > len || desc > end ||
 		    ROUND_UP((uint64_t)n[1], 4) > end - desc)
-			return;
+			return 0;
 		if (n[2] == NT_GNU_BUILD_ID && n[0] == 4 &&
 		    memcmp(file + name, "GNU", 4) == 0 && n[1] <= ELF_BUILD_ID_MAX) {
-			memcpy(img->build_id, file + desc, n[1]);
-			img->build_id_size = n[1];
-			return;
+			memcpy(id, file + desc, n[1]);
+			return n[1];
 		}
 		off = desc + ROUND_UP((uint64_t)n[1], 4);
 	}
+	return 0;
+}
+
+uint32_t elf_build_id(const uint8_t *file, uint64_t size,
+		      uint8_t id[ELF_BUILD_ID_MAX])
+{
+	struct ehdr e;
+	if (size < sizeof(e))
+		return 0;
+	memcpy(&e, file, sizeof(e));
+	if (!phdrs_ok(&e, size))
+		return 0;
+	for (int i = 0; i < e.phnum; i++) {
+		struct phdr p;
+		memcpy(&p, file + e.phoff + i * sizeof(p), sizeof(p));
+		uint32_t n;
+		if (p.type == PT_NOTE && in_file(p.offset, p.filesz, size) &&
+		    (n = find_build_id(id, file, p.offset, p.filesz)))
+			return n;
+	}
+	return 0;
 }
 
 /* The index of the executable segment that holds the entry point, or -1. */
@@ -122,8 +149,10 @@ int elf_parse(const uint8_t *file, uint64_t size, struct elf_image *out)
 			int err = add_load(out, &p, file, size);
 			if (err)
 				return err;
-		} else if (p.type == PT_NOTE && in_file(p.offset, p.filesz, size)) {
-			find_build_id(out, file, p.offset, p.filesz);
+		} else if (p.type == PT_NOTE && in_file(p.offset, p.filesz, size) &&
+			   !out->build_id_size) {
+			out->build_id_size = find_build_id(out->build_id, file,
+							   p.offset, p.filesz);
 		} else if (p.type == PT_GNU_SFRAME) {
 			out->sframe_addr = p.vaddr;
 			out->sframe_size = p.memsz;

@@ -38,4 +38,9 @@ struct elf_image {
 /* 0 and *out, or -ENOEXEC. */
 int elf_parse(const uint8_t *file, uint64_t size, struct elf_image *out);
 
+/* The NT_GNU_BUILD_ID of any ELF64 file (a shared object too): its size,
+ * copied to id, or 0 if there is none or the file is no ELF64. */
+uint32_t elf_build_id(const uint8_t *file, uint64_t size,
+		      uint8_t id[ELF_BUILD_ID_MAX]);
+
 #endif

@@ -157,3 +157,17 @@ KTEST(elf_parse_initrd_program)
 	KEXPECT_EQ(t, img.build_id_size, 20);
 	KEXPECT_EQ(t, elf_parse(f.data, 63, &img), -STITCH_ENOEXEC);
 }
+
+/* Any ELF64's build ID, a shared object's too; nothing from junk. */
+KTEST(elf_build_id_any_type)
+{
+	static struct test_elf e;
+	uint8_t id[ELF_BUILD_ID_MAX];
+	make_elf(&e);
+	e.eh.type = 3; /* ET_DYN: no executable, still an ELF */
+	KEXPECT_EQ(t, elf_build_id((const uint8_t *)&e, sizeof(e), id), 20);
+	KEXPECT(t, memcmp(id, e.build_id, 20) == 0);
+	e.eh.phoff = sizeof(e);
+	KEXPECT_EQ(t, elf_build_id((const uint8_t *)&e, sizeof(e), id), 0);
+	KEXPECT_EQ(t, elf_build_id((const uint8_t *)"not an ELF", 10, id), 0);
+}

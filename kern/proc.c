@@ -10,6 +10,7 @@
 #include "kern/kernel.h"
 #include "kern/mm.h"
 #include "kern/pmm.h"
+#include "kern/record.h"
 #include "kern/sched.h"
 #include "kern/string.h"
 #include "kern/task.h"
@@ -31,7 +32,6 @@ void proc_init(void)
 	arch_proc_init();
 	fault_init();
 	clock_init();
-	idle_task.name[0] = '\0';
 	strlcpy(idle_task.name, "idle", sizeof(idle_task.name));
 	idle_task.state = TASK_RUNNABLE;
 	arch_task_init(&idle_task.arch);
@@ -109,6 +109,29 @@ static int setup_task(struct task *t, const struct elf_image *img,
 	return 0;
 }
 
+/* The last component of a path: a process's short name (REC_COMM). */
+static const char *base_name(const char *path)
+{
+	const char *base = path;
+	for (const char *p = path; *p; p++)
+		if (*p == '/' && p[1])
+			base = p + 1;
+	return base;
+}
+
+/* The profiler learns of a new process: its name, and where its program
+ * text is (REC_MMAP, with the initrd path the host finds the ELF by). */
+static void record_start(const struct task *t)
+{
+	const struct uvm *mm = t->mm;
+	char path[INITRD_PATH_MAX + 1];
+	ksnprintf(path, sizeof(path), "/%s", mm->exe_path);
+	record_comm(t->pid, t->tid, t->parent ? t->parent->pid : 0,
+		    base_name(t->name));
+	record_mmap(t->pid, t->tid, mm->text_start, mm->text_end - mm->text_start,
+		    mm->text_pgoff, 0, mm->build_id, mm->build_id_size, path);
+}
+
 int proc_spawn(const char *path, char *const argv[], int argc)
 {
 	struct initrd_file exe;
@@ -143,6 +166,7 @@ int proc_spawn(const char *path, char *const argv[], int argc)
 		for (int fd = 0; fd < 3; fd++)
 			t->files[fd] = file_dup(&console_file);
 	}
+	record_start(t);
 	sched_add(t);
 	return t->pid;
 }
@@ -209,6 +233,7 @@ void task_exit(int wait_status)
 		else
 			c->parent = NULL; /* the kernel will reap it */
 	}
+	record_exit(t->pid, t->tid, wait_status);
 	t->exit_status = wait_status;
 	t->state = TASK_ZOMBIE;
 	if (t->parent)

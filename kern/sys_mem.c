@@ -1,5 +1,9 @@
 /* Memory system calls: the break, mappings, SFrame registration. */
+#include "kern/console.h"
+#include "kern/elf.h"
 #include "kern/file.h"
+#include "kern/mm.h"
+#include "kern/record.h"
 #include "kern/syscall.h"
 #include "kern/task.h"
 #include "kern/uvm.h"
@@ -8,6 +12,19 @@
 long sys_sbrk(const long *arg)
 {
 	return uvm_sbrk(current->mm, arg[0]);
+}
+
+/* An executable file mapping is a load event for the profiler: how the
+ * host learns about a shared object that a user-space loader maps. */
+static void record_exec_mapping(uint64_t at, uint64_t len,
+				const struct initrd_file *ino, uint64_t offset)
+{
+	uint8_t id[ELF_BUILD_ID_MAX];
+	uint32_t id_size = elf_build_id(ino->data, ino->size, id);
+	char path[INITRD_PATH_MAX + 1];
+	ksnprintf(path, sizeof(path), "/%s", ino->name);
+	record_mmap(current->pid, current->tid, at, PAGE_ROUND_UP(len), offset, 0,
+		    id, id_size, path);
 }
 
 /* (hint, len, prot, fd, offset): hint is ignored (docs/USERLAND.md lets
@@ -28,7 +45,10 @@ long sys_mmap(const long *arg)
 			return -STITCH_EBADF;
 		ino = &f->ino;
 	}
-	return uvm_mmap(current->mm, len, vmprot, ino, (uint64_t)offset);
+	long at = uvm_mmap(current->mm, len, vmprot, ino, (uint64_t)offset);
+	if (at >= 0 && ino && (vmprot & VM_EXEC))
+		record_exec_mapping(at, len, ino, offset);
+	return at;
 }
 
 long sys_munmap(const long *arg)
