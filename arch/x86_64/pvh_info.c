@@ -140,6 +140,12 @@ static bool plausible(uint64_t pa, uint64_t size)
 	return pa < PHYS_LIMIT && size <= PHYS_LIMIT - pa;
 }
 
+/* Can [pa, pa + size) be read here, through pvh.S's 0-4 GiB 1:1 map? */
+static bool readable(uint64_t pa, uint64_t size)
+{
+	return pa && pa < PVH_MAPPED && size <= PVH_MAPPED - pa;
+}
+
 /*
  * RAM first, then every other entry carved out of it, so that where the
  * table contradicts itself the reservation wins. Usable RAM shrinks to
@@ -148,7 +154,10 @@ static bool plausible(uint64_t pa, uint64_t size)
 static void add_memmap(struct boot_info *bi, const struct hvm_start_info *si)
 {
 	const struct hvm_memmap_entry *e = (const void *)si->memmap_paddr;
-	uint32_t n = si->version >= 1 && si->memmap_paddr ? si->memmap_entries : 0;
+	uint32_t n = si->memmap_entries;
+
+	if (si->version < 1 || !readable(si->memmap_paddr, (uint64_t)n * sizeof(*e)))
+		return; /* no memory: pmm_init panics */
 
 	for (uint32_t i = 0; i < n; i++)
 		if (e[i].type == E820_RAM && plausible(e[i].addr, e[i].size))
@@ -222,7 +231,7 @@ static void copy_cmdline(struct boot_info *bi, uint64_t pa)
 {
 	const char *s = (const char *)pa;
 	size_t n = 0;
-	if (pa)
+	if (readable(pa, BOOT_CMDLINE_MAX))
 		for (; n < BOOT_CMDLINE_MAX - 1 && s[n]; n++)
 			bi->cmdline[n] = s[n];
 	bi->cmdline[n] = '\0';
@@ -232,8 +241,8 @@ static void copy_cmdline(struct boot_info *bi, uint64_t pa)
 static void add_initrd(struct boot_info *bi, const struct hvm_start_info *si)
 {
 	const struct hvm_modlist_entry *mod = (const void *)si->modlist_paddr;
-	if (si->nr_modules == 0 || !mod || !mod->paddr || !mod->size ||
-	    !plausible(mod->paddr, mod->size))
+	if (si->nr_modules == 0 || !readable(si->modlist_paddr, sizeof(*mod)) ||
+	    !mod->paddr || !mod->size || !plausible(mod->paddr, mod->size))
 		return;
 	bi->initrd_phys = mod->paddr;
 	bi->initrd_size = mod->size;
@@ -243,7 +252,7 @@ static void add_initrd(struct boot_info *bi, const struct hvm_start_info *si)
 
 static void add_rsdp(struct boot_info *bi, const struct hvm_start_info *si)
 {
-	if (si->version < 1 || !si->rsdp_paddr)
+	if (si->version < 1 || !readable(si->rsdp_paddr, 16))
 		return; /* acpi_init says "no valid RSDP" */
 	bi->rsdp_phys = si->rsdp_paddr;
 	/* Revision (byte 15) 2 and up: ACPI 2.0+, an XSDT. */
