@@ -10,10 +10,6 @@
 #include "kern/stats.h"
 #include "kern/string.h"
 
-/* What the tick drains at most. COM2 moves about 550 KB/s under TCG, so
- * 4 KiB is about 7 ms of a 10 ms tick, and about 3 400 samples a second
- * (docs/SAMPLING.md): enough for 1000 Hz, and a bound on the tick. */
-#define TICK_DRAIN_BYTES 4096
 #define NORMAL_RING_BYTES (256u << 10)
 
 struct profile_config profile;
@@ -124,7 +120,7 @@ void profile_init(bool sample)
 		return;
 	}
 	if (c.mode == MODE_NONE)
-		kprintf("profile: mode none: no sampling; records go to COM2\n");
+		kprintf("profile: mode none: no sampling; records still written\n");
 	else if (sample)
 		profile_start(&c);
 }
@@ -141,7 +137,9 @@ void profile_finish(void)
 	stats_print();
 }
 
+/* What the tick drains at most depends on the channel: a bound on the
+ * tick, and enough for the sampling rate (docs/SAMPLING.md). */
 void profile_tick(void)
 {
-	record_drain(TICK_DRAIN_BYTES);
+	record_drain(arch_channel_tick_bytes());
 }

@@ -22,6 +22,16 @@ static bool started, ended;
 static uint64_t records_out;   /* records written to the channel */
 static uint8_t drain_buf[RECORD_MAX];
 
+/* Records dropped (full ring, full channel) and not yet in a REC_LOST. */
+static uint64_t unreported[ARCH_MAX_CPUS];
+/* The channel refused a record: it refuses all but the final ones now. */
+static bool channel_full;
+
+struct stats_rec {
+	struct rec_stats s;
+	struct rec_stat stat[STAT_COUNT];
+};
+
 static void *alloc_ring(uint64_t bytes)
 {
 	uint64_t pa = pmm_alloc_pages(bytes / PAGE_SIZE);
@@ -142,12 +152,17 @@ int record_mmap(uint32_t pid, uint32_t tid, uint64_t start, uint64_t len,
 	return record_write(REC_MMAP, &r, size);
 }
 
-static void emit(const void *rec, uint32_t size)
+/* One record to the channel; false if it refused it (full). */
+static bool emit(const void *rec, uint32_t size, bool final)
 {
-	arch_channel_write(rec, size);
+	if (!arch_channel_write(rec, size, final)) {
+		channel_full |= !final;
+		return false;
+	}
 	records_out++;
 	stat_inc(STAT_RECORDS_DRAINED);
 	stat_add(STAT_BYTES_DRAINED, size);
+	return true;
 }
 
 /* The header and time stamp of a ring's next record; false if empty. */
@@ -160,22 +175,29 @@ static bool next_of(const struct ringbuf *r, struct rec_header *h, uint64_t *tim
 	return true;
 }
 
-/* One record from r to the channel. */
-static uint32_t move_one(struct ringbuf *r, const struct rec_header *h)
+/* One record from cpu's ring r to the channel, or dropped and counted. */
+static uint32_t move_one(unsigned cpu, struct ringbuf *r, const struct rec_header *h)
 {
 	ring_peek(r, 0, drain_buf, h->size);
 	ring_consume(r, h->size);
-	emit(drain_buf, h->size);
+	if (!emit(drain_buf, h->size, false)) {
+		stat_inc(STAT_RECORDS_LOST);
+		unreported[cpu]++;
+	}
 	return h->size;
 }
 
-static void report_lost(unsigned cpu, struct cpu_rings *cr)
+/* A REC_LOST for what cpu dropped since the last one. Not tried on a full
+ * channel before the end: it would be refused, and the count waits for
+ * the final one, which has room. */
+static void report_lost(unsigned cpu, struct cpu_rings *cr, bool final)
 {
-	uint64_t n = ring_take_lost(&cr->nmi) + ring_take_lost(&cr->normal);
-	if (n) {
-		struct rec_lost l = { { REC_LOST, sizeof l }, cpu, 0, n };
-		emit(&l, sizeof l);
-	}
+	unreported[cpu] += ring_take_lost(&cr->nmi) + ring_take_lost(&cr->normal);
+	if (!unreported[cpu] || (channel_full && !final))
+		return;
+	struct rec_lost l = { { REC_LOST, sizeof l }, cpu, 0, unreported[cpu] };
+	if (emit(&l, sizeof l, final))
+		unreported[cpu] = 0;
 }
 
 /* This CPU's two rings, oldest record first. */
@@ -192,11 +214,11 @@ static uint64_t drain_cpu(unsigned cpu, uint64_t max_bytes)
 		if (!a && !b)
 			break;
 		if (a && (!b || ta <= tb))
-			done += move_one(&cr->nmi, &ha);
+			done += move_one(cpu, &cr->nmi, &ha);
 		else
-			done += move_one(&cr->normal, &hb);
+			done += move_one(cpu, &cr->normal, &hb);
 	}
-	report_lost(cpu, cr);
+	report_lost(cpu, cr, false);
 	return done;
 }
 
@@ -226,8 +248,10 @@ void record_stream_begin(uint32_t mode, uint32_t sample_hz, uint32_t max_frames)
 		.max_frames = max_frames,
 	};
 	assert(ready && !started);
-	arch_channel_init();
-	emit(&s, sizeof s);
+	/* Room for the end: a REC_LOST per CPU, REC_STATS, REC_END. */
+	arch_channel_init(ncpus * sizeof(struct rec_lost) +
+			  sizeof(struct stats_rec) + sizeof(struct rec_end));
+	emit(&s, sizeof s, false);
 	started = true;
 }
 
@@ -238,10 +262,7 @@ bool record_stream_started(void)
 
 void record_stream_end(void)
 {
-	static struct {
-		struct rec_stats s;
-		struct rec_stat stat[STAT_COUNT];
-	} st;
+	static struct stats_rec st;
 	if (!started || ended)
 		return;
 	/* A drain the shutdown interrupted is abandoned: its record is
@@ -256,11 +277,15 @@ void record_stream_end(void)
 	if (bytes >= 4096)
 		kprintf("profile: final drain: %lu bytes in %lu us, %lu KB/s\n",
 			bytes, tsc_to_ns(dt) / 1000, bytes * tsc_hz / dt / 1000);
+	/* The end goes into the room the channel kept for it: what the
+	 * channel refused is reported, and REC_END is still last. */
+	for (unsigned c = 0; c < ncpus; c++)
+		report_lost(c, &rings[c], true);
 	st.s.h = (struct rec_header){ REC_STATS, sizeof st };
 	st.s.count = STAT_COUNT;
 	stats_fill(st.stat);
-	emit(&st, sizeof st);
+	emit(&st, sizeof st, true);
 	struct rec_end e = { { REC_END, sizeof e }, record_time(), records_out };
-	emit(&e, sizeof e);
+	emit(&e, sizeof e, true);
 	ended = true;
 }

@@ -9,6 +9,8 @@
  *     touches it, so no writer ever interrupts another writer of its ring.
  * A full ring drops the record and counts it (stat records_lost, and a
  * REC_LOST record for that CPU at the next drain); nothing is overwritten.
+ * A full channel (ivshmem's bounded area) refuses records: counted the same
+ * way, reported in the final REC_LOST, for which the channel keeps room.
  *
  * The drainer runs in normal context (the tick, the idle loop, shutdown),
  * one at a time, and merges each CPU's two rings by time stamp, so every

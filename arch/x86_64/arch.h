@@ -87,9 +87,18 @@ const char *arch_sampling_source(void);
 void arch_sampling_start(unsigned hz);
 void arch_sampling_stop(void);
 
-/* The record channel (arch/x86_64/channel.c): bytes out to the host. */
-void arch_channel_init(void);
-void arch_channel_write(const void *buf, uint64_t n);
+/*
+ * The record channel (arch/x86_64/channel.c): records out to the host,
+ * through ivshmem shared memory if QEMU has it, else COM2; init says which.
+ * The shared memory is bounded: `reserve` bytes at its end are kept for the
+ * records that end the stream. arch_channel_write appends one whole record
+ * or refuses it (false); once it refused one, it refuses every record but
+ * the final ones (final: may use the reserve).
+ */
+void arch_channel_init(uint64_t reserve);
+bool arch_channel_write(const void *buf, uint64_t n, bool final);
+/* What a 10 ms tick may drain: the channel's speed. */
+uint64_t arch_channel_tick_bytes(void);
 
 /* Time: the TSC, calibrated against the PIT at boot. */
 extern uint64_t tsc_hz;
