@@ -1,0 +1,65 @@
+# test/fuzz/: libFuzzer targets for the input the kernel and the host tools
+# take from untrusted hands, and the sanitizer builds of the host tools.
+# docs/SECURITY.md.
+#
+#   make fuzz [FUZZ_SECONDS=n]   every fuzz target for n seconds each (the
+#                                SFrame target of mk/sframe.mk included)
+#   make test                    test/t/81-fuzz.t: each target here for
+#                                FUZZ_TEST_SECONDS (10 s) from its seeds
+#
+# Targets (test/fuzz/<name>.c, seeds in test/fuzz/corpus/<name>/):
+#   fuzz_elf     kern/elf.c + kern/uvm.c: ELF validation, build id, loading
+#                into a mock address space, demand faults
+#   fuzz_cpio    kern/initrd.c: cpio newc lookups
+#   fuzz_uvm     kern/uvm.c: sbrk/mmap/munmap/faults/SFrame registry calls
+#   fuzz_stream  tools/stitch: the record stream reader and the stitcher
+#
+# The kernel files are compiled unchanged for the host; test/fuzz/mock.c
+# provides the kernel services they call (frames, kmalloc, page tables).
+
+FUZZ_DIR := $(BUILD)/fuzz
+FUZZ_CC  := clang
+FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS := -std=gnu11 -g -O1 $(WARN) -Iinclude -I. -iquote test/fuzz $(FUZZ_SAN)
+
+FUZZ_MOCK := test/fuzz/mock.c test/fuzz/mock.h
+FUZZ_KERN_HDRS := $(wildcard kern/*.h) $(wildcard include/stitch/*.h)
+
+$(FUZZ_DIR)/fuzz_elf: test/fuzz/fuzz_elf.c kern/elf.c kern/uvm.c $(FUZZ_MOCK) $(FUZZ_KERN_HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ test/fuzz/fuzz_elf.c kern/elf.c kern/uvm.c test/fuzz/mock.c
+
+$(FUZZ_DIR)/fuzz_cpio: test/fuzz/fuzz_cpio.c kern/initrd.c $(FUZZ_MOCK) $(FUZZ_KERN_HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ test/fuzz/fuzz_cpio.c kern/initrd.c test/fuzz/mock.c
+
+$(FUZZ_DIR)/fuzz_uvm: test/fuzz/fuzz_uvm.c kern/uvm.c $(FUZZ_MOCK) $(FUZZ_KERN_HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ test/fuzz/fuzz_uvm.c kern/uvm.c test/fuzz/mock.c
+
+# stitch minus main(), compiled into the target with the fuzzer's coverage.
+FUZZ_STITCH_SRCS := $(filter-out tools/stitch/main.c,$(wildcard tools/stitch/*.c))
+$(FUZZ_DIR)/fuzz_stream: test/fuzz/fuzz_stream.c $(FUZZ_STITCH_SRCS) \
+		$(wildcard tools/stitch/*.h) include/stitch/records.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -iquote tools/stitch -o $@ test/fuzz/fuzz_stream.c \
+		$(FUZZ_STITCH_SRCS) $(STITCH_LIBS)
+
+FUZZ_NAMES   := fuzz_elf fuzz_cpio fuzz_uvm fuzz_stream
+FUZZ_TARGETS := $(FUZZ_NAMES:%=$(FUZZ_DIR)/%)
+
+# One run: new inputs go to build/fuzz/corpus/<name>/, crashes to
+# build/fuzz/<name>-crash-*; the checked-in seeds are read, never written.
+# The input size is capped: the seeds are small, and large inputs only slow
+# each run down.
+fuzz_run = mkdir -p $(FUZZ_DIR)/corpus/$(1) && $(FUZZ_DIR)/$(1) \
+	-artifact_prefix=$(FUZZ_DIR)/$(1)- -timeout=10 -rss_limit_mb=2048 -max_len=131072 \
+	-print_final_stats=1 -max_total_time=$(2) $(FUZZ_DIR)/corpus/$(1) test/fuzz/corpus/$(1)
+
+# `make fuzz` (mk/sframe.mk owns the recipe for its target) also runs these.
+.PHONY: fuzz $(FUZZ_NAMES:%=fuzz-%)
+fuzz: $(FUZZ_NAMES:%=fuzz-%)
+$(FUZZ_NAMES:%=fuzz-%): fuzz-%: $(FUZZ_DIR)/%
+	$(call fuzz_run,$*,$(FUZZ_SECONDS))
+
+TEST_PREREQS += $(FUZZ_TARGETS)
