@@ -41,8 +41,10 @@ static const char *check(const struct shm_header *h, uint64_t file_size)
 		return "data offset outside the file in";
 	if (h->data_size > file_size - h->data_offset)
 		return "data area larger than the file in";
-	if (h->written > h->data_size || h->written % 8)
+	if (h->written > h->data_size)
 		return "byte count beyond the data area in";
+	if (h->written % 8)
+		return "byte count not a multiple of 8 (records are) in";
 	return NULL;
 }
 

@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+# The record channel (docs/SAMPLING.md, "The drain and the channel").
+#
+# recextract alone, on shared-memory files made here: a good header gives
+# exactly the `written` bytes of the data area; no magic exits 1 and leaves
+# OUT alone; a header whose counts exceed the file exits 2.
+#
+# Boots of /bin/demo at 1000 Hz through tools/qemu-run --records:
+#   - ivshmem (the default), OVMF and --direct: the kernel says it uses the
+#     shared memory; the file is one well-formed stream from byte 0
+#     (REC_STREAM, no firmware text) to its last byte (REC_END, whose count
+#     is right, after REC_STATS); samples, the demo's REC_COMM, nothing
+#     lost (records_lost 0, no REC_LOST); records_drained = the records
+#     before REC_STATS;
+#   - a 16 KiB area (--records-size 16K): the area fills, the stream is
+#     still well formed and ends REC_STATS, REC_END; records_lost > 0 and
+#     equals the REC_LOST total; recextract reports as many records refused
+#     (no ring drops at 1000 Hz: every loss is the channel's); the stream
+#     fills the data area to within one refused record;
+#   - a 4 KiB area, too small for a stream: the kernel falls back to COM2
+#     and qemu-run hands over what COM2 carried;
+#   - --channel serial (no ivshmem device): the kernel says COM2; the file
+#     is OVMF's text then a well-formed stream, nothing lost.
+import os
+import re
+import struct
+import subprocess
+import tempfile
+
+os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+
+REC_STREAM, REC_COMM, REC_SAMPLE, REC_LOST, REC_STATS, REC_END = 1, 2, 4, 7, 8, 9
+MAGIC = 0x5352484354495453
+SIGNATURE = struct.pack('<IIQ', REC_STREAM, 48, MAGIC)
+SHM_MAGIC = 0x4d53484354495453  # arch/x86_64/ivshmem.h
+SHM_HEADER = 64
+CMDLINE = 'init=/bin/demo profile.hz=1000'
+
+n = 0
+
+
+def tap(ok, name):
+    global n
+    n += 1
+    print(('ok' if ok else 'not ok') + ' %d - %s' % (n, name))
+    return ok
+
+
+def diag(text):
+    for line in str(text).splitlines():
+        print('# ' + line)
+
+
+def shm_file(path, written, data, data_size=None, magic=SHM_MAGIC, dropped=0):
+    """A shared-memory file as the kernel leaves it: header, data, zeros."""
+    size = data_size if data_size is not None else 4096 - SHM_HEADER
+    hdr = struct.pack('<QIIQQQQ16x', magic, 1, SHM_HEADER, size, written,
+                      dropped, 8 * dropped)
+    with open(path, 'wb') as f:
+        f.write(hdr + data + bytes(4096 - SHM_HEADER - len(data)))
+
+
+def check_recextract():
+    with tempfile.TemporaryDirectory() as tmp:
+        shm, out = os.path.join(tmp, 'shm'), os.path.join(tmp, 'out')
+        data = bytes(range(256)) * 4
+
+        def run():
+            return subprocess.run(['build/bin/recextract', shm, out],
+                                  capture_output=True, text=True)
+        shm_file(shm, 1000, data)
+        p = run()
+        got = open(out, 'rb').read() if os.path.exists(out) else None
+        tap(p.returncode == 0 and got == data[:1000],
+            'recextract: OUT holds exactly the %d written bytes' % 1000)
+        open(out, 'wb').write(b'keep')
+        shm_file(shm, 1000, data, magic=0)
+        p = run()
+        tap(p.returncode == 1 and open(out, 'rb').read() == b'keep',
+            'recextract: no magic (the kernel did not use it): exit 1, OUT untouched')
+        for what, args in (('written beyond the data area', dict(written=4096)),
+                           ('data area beyond the file', dict(written=8, data_size=1 << 20)),
+                           ('written not whole words', dict(written=7))):
+            shm_file(shm, data=data, **args)
+            p = run()
+            tap(p.returncode == 2, 'recextract: %s: exit 2 (%s)'
+                % (what, p.stderr.strip()))
+
+
+def records(data, start):
+    """(type, body) of every record from start on, and where parsing stopped."""
+    out, off = [], start
+    while off + 8 <= len(data):
+        typ, size = struct.unpack_from('<II', data, off)
+        if size < 8 or size % 8 or off + size > len(data):
+            break
+        out.append((typ, data[off:off + size]))
+        off += size
+    return out, off
+
+
+def stats_of(body):
+    count = struct.unpack_from('<I', body, 8)[0]
+    stats = {}
+    for i in range(count):
+        name, value = struct.unpack_from('<32sQ', body, 16 + 40 * i)
+        stats[name.split(b'\0')[0].decode()] = value
+    return stats
+
+
+def boot(tag, *args):
+    with tempfile.TemporaryDirectory() as tmp:
+        rec = os.path.join(tmp, 'records.bin')
+        p = subprocess.run(['tools/qemu-run', '--timeout', '240', '--records', rec,
+                            '--cmdline', CMDLINE] + list(args),
+                           capture_output=True, text=True, errors='replace')
+        log = p.stdout.replace('\r', '') + p.stderr
+        data = open(rec, 'rb').read() if os.path.exists(rec) else b''
+    if not tap(p.returncode == 0 and 'demo: 5 of 5 workloads ok' in log,
+               '%s: the demo ran, the kernel shut down with success (exit %d)'
+               % (tag, p.returncode)):
+        diag(log[-2000:])
+    return log, data
+
+
+def check_stream(tag, data, start, lossless=True):
+    """The checks every stream must pass; returns (records, stats)."""
+    recs, end = records(data, start)
+    types = [t for t, _ in recs]
+    tap(len(recs) > 3 and types[0] == REC_STREAM and recs[0][1][:16] == SIGNATURE,
+        '%s: REC_STREAM at byte %d' % (tag, start))
+    count = struct.unpack_from('<Q', recs[-1][1], 16)[0] if types[-1:] == [REC_END] else -1
+    tap(end == len(data) and types[-1] == REC_END and count == len(recs) - 1
+        and types[-2] == REC_STATS and types.count(REC_END) == 1,
+        '%s: whole records to the last byte (%d), REC_STATS, REC_END counting %d records'
+        % (tag, len(data), len(recs) - 1))
+    stats = stats_of(recs[-2][1]) if types[-2:] == [REC_STATS, REC_END] else {}
+    lost = sum(struct.unpack_from('<Q', b, 16)[0] for t, b in recs if t == REC_LOST)
+    tap(stats.get('records_lost') == lost and stats.get('records_drained') == len(recs) - 2,
+        '%s: records_lost = REC_LOST total (%d), records_drained = records before REC_STATS'
+        % (tag, lost))
+    if lossless:
+        tap(lost == 0 and stats.get('samples', 0) > 100
+            and types.count(REC_SAMPLE) >= stats['samples']
+            and any(t == REC_COMM and b'demo' in b for t, b in recs),
+            '%s: nothing lost, %d samples, the demo\'s REC_COMM'
+            % (tag, stats.get('samples', 0)))
+    return recs, stats
+
+
+def main():
+    check_recextract()
+
+    for tag, args in (('ivshmem', []), ('ivshmem, --direct', ['--direct'])):
+        log, data = boot(tag, *args)
+        tap(re.search(r'channel: records to ivshmem shared memory at 0x[0-9a-f]+, 262144 KiB',
+                      log) is not None, tag + ': the kernel says it uses a 256 MiB shared memory')
+        check_stream(tag, data, 0)
+
+    tag = 'ivshmem, 16 KiB'
+    log, data = boot(tag, '--records-size', '16K')
+    recs, stats = check_stream(tag, data, 0, lossless=False)
+    m = re.search(r'recextract: the shared memory was full: (\d+) records', log)
+    refused = int(m.group(1)) if m else -1
+    lost = stats.get('records_lost', 0)
+    tap(lost > 0 and refused == lost and stats.get('samples_lost', -1) == 0,
+        '%s: the full area refused %d records, records_lost %d' % (tag, refused, lost))
+    # Ordinary records stop short of the reserve by less than the one
+    # refused (under 1 KiB here), and the end fills the reserve exactly.
+    tap(16384 - SHM_HEADER - 1024 < len(data) <= 16384 - SHM_HEADER,
+        '%s: the stream fills the area (%d bytes of %d)'
+        % (tag, len(data), 16384 - SHM_HEADER))
+
+    tag = 'ivshmem, 4 KiB'
+    log, data = boot(tag, '--records-size', '4K')
+    start = data.find(SIGNATURE)
+    tap('cannot hold a stream' in log and 'channel: records to COM2' in log and start > 0,
+        '%s: too small: COM2 instead, what it carried after %d bytes of firmware text'
+        % (tag, start))
+    check_stream(tag, data, max(start, 0))
+
+    tag = 'COM2'
+    log, data = boot(tag, '--channel', 'serial')
+    start = data.find(SIGNATURE)
+    tap('channel: records to COM2' in log and 'ivshmem' not in log and start > 0,
+        '%s: no ivshmem device: the kernel says COM2; %d bytes of firmware text first'
+        % (tag, start))
+    check_stream(tag, data, max(start, 0))
+    print('1..%d' % n)
+
+
+main()
