@@ -63,3 +63,44 @@ $(FUZZ_NAMES:%=fuzz-%): fuzz-%: $(FUZZ_DIR)/%
 	$(call fuzz_run,$*,$(FUZZ_SECONDS))
 
 TEST_PREREQS += $(FUZZ_TARGETS)
+
+# --- Sanitizer builds of the host tools and the SFrame library's tests ----
+# test/t/82-sanitizers.t runs them on the inputs of the tools' own tests
+# and requires the same answers as the plain builds. Each is one compile
+# of all its sources (gcc's ASan and UBSan; UBSan aborts on the first
+# report, as the other sanitized tests here do).
+FUZZ_SAN_DIR   := $(BUILD)/san
+FUZZ_SAN_FLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+FUZZ_SAN_SFRAME := $(wildcard sframe/*.c sframe/*.h)
+FUZZ_SAN_SFLAGS  = $(SFRAME_TOOL_CFLAGS) $(FUZZ_SAN_FLAGS)
+
+$(FUZZ_SAN_DIR)/sframe: $(wildcard tools/sframe/*.c tools/sframe/*.h) $(FUZZ_SAN_SFRAME)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(FUZZ_SAN_SFLAGS) -o $@ tools/sframe/*.c sframe/*.c -lelf
+
+$(FUZZ_SAN_DIR)/sframe-unit: test/sframe/unit.c test/sframe/vecgen.c test/sframe/vecgen.h \
+		$(FUZZ_SAN_SFRAME)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(FUZZ_SAN_SFLAGS) -o $@ test/sframe/unit.c test/sframe/vecgen.c sframe/*.c
+
+$(FUZZ_SAN_DIR)/vs_libsframe: test/sframe/vs_libsframe.c tools/sframe/input.c \
+		tools/sframe/input.h $(FUZZ_SAN_SFRAME)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(FUZZ_SAN_SFLAGS) -iquote tools/sframe -o $@ test/sframe/vs_libsframe.c \
+		tools/sframe/input.c sframe/*.c -lsframe -lelf
+
+$(FUZZ_SAN_DIR)/conv_check: test/sframe/conv_check.c tools/sframe/input.c \
+		tools/sframe/input.h $(FUZZ_SAN_SFRAME)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(FUZZ_SAN_SFLAGS) -iquote tools/sframe -o $@ test/sframe/conv_check.c \
+		tools/sframe/input.c sframe/*.c -lelf
+
+# The whole of stitch, main() included (test 60's driver has all but main).
+$(FUZZ_SAN_DIR)/stitch: $(wildcard tools/stitch/*.c tools/stitch/*.h) include/stitch/records.h
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) -iquote tools/stitch $(FUZZ_SAN_FLAGS) -o $@ \
+		tools/stitch/*.c -ldw -lelf
+
+FUZZ_SAN_BINS := $(addprefix $(FUZZ_SAN_DIR)/,sframe sframe-unit vs_libsframe conv_check stitch)
+TEST_PREREQS += $(FUZZ_SAN_BINS)
