@@ -8,6 +8,8 @@
 #include "kern/sched.h"
 #include "kern/task.h"
 #include "kern/task_work.h"
+#include "kern/irq_work.h"
+#include "kern/unwind_deferred.h"
 
 void enter_from_user_mode(struct trap_frame *tf)
 {
@@ -38,8 +40,16 @@ void exit_to_user_mode(struct trap_frame *tf)
 		cli();
 		unsigned long work = __atomic_load_n(&t->pending, __ATOMIC_SEQ_CST) &
 				     TIF_WORK_MASK;
-		if (!work)
+		/* No work left: end the entry's deferred-unwind context (its
+		 * cookie). An NMI may have asked for an unwind since the last
+		 * check; its self-IPI waits for interrupts: run its irq work
+		 * now, which queues the task work, and go round again. */
+		if (!work && unwind_exit_to_user(t))
 			break;
+		if (!work) {
+			irq_work_run();
+			continue;
+		}
 		sti();
 		if (work & (1ul << TIF_KILLED))
 			die(t, tf);

@@ -4,6 +4,7 @@
 #include "arch/x86_64/arch.h"
 #include "kern/acpi.h"
 #include "kern/cmdline.h"
+#include "kern/irq_work.h"
 #include "kern/kernel.h"
 #include "kern/ktest.h"
 #include "kern/kunwind.h"
@@ -11,6 +12,8 @@
 #include "kern/mm.h"
 #include "kern/pmm.h"
 #include "kern/profile.h"
+#include "kern/sample.h"
+#include "kern/strace.h"
 #include "kern/string.h"
 #include "kern/task.h"
 #include "kern/vm.h"
@@ -74,7 +77,11 @@ void kmain(uint64_t boot_info_phys)
 	/* Kernel tests own the LAPIC timer: sampling waits for a test that
 	 * asks for it (the record stream is set up either way). */
 	const char *prefix = ktest_prefix();
+	irq_work_init();
 	profile_init(!prefix);
+	/* The deferred unwinder's two consumers (docs/DEFERRED.md). */
+	sample_user_init();
+	strace_init();
 	if (prefix)
 		arch_shutdown(ktest_run(prefix) == 0);
 	const char *init = cmdline_get(&boot_args, "init");

@@ -16,6 +16,7 @@
 #include "kern/task.h"
 #include "kern/task_work.h"
 #include "kern/uaccess.h"
+#include "kern/unwind_deferred.h"
 #include "kern/uvm.h"
 #include "stitch/syscall.h"
 
@@ -84,6 +85,7 @@ static long build_stack(struct uvm *mm, char *const argv[], int argc)
 /* Frees what a process still holds once it is a zombie (or never ran). */
 static void free_task(struct task *t)
 {
+	unwind_task_free(t);
 	pmm_free_pages(v2p((void *)t->kstack), KSTACK_PAGES);
 	memset(t, 0, sizeof(*t)); /* TASK_FREE */
 }
@@ -98,6 +100,8 @@ static int setup_task(struct task *t, const struct elf_image *img,
 	t->kstack = (uint64_t)p2v(kstack);
 	t->kstack_top = t->kstack + KSTACK_SIZE;
 	t->kbounds = (struct kstack){ t->kstack, t->kstack_top };
+	if (unwind_task_init(t))
+		return -STITCH_ENOMEM;
 	t->mm = uvm_create();
 	if (!t->mm || uvm_load_elf(t->mm, img, exe->name))
 		return -STITCH_ENOMEM;
@@ -223,6 +227,8 @@ void task_exit(int wait_status)
 	__atomic_store_n(&t->mm, NULL, __ATOMIC_SEQ_CST);
 	vm_switch(&kernel_space);
 	uvm_destroy(mm);
+	/* No request can come now (no mm): answer those still pending. */
+	unwind_task_exit(t);
 
 	cli();
 	for (struct task *c = tasks; c < tasks + NPROC; c++) {

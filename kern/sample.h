@@ -67,6 +67,10 @@ int sample_software(uint16_t event, uint32_t aux, uint64_t period);
  */
 void sample_user_callchain(struct sample_ctx *ctx);
 
+/* Registers the sampler as a consumer of the deferred unwinder and sets
+ * the unwinding method from profile.mode; after profile_init. */
+void sample_user_init(void);
+
 /* Appends one ips[] entry; false if the buffer is full. */
 bool sample_push(struct sample_ctx *ctx, uint64_t entry);
 

@@ -1,17 +1,166 @@
 /*
- * The user part of a sample's callchain. Today nothing is appended: the
- * samples carry the user ip (rec->ip, SAMPLE_USER) and the kernel chain.
+ * The user part of a sample's callchain, per profile.mode (records.h):
  *
- * This is the one place where the deferred unwinder (issue 5, second
- * half) plugs in, per profile.mode: sframe/fp-deferred/guess append
- * PERF_CONTEXT_USER_DEFERRED and the task's cookie and request the
- * deferred unwind (irq work + self-IPI from NMI); fp walks the user frame
- * pointers; stack-copy appends a struct rec_stack_copy; validate does
- * both sframe and stack-copy.
+ *   sframe, fp-deferred, guess   PERF_CONTEXT_USER_DEFERRED + the cookie of
+ *                                a deferred unwind (kern/unwind_deferred.h)
+ *   fp                           PERF_CONTEXT_USER + a frame-pointer walk
+ *                                inside the NMI, present pages only
+ *   stack-copy                   PERF_CONTEXT_USER + the ip, and a struct
+ *                                rec_stack_copy for the host to unwind
+ *   validate                     sframe and stack-copy in one sample
+ *
+ * Software events (the system-call tracer) always defer, as the tracer's
+ * consumer. NMI context: nothing here faults, sleeps, locks or allocates.
  */
 #include "kern/sample.h"
+#include "arch/x86_64/unwind_user.h"
+#include "kern/kernel.h"
+#include "kern/mm.h"
+#include "kern/profile.h"
+#include "kern/stats.h"
+#include "kern/strace.h"
+#include "kern/string.h"
+#include "kern/task.h"
+#include "kern/uaccess.h"
+#include "kern/unwind_deferred.h"
+#include "kern/unwind_user.h"
+#include "kern/uvm.h"
+
+/* Bytes of user stack a stack copy carries at most (perf's default for
+ * --call-graph dwarf is 8 KiB too). */
+#define STACK_COPY_BYTES 8192
+
+static struct unwind_work sampler_work;
+
+static void sampler_deferred(struct unwind_work *work,
+			     const struct unwind_trace *trace, uint64_t cookie)
+{
+	(void)work;
+	unwind_deferred_record(trace, cookie, REC_CONSUMER_SAMPLER);
+}
+
+void sample_user_init(void)
+{
+	unwind_deferred_init(&sampler_work, sampler_deferred);
+	unwind_deferred_set_method(profile.mode);
+}
+
+/* PERF_CONTEXT_USER_DEFERRED and the cookie, if the unwind was granted. */
+static void defer(struct sample_ctx *ctx, struct unwind_work *work)
+{
+	uint64_t cookie;
+	if (unwind_deferred_request(work, &cookie) >= 0 &&
+	    sample_push(ctx, PERF_CONTEXT_USER_DEFERRED))
+		sample_push(ctx, cookie);
+}
+
+static void defer_sampler(struct sample_ctx *ctx, struct task *t)
+{
+	unwind_deferred_note_sample(t);
+	defer(ctx, &sampler_work);
+}
+
+/*
+ * The user registers of this sample in enum rec_reg order: the NMI's own
+ * frame when it hit ring 3; else those the task's latest entry saved,
+ * which are complete only while in_kernel (an NMI in the entry code may
+ * find them half written). False when there are none to trust.
+ */
+static bool user_regs(const struct sample_ctx *ctx, struct task *t,
+		      uint64_t r[REC_NREGS])
+{
+	if (ctx->regs && ctx->regs->user) {
+		memcpy(r, ctx->regs->r, sizeof ctx->regs->r);
+		return true;
+	}
+	if (!t->in_kernel)
+		return false;
+	unwind_user_regs(task_user_frame(t), r);
+	return true;
+}
+
+static void fp_chain(struct sample_ctx *ctx, const uint64_t r[REC_NREGS])
+{
+	if (!sample_push(ctx, PERF_CONTEXT_USER))
+		return;
+	struct sf_frame f = { .pc = r[REC_REG_IP], .sp = r[REC_REG_SP],
+			      .fp = r[REC_REG_BP] };
+	uint32_t room = (ctx->cap - ctx->len) / sizeof(uint64_t);
+	uint32_t n = unwind_user_fp_nmi(&f, ctx->rec->ips + ctx->rec->nr,
+					MIN(room, profile.frames));
+	ctx->rec->nr += n;
+	ctx->len += n * sizeof(uint64_t);
+}
+
+/* Present pages only, page by page: the first one that is not present
+ * ends the copy (counted). Returns the bytes copied. */
+static uint64_t copy_present(uint8_t *dst, uint64_t sp, uint64_t max)
+{
+	uint64_t done = 0;
+	max = sp < USER_END ? MIN(max, USER_END - sp) : 0;
+	while (done < max) {
+		uint64_t at = sp + done;
+		uint64_t n = MIN(max - done, PAGE_ROUND_DOWN(at) + PAGE_SIZE - at);
+		if (copy_from_user_nofault(dst + done, at, n)) {
+			stat_inc(STAT_STACK_COPY_TRUNCATED);
+			break;
+		}
+		done += n;
+	}
+	return done;
+}
+
+static void stack_copy(struct sample_ctx *ctx, const uint64_t r[REC_NREGS])
+{
+	struct rec_stack_copy *c = (void *)((uint8_t *)ctx->rec + ctx->len);
+	if (ctx->len + sizeof *c > ctx->cap)
+		return;
+	memcpy(c->regs, r, sizeof c->regs);
+	uint64_t room = ROUND_DOWN(ctx->cap - ctx->len - sizeof *c, 8);
+	c->size = copy_present(c->stack, r[REC_REG_SP], MIN(room, STACK_COPY_BYTES));
+	memset(c->stack + c->size, 0, ROUND_UP(c->size, 8) - c->size);
+	ctx->len += sizeof *c + ROUND_UP(c->size, 8);
+	ctx->rec->flags |= SAMPLE_STACK_COPY;
+}
+
+/* The modes that read user memory inside the NMI. */
+static void in_nmi(struct sample_ctx *ctx, struct task *t)
+{
+	uint64_t r[REC_NREGS];
+	if (!user_regs(ctx, t, r))
+		return;
+	if (profile.mode == MODE_FP) {
+		fp_chain(ctx, r);
+		return;
+	}
+	/* The host unwinds the copy; the chain says only where it was. */
+	if (profile.mode == MODE_STACK_COPY && sample_push(ctx, PERF_CONTEXT_USER))
+		sample_push(ctx, r[REC_REG_IP]);
+	stack_copy(ctx, r);
+}
 
 void sample_user_callchain(struct sample_ctx *ctx)
 {
-	(void)ctx;
+	struct task *t = current;
+	/* No user context: the idle task, or a task whose address space is
+	 * gone (exiting). */
+	if (!t || !__atomic_load_n(&t->mm, __ATOMIC_RELAXED))
+		return;
+	if (ctx->rec->event == SAMPLE_EVENT_SYSCALL) {
+		defer(ctx, strace_work());
+		return;
+	}
+	switch (profile.mode) {
+	case MODE_FP:
+	case MODE_STACK_COPY:
+		in_nmi(ctx, t);
+		break;
+	case MODE_VALIDATE:
+		defer_sampler(ctx, t);
+		in_nmi(ctx, t);
+		break;
+	default: /* sframe, fp-deferred, guess */
+		defer_sampler(ctx, t);
+		break;
+	}
 }

@@ -34,7 +34,17 @@
 	X(UNWIND_STOP_BAD_FRAME, "unwind_stop_bad_frame", SUM)                \
 	X(UNWIND_STOP_TASK_EXITED, "unwind_stop_task_exited", SUM)            \
 	X(SFRAME_REGISTERED, "sframe_registered", SUM)                        \
-	X(SFRAME_DROPPED, "sframe_dropped", SUM)                              \
+	X(SFRAME_DROPPED, "sframe_dropped", SUM)   /* refused, or bad at use */ \
+	X(SFRAME_REMOVED, "sframe_removed", SUM)   /* unregistered */         \
+	X(ENTRIES_WITH_SAMPLES, "entries_with_samples", SUM) /* see DEFERRED.md */ \
+	X(DEFERRED_RECORDS, "deferred_records", SUM) /* REC_DEFERRED written */ \
+	X(UNWIND_REUSED, "unwind_reused", SUM)     /* consumer served from the entry's trace */ \
+	X(UNWIND_FP_FALLBACK, "unwind_fp_fallback", SUM) /* frames by fp, no SFrame */ \
+	X(UNWIND_IPI_OTHER_TASK, "unwind_ipi_other_task", SUM)                \
+	X(SELF_IPIS, "self_ipis", SUM)             /* irq-work IPIs handled */ \
+	X(NMI_USER_ABSENT, "nmi_user_absent", SUM) /* NMI user read: page not present */ \
+	X(STACK_COPY_TRUNCATED, "stack_copy_truncated", SUM)                  \
+	X(SYSCALLS_TRACED, "syscalls_traced", SUM)                            \
 	X(RECORDS_LOST, "records_lost", SUM)       /* any record dropped */   \
 	X(RECORDS_DRAINED, "records_drained", SUM) /* to the channel */       \
 	X(BYTES_DRAINED, "bytes_drained", SUM)                                \

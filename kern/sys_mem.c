@@ -1,4 +1,5 @@
-/* Memory system calls: the break, mappings, SFrame registration. */
+/* Memory system calls: the break, mappings. (SFrame registration:
+ * kern/sframe_reg.c.) */
 #include "kern/console.h"
 #include "kern/elf.h"
 #include "kern/file.h"
@@ -54,18 +55,4 @@ long sys_mmap(const long *arg)
 long sys_munmap(const long *arg)
 {
 	return uvm_munmap(current->mm, arg[0], arg[1]);
-}
-
-/* (op, sframe, len, text_start, text_len), after Linux's proposal. The
- * section is read lazily by the unwinder, so only its range is checked. */
-long sys_stacktrace_setup(const long *arg)
-{
-	switch (arg[0]) {
-	case STACKTRACE_SFRAME_ADD:
-		return uvm_sframe_add(current->mm, arg[1], arg[2], arg[3], arg[4]);
-	case STACKTRACE_SFRAME_REMOVE:
-		return uvm_sframe_remove(current->mm, arg[1]);
-	default:
-		return -STITCH_EINVAL;
-	}
 }

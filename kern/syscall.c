@@ -1,4 +1,7 @@
 #include "kern/syscall.h"
+#include "kern/sample.h"
+#include "kern/stats.h"
+#include "kern/strace.h"
 #include "stitch/syscall.h"
 
 static const syscall_fn syscalls[SYS_COUNT] = {
@@ -28,6 +31,12 @@ static const syscall_fn syscalls[SYS_COUNT] = {
 
 long syscall_dispatch(long nr, const long *arg)
 {
+	/* The tracer's sample: its kernel chain starts here, its user
+	 * stack comes from the deferred unwind (kern/strace.h). */
+	if (strace_wants(nr)) {
+		stat_inc(STAT_SYSCALLS_TRACED);
+		sample_software(SAMPLE_EVENT_SYSCALL, (uint32_t)nr, 1);
+	}
 	if (nr < 0 || nr >= SYS_COUNT || !syscalls[nr])
 		return -STITCH_ENOSYS;
 	return syscalls[nr](arg);

@@ -66,6 +66,7 @@ struct task_work {
 
 struct uvm;
 struct file;
+struct unwind_task_info;
 
 struct task {
 	int pid;
@@ -84,6 +85,9 @@ struct task {
 	 * path); in_kernel is true from such an entry until the return. */
 	uint64_t kernel_entries;
 	bool in_kernel;
+	/* The deferred user unwind (kern/unwind_deferred.c): cookie, the
+	 * consumers that asked, the bounded trace buffer. */
+	struct unwind_task_info *unwind;
 
 	/* Kernel stack and saved CPU state. */
 	uint64_t kstack;            /* lowest address; 0 for the idle task */

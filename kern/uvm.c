@@ -3,6 +3,7 @@
 #include "kern/kmalloc.h"
 #include "kern/mm.h"
 #include "kern/pmm.h"
+#include "kern/sframe_reg.h"
 #include "kern/string.h"
 #include "stitch/syscall.h"
 
@@ -133,8 +134,8 @@ int uvm_load_elf(struct uvm *mm, const struct elf_image *img, const char *path)
 	memcpy(mm->build_id, img->build_id, img->build_id_size);
 	mm->build_id_size = img->build_id_size;
 	if (img->sframe_addr &&
-	    uvm_sframe_add(mm, img->sframe_addr, img->sframe_size, text->vaddr,
-			   text->memsz) == -STITCH_ENOMEM)
+	    sframe_register(mm, img->sframe_addr, img->sframe_size, text->vaddr,
+			    text->memsz) == -STITCH_ENOMEM)
 		return -STITCH_ENOMEM;
 	return 0;
 }
@@ -323,11 +324,11 @@ int uvm_sframe_add(struct uvm *mm, uint64_t sframe_addr, uint64_t sframe_len,
 	return 0;
 }
 
-int uvm_sframe_remove(struct uvm *mm, uint64_t sframe_addr)
+int uvm_sframe_remove(struct uvm *mm, uint64_t text_start)
 {
 	for (struct sframe_section **pp = &mm->sframes; *pp; pp = &(*pp)->next) {
 		struct sframe_section *s = *pp;
-		if (s->sframe_addr == sframe_addr) {
+		if (s->text_start == text_start) {
 			*pp = s->next;
 			mm->nsframes--;
 			kfree(s);
@@ -337,9 +338,9 @@ int uvm_sframe_remove(struct uvm *mm, uint64_t sframe_addr)
 	return -STITCH_EINVAL;
 }
 
-const struct sframe_section *uvm_sframe_find(const struct uvm *mm, uint64_t pc)
+struct sframe_section *uvm_sframe_find(const struct uvm *mm, uint64_t pc)
 {
-	for (const struct sframe_section *s = mm->sframes; s; s = s->next)
+	for (struct sframe_section *s = mm->sframes; s; s = s->next)
 		if (pc >= s->text_start && pc < s->text_end)
 			return s;
 	return NULL;

@@ -23,6 +23,7 @@
 #include "kern/elf.h"
 #include "kern/initrd.h"
 #include "kern/vm.h"
+#include "sframe/sframe.h"
 
 #define USER_END        0x00007ffffffff000ull /* USER_TOP of docs/USERLAND.md */
 #define USER_STACK_SIZE (1ull << 20)
@@ -55,11 +56,14 @@ struct region {
 };
 
 /* A registered SFrame section (the loader's PT_GNU_SFRAME, or
- * SYS_stacktrace_setup): user addresses, read lazily by the unwinder. */
+ * SYS_stacktrace_setup): user addresses, read lazily by the unwinder,
+ * which opens and validates it at its first use (kern/unwind_user.c). */
 struct sframe_section {
 	struct sframe_section *next;
 	uint64_t sframe_addr, sframe_len;
 	uint64_t text_start, text_end;   /* the code it describes */
+	bool checked;                    /* table is open and was validated */
+	struct sf_table table;           /* reads through the user-copy helper */
 };
 
 struct uvm {
@@ -114,10 +118,11 @@ int uvm_munmap(struct uvm *mm, uint64_t addr, uint64_t len);
 
 /* SFrame sections, keyed by the text range they cover. add: 0, -EFAULT
  * (outside the user range), -EINVAL, -EEXIST (overlapping text), -ENOMEM.
- * remove: by sframe address, 0 or -EINVAL. find: the section covering pc. */
+ * remove: by the start of its text, 0 or -EINVAL. find: the section
+ * covering pc. (kern/sframe_reg.c registers and counts; these keep the list.) */
 int uvm_sframe_add(struct uvm *mm, uint64_t sframe_addr, uint64_t sframe_len,
 		   uint64_t text_start, uint64_t text_len);
-int uvm_sframe_remove(struct uvm *mm, uint64_t sframe_addr);
-const struct sframe_section *uvm_sframe_find(const struct uvm *mm, uint64_t pc);
+int uvm_sframe_remove(struct uvm *mm, uint64_t text_start);
+struct sframe_section *uvm_sframe_find(const struct uvm *mm, uint64_t pc);
 
 #endif

@@ -170,8 +170,8 @@ KTEST(uvm_sframe_registry)
 	const struct sframe_section *s = uvm_sframe_find(mm, 0x402fff);
 	KEXPECT(t, s && s->sframe_addr == 0x600000);
 	KEXPECT(t, uvm_sframe_find(mm, 0x403000) == NULL);
-	KEXPECT_EQ(t, uvm_sframe_remove(mm, 0x600000), 0);
+	KEXPECT_EQ(t, uvm_sframe_remove(mm, 0x402000), 0);
 	KEXPECT(t, uvm_sframe_find(mm, 0x402fff) == NULL);
-	KEXPECT_EQ(t, uvm_sframe_remove(mm, 0x600000), -STITCH_EINVAL);
+	KEXPECT_EQ(t, uvm_sframe_remove(mm, 0x402000), -STITCH_EINVAL);
 	uvm_destroy(mm); /* frees the remaining section */
 }

@@ -100,6 +100,14 @@ bool arch_channel_write(const void *buf, uint64_t n, bool final);
 /* What a 10 ms tick may drain: the channel's speed. */
 uint64_t arch_channel_tick_bytes(void);
 
+/* NMI context? (arch/x86_64/nmi.c: set while nmi_dispatch runs.) */
+bool arch_in_nmi(void);
+
+/* irq work's self-IPI (arch/x86_64/ipi.c): install the function the IPI
+ * runs, and raise the IPI on this CPU (NMI-safe). */
+void arch_irq_work_init(void (*handler)(void));
+void arch_irq_work_raise(void);
+
 /* Time: the TSC, calibrated against the PIT at boot. */
 extern uint64_t tsc_hz;
 uint64_t tsc_to_ns(uint64_t ticks);

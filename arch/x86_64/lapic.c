@@ -29,6 +29,7 @@ enum {
 #define LVT_DELIVERY_NMI (4u << 8)
 #define ICR_PENDING      (1u << 12)
 #define ICR_ASSERT       (1u << 14)
+#define ICR_DEST_SELF    (1u << 18) /* destination shorthand 01: self */
 #define TIMER_DIV_16     0x3
 #define APIC_BASE_ENABLE (1ull << 11)
 
@@ -99,14 +100,18 @@ void lapic_eoi(void)
 	wr(REG_EOI, 0);
 }
 
+/*
+ * NMI-safe (the deferred unwinder raises it from NMI context). The "self"
+ * destination shorthand makes the send one 32-bit write of ICR low: no
+ * destination in ICR high, so an NMI that lands between two ICR writes of
+ * an interrupted sender cannot leave it with another destination. The
+ * delivery-status wait is bounded: modern CPUs (and QEMU) never set it.
+ */
 void lapic_self_ipi(uint8_t vector)
 {
-	irqflags_t f = irq_save();
-	while (rd(REG_ICR_LO) & ICR_PENDING)
+	for (int i = 0; i < 1000 && (rd(REG_ICR_LO) & ICR_PENDING); i++)
 		pause();
-	wr(REG_ICR_HI, lapic_id() << 24);
-	wr(REG_ICR_LO, ICR_ASSERT | vector); /* fixed, physical destination */
-	irq_restore(f);
+	wr(REG_ICR_LO, ICR_DEST_SELF | ICR_ASSERT | vector); /* fixed delivery */
 }
 
 static uint32_t ns_to_count(uint64_t ns)

@@ -20,7 +20,7 @@ void lapic_init(uint64_t phys);
 void lapic_calibrate(void);
 uint32_t lapic_id(void);
 void lapic_eoi(void);
-/* Sends `vector` to this CPU (its own APIC ID, fixed delivery). */
+/* Sends `vector` to this CPU (fixed delivery, "self" shorthand); NMI-safe. */
 void lapic_self_ipi(uint8_t vector);
 
 /* One interrupt after ns nanoseconds, or one every ns. */

@@ -9,16 +9,27 @@
 
 void nmi_dispatch(struct trap_frame *tf);
 
+/* Per CPU: in nmi_dispatch. NMIs do not nest, so a flag is enough. */
+static bool in_nmi[ARCH_MAX_CPUS];
+
+bool arch_in_nmi(void)
+{
+	return __atomic_load_n(&in_nmi[arch_cpu_id()], __ATOMIC_RELAXED);
+}
+
 void nmi_dispatch(struct trap_frame *tf)
 {
 	uint64_t t0 = rdtsc();
 	trap_handler_t fn = trap_handler(VEC_NMI);
+	unsigned cpu = arch_cpu_id();
 
 	stat_inc(STAT_NMI_COUNT);
+	__atomic_store_n(&in_nmi[cpu], true, __ATOMIC_RELAXED);
 	if (fn)
 		fn(tf);
 	else
 		stat_inc(STAT_NMI_IGNORED);
+	__atomic_store_n(&in_nmi[cpu], false, __ATOMIC_RELAXED);
 	uint64_t dt = rdtsc() - t0;
 	stat_add(STAT_NMI_CYCLES_TOTAL, dt);
 	stat_max(STAT_NMI_CYCLES_MAX, dt);

@@ -1,0 +1,65 @@
+/*
+ * The few x86_64 facts the generic user unwinder (kern/unwind_user.c) and
+ * the sampler's user part (kern/sample_user.c) need: where a frame-pointer
+ * frame keeps the caller's fp and the return address, which registers a
+ * user context has, and how they map to the record's register order.
+ * (SFrame frames need nothing more: the section's header fixes the RA slot
+ * at CFA-8 and sframe/ knows the AMD64 register numbers.)
+ */
+#ifndef ARCH_X86_64_UNWIND_USER_H
+#define ARCH_X86_64_UNWIND_USER_H
+
+#include <stdint.h>
+
+#include "arch/x86_64/trap.h"
+#include "sframe/sframe.h"
+#include "stitch/records.h"
+
+/*
+ * A frame-pointer frame (push %rbp; mov %rsp, %rbp):
+ *   [fp + 8]  return address into the caller
+ *   [fp]      the caller's fp
+ * and the caller's sp after the return is fp + 16 (the CFA).
+ */
+#define UNWIND_USER_FP_NEXT 0
+#define UNWIND_USER_FP_RA   8
+#define UNWIND_USER_FP_CFA  16
+
+/* Stack slots are 8-byte words; a frame pointer is 8-byte aligned. */
+#define UNWIND_USER_WORD 8
+
+/* The user context an unwind starts from: pc, sp and fp of a trap frame. */
+static inline void unwind_user_start(const struct trap_frame *tf,
+				     struct sf_frame *f)
+{
+	f->pc = tf->rip;
+	f->sp = tf->rsp;
+	f->fp = tf->rbp;
+	f->caller = false;
+}
+
+/* All user registers of a trap frame, in enum rec_reg order (stack copies). */
+static inline void unwind_user_regs(const struct trap_frame *tf,
+				    uint64_t r[REC_NREGS])
+{
+	r[REC_REG_AX] = tf->rax;
+	r[REC_REG_BX] = tf->rbx;
+	r[REC_REG_CX] = tf->rcx;
+	r[REC_REG_DX] = tf->rdx;
+	r[REC_REG_SI] = tf->rsi;
+	r[REC_REG_DI] = tf->rdi;
+	r[REC_REG_BP] = tf->rbp;
+	r[REC_REG_SP] = tf->rsp;
+	r[REC_REG_IP] = tf->rip;
+	r[REC_REG_FLAGS] = tf->rflags;
+	r[REC_REG_R8] = tf->r8;
+	r[REC_REG_R9] = tf->r9;
+	r[REC_REG_R10] = tf->r10;
+	r[REC_REG_R11] = tf->r11;
+	r[REC_REG_R12] = tf->r12;
+	r[REC_REG_R13] = tf->r13;
+	r[REC_REG_R14] = tf->r14;
+	r[REC_REG_R15] = tf->r15;
+}
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * The user-stack unwinder: the callchain of the current task's user
+ * context at its latest kernel entry, read from user memory now.
+ *
+ * Runs in task context on the way back to ring 3 (the deferred unwind's
+ * task work), so it may take page faults: the SFrame sections and the
+ * stack are read through the faulting user-copy helper (SMAP on, only
+ * addresses below USER_END), and a page that was never touched is simply
+ * faulted in. Every read is checked, every loop bounded by the buffer,
+ * every way to stop counted (unwind_stop_<reason>).
+ *
+ * The frame-pointer walk also exists in an NMI-safe form, which reads
+ * only pages that are present (the `fp` mode's baseline).
+ */
+#ifndef KERN_UNWIND_USER_H
+#define KERN_UNWIND_USER_H
+
+#include <stdint.h>
+
+#include "sframe/sframe.h"
+#include "stitch/records.h"
+
+enum unwind_method {
+	UNWIND_METHOD_SFRAME, /* SFrame, frame pointer where a pc has none */
+	UNWIND_METHOD_FP,     /* frame pointers only */
+	UNWIND_METHOD_GUESS,  /* scan the stack for addresses in registered text */
+};
+
+/*
+ * Task context, faults allowed: ips[0] = the user pc at the latest kernel
+ * entry, then return addresses, leaf first; at most max. Returns how many,
+ * and why it stopped in *stop.
+ */
+uint32_t unwind_user(enum unwind_method m, uint64_t *ips, uint32_t max,
+		     enum unwind_stop *stop);
+
+/*
+ * NMI context: a frame-pointer walk from *start that reads only pages
+ * already present in current's address space (copy_from_user_nofault).
+ * ips[0] = start->pc. A refused read ends the walk and counts
+ * nmi_user_absent.
+ */
+uint32_t unwind_user_fp_nmi(const struct sf_frame *start, uint64_t *ips,
+			    uint32_t max);
+
+#endif
