@@ -17,7 +17,10 @@ static const char usage[] =
 	"  -o DIR          write report.txt, profile.folded, flame.svg, perf.data and\n"
 	"                  records.bin there (default: print the stitched samples)\n"
 	"  --no-stitch     print the records as they came, deferred markers and cookies\n"
-	"                  shown (like perf script --no-merge-callchains)\n";
+	"                  shown (like perf script --no-merge-callchains)\n"
+	"  --stats FILE    write the run's numbers (records, bytes, counters, how samples\n"
+	"                  got their user stacks, processes) as JSON to FILE; the\n"
+	"                  samples are not printed then (-o still writes its files)\n";
 
 static uint8_t *read_all(const char *path, size_t *len)
 {
@@ -45,6 +48,7 @@ int main(int argc, char **argv)
 		{ "symfs", required_argument, NULL, 's' },
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "no-stitch", no_argument, NULL, 'n' },
+		{ "stats", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -56,6 +60,7 @@ int main(int argc, char **argv)
 		case 'k': o.kernel = optarg; break;
 		case 'o': o.outdir = optarg; break;
 		case 'n': o.no_stitch = 1; break;
+		case 'S': o.stats = optarg; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: fputs(usage, stderr); return 2;
 		}

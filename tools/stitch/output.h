@@ -30,6 +30,8 @@ void write_folded(FILE *f, const struct run *r);
 void write_flame(FILE *f, const struct run *r);
 /* speedscope.c: speedscope's JSON file format */
 void write_speedscope(FILE *f, const struct run *r);
+/* stats.c: the run in numbers, as JSON (--stats) */
+void write_stats(FILE *f, const struct run *r);
 /* perfdata.c: a perf.data file perf 6.1 reads; 0 on success */
 int write_perf_data(const char *path, const struct run *r);
 

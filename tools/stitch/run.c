@@ -12,9 +12,8 @@
 
 typedef void writer_fn(FILE *, const struct run *);
 
-static int write_file(const char *dir, const char *name, writer_fn *fn, const struct run *r)
+static int write_path(const char *path, writer_fn *fn, const struct run *r)
 {
-	char *path = xasprintf("%s/%s", dir, name);
 	FILE *f = fopen(path, "w");
 	int err = !f;
 	if (f) {
@@ -23,8 +22,15 @@ static int write_file(const char *dir, const char *name, writer_fn *fn, const st
 	}
 	if (err)
 		fprintf(stderr, "stitch: cannot write %s: %s\n", path, strerror(errno));
-	free(path);
 	return err ? -1 : 0;
+}
+
+static int write_file(const char *dir, const char *name, writer_fn *fn, const struct run *r)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	int err = write_path(path, fn, r);
+	free(path);
+	return err;
 }
 
 /* records.bin travels with the outputs, so the run can be redone from them. */
@@ -110,9 +116,11 @@ int run_stitch(const struct options *o, const uint8_t *buf, size_t len,
 		write_raw(o->out, &r);
 	} else {
 		stitch_run(&st, &s, &procs, &sy, c);
+		if (o->stats)
+			err |= write_path(o->stats, write_stats, &r);
 		if (o->outdir)
-			err = write_outputs(o, &r, buf, len);
-		else
+			err |= write_outputs(o, &r, buf, len);
+		else if (!o->stats)
 			write_script(o->out, &r);
 	}
 	stitch_free(&st);

@@ -306,7 +306,7 @@ void stream_parse(struct stream *s, const uint8_t *buf, size_t len,
 			else if (!parse_head(s, b, c))
 				break;
 		} else {
-			struct record r = { .type = type, .offset = off };
+			struct record r = { .type = type, .offset = off, .size = size };
 			if (nread == 1)
 				c->no_stream_header++;
 			if (kinds[type].parse(&r, b, c))

@@ -77,6 +77,7 @@ struct end_rec {
 struct record {
 	uint32_t type;   /* enum rec_type */
 	uint64_t offset; /* where it starts in the stream */
+	uint32_t size;   /* its bytes, header included */
 	union {
 		struct comm_rec comm;
 		struct mmap_rec mmap;

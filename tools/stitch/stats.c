@@ -1,0 +1,184 @@
+/*
+ * stats.json (--stats FILE): the run in numbers, for programs rather than
+ * people (tools/bench reads it): the stream's parameters, the bytes each
+ * record type took, the kernel's REC_STATS counters and stitch's own, how
+ * each sample got its user part, how deferred unwinds ended and how many
+ * samples shared one, and each process life with its start, exit and
+ * samples. Everything here is counted by the same code that writes the
+ * other outputs; this file only adds it up.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "output.h"
+#include "util.h"
+
+static const char *const type_names[] = {
+	[REC_STREAM] = "stream", [REC_COMM] = "comm", [REC_MMAP] = "mmap",
+	[REC_SAMPLE] = "sample", [REC_DEFERRED] = "deferred", [REC_EXIT] = "exit",
+	[REC_LOST] = "lost", [REC_STATS] = "stats", [REC_END] = "end",
+};
+#define NTYPES (sizeof type_names / sizeof type_names[0])
+
+static const char *const part_names[] = {
+	[USER_NONE] = "none", [USER_INLINE] = "inline", [USER_DEFERRED] = "deferred",
+	[USER_STACK_COPY] = "stack_copy", [USER_MISSING] = "missing",
+};
+#define NPARTS (sizeof part_names / sizeof part_names[0])
+
+/* The bytes of a rec_stack_copy as the sample record carries it. */
+static uint64_t copy_bytes(const struct stack_copy *sc)
+{
+	return sizeof(uint64_t) * (REC_NREGS + 1) + (sc->size + 7) / 8 * 8;
+}
+
+static void stream_part(FILE *f, const struct run *r)
+{
+	const struct rec_stream *h = &r->stream->head;
+	fprintf(f, "\"stream\":{\"mode\":\"%s\",\"ncpus\":%" PRIu32 ",\"tsc_hz\":%" PRIu64
+		",\"sample_hz\":%" PRIu32 ",\"max_frames\":%" PRIu32 ",\"ended\":%s}",
+		mode_name(h->mode), h->ncpus, h->tsc_hz, h->sample_hz, h->max_frames,
+		r->stream->ended ? "true" : "false");
+}
+
+/* Records and bytes per type; REC_STREAM is the header (not in recs). */
+static void bytes_part(FILE *f, const struct run *r)
+{
+	uint64_t count[NTYPES] = { 0 }, bytes[NTYPES] = { 0 }, copies = 0, total = 0;
+	if (r->stream->head.magic == REC_STREAM_MAGIC) {
+		count[REC_STREAM] = 1;
+		bytes[REC_STREAM] = sizeof(struct rec_stream);
+	}
+	for (size_t i = 0; i < r->stream->nrecs; i++) {
+		const struct record *rec = &r->stream->recs[i];
+		count[rec->type]++;
+		bytes[rec->type] += rec->size;
+		if (rec->type == REC_SAMPLE && rec->u.sample.copy)
+			copies += copy_bytes(rec->u.sample.copy);
+	}
+	fputs("\"records\":{", f);
+	for (size_t t = 1; t < NTYPES; t++) {
+		fprintf(f, "%s\"%s\":{\"count\":%" PRIu64 ",\"bytes\":%" PRIu64 "}",
+			t > 1 ? "," : "", type_names[t], count[t], bytes[t]);
+		total += bytes[t];
+	}
+	fprintf(f, "},\"bytes_total\":%" PRIu64 ",\"bytes_stack_copy\":%" PRIu64, total, copies);
+}
+
+static void kernel_part(FILE *f, const struct run *r)
+{
+	int first = 1;
+	fputs("\"kernel\":{", f);
+	for (size_t i = 0; i < r->stream->nrecs; i++) {
+		const struct record *rec = &r->stream->recs[i];
+		if (rec->type != REC_STATS)
+			continue;
+		for (uint32_t j = 0; j < rec->u.stats.count; j++) {
+			fprintf(f, "%s", first ? "" : ",");
+			json_str(f, rec->u.stats.stat[j].name);
+			fprintf(f, ":%" PRIu64, rec->u.stats.stat[j].value);
+			first = 0;
+		}
+	}
+	fputc('}', f);
+}
+
+static void stitch_part(FILE *f, const struct counters *c)
+{
+	fputs("\"stitch\":{", f);
+	int first = 1;
+#define STITCH_COUNTER_JSON(name, text) \
+	fprintf(f, "%s\"" #name "\":%" PRIu64, first ? "" : ",", c->name); \
+	first = 0;
+	STITCH_COUNTERS(STITCH_COUNTER_JSON)
+#undef STITCH_COUNTER_JSON
+	fputc('}', f);
+}
+
+/*
+ * Per sample of the profile (cpu-clock): where its user part came from,
+ * its frames; per deferred record: why it stopped, and whether any sample
+ * used it (the unwinds that served samples: samples_stitched divided by
+ * these is the coalescing factor).
+ */
+static void chains_part(FILE *f, const struct run *r)
+{
+	uint64_t parts[NPARTS] = { 0 }, ufr = 0, kfr = 0, truncated = 0, used = 0;
+	uint64_t stops[UNWIND_STOP_COUNT + 1] = { 0 };
+	const struct stream *s = r->stream;
+	char *seen = xcalloc(s->nrecs ? s->nrecs : 1, 1);
+	for (size_t i = 0; i < r->st->n; i++) {
+		const struct stack *k = &r->st->v[i];
+		if (!in_profile(k))
+			continue;
+		parts[k->user]++;
+		ufr += k->nu;
+		kfr += k->nk;
+		if (!k->d)
+			continue;
+		truncated += k->d->stop != UNWIND_STOP_END;
+		size_t at = (size_t)((const char *)k->d - (const char *)&s->recs[0].u.deferred) /
+			    sizeof *s->recs;
+		used += !seen[at];
+		seen[at] = 1;
+	}
+	free(seen);
+	for (size_t i = 0; i < s->nrecs; i++)
+		if (s->recs[i].type == REC_DEFERRED) {
+			uint32_t stop = s->recs[i].u.deferred.stop;
+			stops[stop < UNWIND_STOP_COUNT ? stop : UNWIND_STOP_COUNT]++;
+		}
+	fputs("\"user_parts\":{", f);
+	for (size_t p = 0; p < NPARTS; p++)
+		fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", part_names[p], parts[p]);
+	fprintf(f, "},\"user_frames\":%" PRIu64 ",\"kernel_frames\":%" PRIu64
+		",\"samples_truncated\":%" PRIu64 ",\"deferred_used\":%" PRIu64
+		",\"deferred_stop\":{", ufr, kfr, truncated, used);
+	for (uint32_t w = 0; w <= UNWIND_STOP_COUNT; w++)
+		fprintf(f, "%s\"%s\":%" PRIu64, w ? "," : "", stop_name(w), stops[w]);
+	fputc('}', f);
+}
+
+static void procs_part(FILE *f, const struct run *r)
+{
+	fputs("\"processes\":[", f);
+	for (size_t i = 0; i < r->procs->n; i++) {
+		const struct proc *p = r->procs->v[i];
+		uint64_t samples = 0, ufr = 0;
+		for (size_t j = 0; j < r->st->n; j++) {
+			const struct stack *k = &r->st->v[j];
+			if (k->proc == p && in_profile(k)) {
+				samples++;
+				ufr += k->nu;
+			}
+		}
+		fprintf(f, "%s{\"pid\":%" PRIu32 ",\"comm\":", i ? "," : "", p->pid);
+		json_str(f, p->comm);
+		fprintf(f, ",\"start\":%" PRIu64 ",\"exit\":", p->t_comm);
+		if (p->exited)
+			fprintf(f, "%" PRIu64, p->t_exit);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"samples\":%" PRIu64 ",\"user_frames\":%" PRIu64 "}", samples, ufr);
+	}
+	fputc(']', f);
+}
+
+void write_stats(FILE *f, const struct run *r)
+{
+	fputs("{\"input\":", f);
+	json_str(f, r->records_path);
+	fputc(',', f);
+	stream_part(f, r);
+	fputc(',', f);
+	bytes_part(f, r);
+	fputc(',', f);
+	kernel_part(f, r);
+	fputc(',', f);
+	stitch_part(f, r->c);
+	fputc(',', f);
+	chains_part(f, r);
+	fputc(',', f);
+	procs_part(f, r);
+	fputs("}\n", f);
+}
