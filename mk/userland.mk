@@ -55,11 +55,14 @@ endef
 USER_WORKLOADS := fib chain sort reader piper
 USER_SYSTEM    := demo utest
 USER_TESTS     := $(basename $(notdir $(wildcard userland/tests/t-*.c)))
-USER_PROGRAMS  := $(USER_WORKLOADS) $(USER_SYSTEM) $(USER_TESTS)
+# Other fragments add programs (mk/bench.mk, included before this file):
+# their names in USER_EXTRA_PROGRAMS, the sources of /bin/<p> in USER_SRCS_<p>.
+USER_PROGRAMS  := $(USER_WORKLOADS) $(USER_SYSTEM) $(USER_TESTS) $(USER_EXTRA_PROGRAMS)
 
 $(foreach p,$(USER_WORKLOADS),$(eval $(call user_program,$(USER_ROOT)/bin/$(p),userland/workloads/$(p).c)))
 $(foreach p,$(USER_SYSTEM),$(eval $(call user_program,$(USER_ROOT)/bin/$(p),userland/bin/$(p).c)))
 $(foreach p,$(USER_TESTS),$(eval $(call user_program,$(USER_ROOT)/bin/$(p),userland/tests/$(p).c)))
+$(foreach p,$(USER_EXTRA_PROGRAMS),$(eval $(call user_program,$(USER_ROOT)/bin/$(p),$(USER_SRCS_$(p)))))
 
 # make run APP=path/to/prog.c: one more program, and the one that boots.
 ifneq ($(APP),)
