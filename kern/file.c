@@ -70,6 +70,11 @@ void fd_close_all(struct task *t)
 static long console_write_user(uint64_t ubuf, uint64_t n)
 {
 	char buf[256];
+	/* A range that leaves the user range fails before anything is
+	 * printed, as for pipes and files: otherwise write(1, p, LONG_MAX)
+	 * prints the caller's memory up to its first hole. */
+	if (!user_range_ok(ubuf, n))
+		return -STITCH_EFAULT;
 	for (uint64_t done = 0; done < n;) {
 		uint64_t chunk = MIN(n - done, sizeof(buf));
 		if (copy_from_user(buf, ubuf + done, chunk))
