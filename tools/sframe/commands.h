@@ -8,6 +8,8 @@ struct options {
 	uint64_t vaddr;     /* run-time address of a raw blob */
 	int version;        /* convert --to */
 	bool pcrel;         /* convert: SFRAME_F_FDE_FUNC_START_PCREL */
+	uint64_t at;        /* convert --at: run-time address of the output */
+	bool at_set;
 	const char *output; /* convert -o */
 	char **args;        /* positional arguments */
 	int nargs;

@@ -2,10 +2,12 @@
  * sframe: dump, convert, check and query SFrame sections on the host.
  *
  *   sframe dump [--vaddr A] FILE...           as `readelf --sframe` (2.40)
- *   sframe convert --to 1|2|3 [--no-pcrel] [--vaddr A] FILE -o OUT
+ *   sframe convert --to 1|2|3 [--no-pcrel] [--vaddr A] [--at A] FILE -o OUT
  *                                              re-encode as a raw section blob
  *                                              (v2, v3: PC-relative starts
- *                                              unless --no-pcrel)
+ *                                              unless --no-pcrel), to live
+ *                                              where the input was, or at
+ *                                              --at (same functions)
  *   sframe check [--vaddr A] FILE...          full validation, one line per section
  *   sframe lookup [--vaddr A] FILE PC...      FDE, FRE and rule for each PC
  *
@@ -23,7 +25,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: sframe dump [--vaddr ADDR] FILE...\n"
-		"       sframe convert --to 1|2|3 [--no-pcrel] [--vaddr ADDR] FILE -o OUT\n"
+		"       sframe convert --to 1|2|3 [--no-pcrel] [--vaddr ADDR] [--at ADDR] FILE -o OUT\n"
 		"       sframe check [--vaddr ADDR] FILE...\n"
 		"       sframe lookup [--vaddr ADDR] FILE PC...\n");
 	exit(2);
@@ -49,7 +51,10 @@ static int parse(int argc, char **argv, struct options *o)
 		const char *a = argv[i];
 		if (!strcmp(a, "--vaddr") && i + 1 < argc)
 			o->vaddr = number(argv[++i]);
-		else if (!strcmp(a, "--to") && i + 1 < argc)
+		else if (!strcmp(a, "--at") && i + 1 < argc) {
+			o->at = number(argv[++i]);
+			o->at_set = true;
+		} else if (!strcmp(a, "--to") && i + 1 < argc)
 			o->version = (int)number(argv[++i]);
 		else if (!strcmp(a, "-o") && i + 1 < argc)
 			o->output = argv[++i];
