@@ -28,8 +28,8 @@ static void record_exec_mapping(uint64_t at, uint64_t len,
 		    id, id_size, path);
 }
 
-/* (hint, len, prot, fd, offset): hint is ignored (docs/USERLAND.md lets
- * the kernel place mappings where it likes). */
+/* (hint, len, prot, fd, offset): the mapping goes at hint if that range
+ * is free mmap space, else where the kernel likes (docs/USERLAND.md). */
 long sys_mmap(const long *arg)
 {
 	uint64_t len = arg[1];
@@ -46,7 +46,8 @@ long sys_mmap(const long *arg)
 			return -STITCH_EBADF;
 		ino = &f->ino;
 	}
-	long at = uvm_mmap(current->mm, len, vmprot, ino, (uint64_t)offset);
+	long at = uvm_mmap(current->mm, (uint64_t)arg[0], len, vmprot, ino,
+			   (uint64_t)offset);
 	if (at >= 0 && ino && (vmprot & VM_EXEC))
 		record_exec_mapping(at, len, ino, offset);
 	return at;

@@ -51,8 +51,8 @@ KTEST(uaccess_copy_helpers)
 	}
 	struct uvm *mm = uvm_create();
 	KASSERT(t, mm && uvm_load_elf(mm, &img, f.name) == 0);
-	uint64_t rw = uvm_mmap(mm, 2 * PAGE_SIZE, VM_WRITE, NULL, 0);
-	uint64_t ro = uvm_mmap(mm, PAGE_SIZE, 0, NULL, 0);
+	uint64_t rw = uvm_mmap(mm, 0, 2 * PAGE_SIZE, VM_WRITE, NULL, 0);
+	uint64_t ro = uvm_mmap(mm, 0, PAGE_SIZE, 0, NULL, 0);
 	KASSERT(t, (long)rw > 0 && (long)ro > 0 &&
 		   uvm_munmap(mm, rw + PAGE_SIZE, PAGE_SIZE) == 0);
 	current->mm = mm;

@@ -211,13 +211,18 @@ long uvm_sbrk(struct uvm *mm, long increment)
 	return (long)old;
 }
 
-/* The highest address below USER_MMAP_TOP where len bytes fit, above
- * the heap's room; 0 if none. */
-static uint64_t find_gap(struct uvm *mm, uint64_t len)
+/* The hint if [hint, hint + len) is free mmap space, else the highest
+ * address below USER_MMAP_TOP where len bytes fit, above the heap's room;
+ * 0 if none. (A user-space loader asks for the addresses that keep a
+ * shared object's segments at their distances from one another.) */
+static uint64_t find_gap(struct uvm *mm, uint64_t hint, uint64_t len)
 {
 	uint64_t floor = mm->heap->start + USER_HEAP_MAX;
 	if (len > USER_MMAP_TOP - floor)
 		return 0;
+	if (hint && hint % PAGE_SIZE == 0 && hint >= floor &&
+	    hint <= USER_MMAP_TOP - len && !first_overlap(mm, hint, hint + len))
+		return hint;
 	uint64_t at = USER_MMAP_TOP - len;
 	for (struct region *r; (r = first_overlap(mm, at, at + len));) {
 		if (r->start < floor + len)
@@ -227,7 +232,7 @@ static uint64_t find_gap(struct uvm *mm, uint64_t len)
 	return at;
 }
 
-long uvm_mmap(struct uvm *mm, uint64_t len, unsigned prot,
+long uvm_mmap(struct uvm *mm, uint64_t hint, uint64_t len, unsigned prot,
 	      const struct initrd_file *file, uint64_t offset)
 {
 	if (len == 0 || offset % PAGE_SIZE)
@@ -235,7 +240,7 @@ long uvm_mmap(struct uvm *mm, uint64_t len, unsigned prot,
 	if (len > USER_MMAP_MAX)
 		return -STITCH_ENOMEM;
 	len = PAGE_ROUND_UP(len);
-	uint64_t at = find_gap(mm, len);
+	uint64_t at = find_gap(mm, hint, len);
 	if (!at)
 		return -STITCH_ENOMEM;
 	struct region *r = region_new(mm, at, at + len, prot,

@@ -108,8 +108,9 @@ int uvm_write(struct uvm *mm, uint64_t va, const void *src, uint64_t n);
 /* SYS_sbrk: the old break, or -ENOMEM (outside [heap start, + USER_HEAP_MAX)). */
 long uvm_sbrk(struct uvm *mm, long increment);
 /* SYS_mmap: the address of a new region of len bytes (rounded up to
- * pages); file NULL for zeroed memory. -EINVAL, -ENOMEM. */
-long uvm_mmap(struct uvm *mm, uint64_t len, unsigned prot,
+ * pages): at hint if that range is free mmap space, else where the kernel
+ * likes; file NULL for zeroed memory. -EINVAL, -ENOMEM. */
+long uvm_mmap(struct uvm *mm, uint64_t hint, uint64_t len, unsigned prot,
 	      const struct initrd_file *file, uint64_t offset);
 /* SYS_munmap: removes [addr, addr + len) from mmap regions; -EINVAL if it
  * is not page aligned, leaves the user range, or touches another kind of

@@ -105,15 +105,15 @@ KTEST(uvm_mmap_munmap)
 	struct uvm *mm = load_fib(t, &img);
 	if (!mm)
 		return;
-	long ra = uvm_mmap(mm, 3 * PAGE_SIZE, VM_WRITE, NULL, 0);
-	long rb = uvm_mmap(mm, 1, 0, NULL, 0);
+	long ra = uvm_mmap(mm, 0, 3 * PAGE_SIZE, VM_WRITE, NULL, 0);
+	long rb = uvm_mmap(mm, 0, 1, 0, NULL, 0);
 	KASSERT(t, ra > 0 && rb > 0);
 	uint64_t a = ra, b = rb;
 	KEXPECT_EQ(t, a % PAGE_SIZE, 0);
 	KEXPECT(t, (uint64_t)a + 3 * PAGE_SIZE <= USER_MMAP_TOP);
 	KEXPECT(t, b + PAGE_SIZE <= a || b >= a + 3 * PAGE_SIZE);
-	KEXPECT_EQ(t, uvm_mmap(mm, 0, 0, NULL, 0), -STITCH_EINVAL);
-	KEXPECT_EQ(t, uvm_mmap(mm, 1ull << 46, 0, NULL, 0), -STITCH_ENOMEM);
+	KEXPECT_EQ(t, uvm_mmap(mm, 0, 0, 0, NULL, 0), -STITCH_EINVAL);
+	KEXPECT_EQ(t, uvm_mmap(mm, 0, 1ull << 46, 0, NULL, 0), -STITCH_ENOMEM);
 	for (int i = 0; i < 3; i++)
 		KASSERT_EQ(t, uvm_fault(mm, a + i * PAGE_SIZE, VM_WRITE), 0);
 	/* A hole in the middle splits the region in two. */
@@ -142,14 +142,14 @@ KTEST(uvm_mmap_file)
 	if (!mm)
 		return;
 	KASSERT_EQ(t, initrd_lookup("/bin/fib", &f), 0);
-	long a = uvm_mmap(mm, 2 * PAGE_SIZE, 0, &f, PAGE_SIZE);
+	long a = uvm_mmap(mm, 0, 2 * PAGE_SIZE, 0, &f, PAGE_SIZE);
 	uint64_t pa;
 	KASSERT(t, a > 0);
-	KEXPECT_EQ(t, uvm_mmap(mm, PAGE_SIZE, 0, &f, 100), -STITCH_EINVAL);
+	KEXPECT_EQ(t, uvm_mmap(mm, 0, PAGE_SIZE, 0, &f, 100), -STITCH_EINVAL);
 	KASSERT_EQ(t, uvm_fault(mm, a, 0), 0);
 	KASSERT(t, vm_lookup(&mm->vm, a, &pa, NULL));
 	KEXPECT(t, memcmp(p2v(pa), f.data + PAGE_SIZE, PAGE_SIZE) == 0);
-	long past = uvm_mmap(mm, PAGE_SIZE, 0, &f, PAGE_ROUND_UP(f.size));
+	long past = uvm_mmap(mm, 0, PAGE_SIZE, 0, &f, PAGE_ROUND_UP(f.size));
 	KASSERT(t, past > 0);
 	KASSERT_EQ(t, uvm_fault(mm, past, 0), 0);
 	KASSERT(t, vm_lookup(&mm->vm, past, &pa, NULL));
