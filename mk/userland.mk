@@ -96,12 +96,17 @@ USER_DATA := blob $(notdir $(wildcard userland/data/*))
 # intermediate of the initrd's stage.
 USER_ROOT_FILES := $(addprefix $(USER_ROOT)/bin/,$(USER_PROGRAMS)) \
 	$(addprefix $(USER_ROOT)/data/,$(USER_DATA))
+# Other fragments add other files (mk/deferred.mk: a shared object in lib/,
+# SFrame blobs in data/): names relative to the root in USER_EXTRA_FILES,
+# each built at $(USER_ROOT)/<name> by its fragment.
+USER_EXTRA_DIRS := $(filter-out bin data,$(patsubst %/,%,$(sort $(dir $(USER_EXTRA_FILES)))))
+USER_ROOT_FILES += $(addprefix $(USER_ROOT)/,$(USER_EXTRA_FILES))
 
 # The initrd's contents, by name relative to its root (the kernel looks up
 # "/bin/fib" as "bin/fib"). The list is rewritten only when it changes, so
 # that adding or dropping APP rebuilds the initrd and nothing else does.
 USER_INITRD_NAMES := bin $(addprefix bin/,$(USER_PROGRAMS) $(USER_APP)) \
-	data $(addprefix data/,$(USER_DATA))
+	data $(addprefix data/,$(USER_DATA)) $(USER_EXTRA_DIRS) $(USER_EXTRA_FILES)
 USER_INITRD_LIST  := $(USER_OUT)/initrd.list
 
 $(USER_INITRD_LIST): FORCE
@@ -123,8 +128,12 @@ $(USER_STAGE)/data/%: $(USER_ROOT)/data/%
 	@mkdir -p $(@D)
 	cp $< $@
 
+$(USER_STAGE)/lib/%: $(USER_ROOT)/lib/%
+	@mkdir -p $(@D)
+	strip --strip-debug -o $@ $<
+
 # cpio newc, owned by root, no host inode numbers (--reproducible).
-$(INITRD): $(USER_INITRD_LIST) $(addprefix $(USER_STAGE)/,$(filter-out bin data,$(USER_INITRD_NAMES)))
+$(INITRD): $(USER_INITRD_LIST) $(addprefix $(USER_STAGE)/,$(filter-out bin data $(USER_EXTRA_DIRS),$(USER_INITRD_NAMES)))
 	cd $(USER_STAGE) && cpio -o -H newc -R 0:0 --reproducible --quiet \
 		< $(abspath $(USER_INITRD_LIST)) > $(abspath $@)
 

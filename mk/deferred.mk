@@ -1,0 +1,38 @@
+# Deferred user unwinding (docs/DEFERRED.md): the ring-3 side of its tests.
+# The kernel side lives in kern/ and arch/x86_64/ (mk/kernel.mk builds it).
+#
+#   /bin/cold, /bin/dlwork, /bin/sfreg   workloads (userland/deferred/)
+#   /lib/libdeep.so                      the PIC shared object dlwork loads
+#                                        with the SDK's loader (userland/lib/dl.c)
+#   /data/sfreg.v2.sframe, .v3.sframe    sfreg's .sframe re-encoded as v2
+#                                        and v3 (build/bin/sframe convert)
+#
+# Included before mk/userland.mk (mk/*.mk in name order): programs go to the
+# SDK through USER_EXTRA_PROGRAMS / USER_SRCS_<name>, the other files through
+# USER_EXTRA_FILES. $(USER_ROOT) is not defined yet here: DEFERRED_ROOT is
+# the same directory.
+
+DEFERRED_ROOT := $(BUILD)/userland/root
+
+DEFERRED_PROGRAMS := cold dlwork sfreg
+USER_EXTRA_PROGRAMS += $(DEFERRED_PROGRAMS)
+USER_SRCS_cold   := userland/deferred/cold.c
+USER_SRCS_dlwork := userland/deferred/dlwork.c
+USER_SRCS_sfreg  := userland/deferred/sfreg.c
+
+# The shared object: the SDK's code generation, position-independent, no
+# libc. DT_HASH (sysv) is what the loader reads for its symbol count.
+DEFERRED_SO := $(DEFERRED_ROOT)/lib/libdeep.so
+$(DEFERRED_SO): userland/deferred/libdeep.c $(NEWLIB_STAMP)
+	@mkdir -p $(@D)
+	$(HOST_CC) $(filter-out -fno-pie,$(USER_CFLAGS)) -fPIC -shared -nostdlib \
+		-Wl,--build-id -Wl,-z,noexecstack -Wl,--hash-style=sysv -o $@ $<
+
+# sfreg registers these for its own text, at the address they are encoded
+# for (it maps them there with an mmap hint): SFREG_BLOB_ADDR in sfreg.c.
+DEFERRED_BLOB_AT := $(shell sed -n 's/^\#define SFREG_BLOB_ADDR \(0x[0-9a-f]*\)UL.*/\1/p' userland/deferred/sfreg.c)
+$(DEFERRED_ROOT)/data/sfreg.v%.sframe: $(DEFERRED_ROOT)/bin/sfreg $(BIN)/sframe
+	@mkdir -p $(@D)
+	$(BIN)/sframe convert --to $* --at $(DEFERRED_BLOB_AT) $< -o $@
+
+USER_EXTRA_FILES += lib/libdeep.so data/sfreg.v2.sframe data/sfreg.v3.sframe
