@@ -39,7 +39,7 @@
 	X(ENTRIES_WITH_SAMPLES, "entries_with_samples", SUM) /* see DEFERRED.md */ \
 	X(DEFERRED_RECORDS, "deferred_records", SUM) /* REC_DEFERRED written */ \
 	X(UNWIND_REUSED, "unwind_reused", SUM)     /* consumer served from the entry's trace */ \
-	X(UNWIND_FP_FALLBACK, "unwind_fp_fallback", SUM) /* frames by fp, no SFrame */ \
+	X(UNWIND_FP_FALLBACK, "unwind_fp_fallback", SUM) /* steps by fp: no SFrame for the pc */ \
 	X(UNWIND_IPI_OTHER_TASK, "unwind_ipi_other_task", SUM)                \
 	X(SELF_IPIS, "self_ipis", SUM)             /* irq-work IPIs handled */ \
 	X(NMI_USER_ABSENT, "nmi_user_absent", SUM) /* NMI user read: page not present */ \

@@ -53,13 +53,13 @@ static enum unwind_stop fp_step(struct sf_frame *f, read_word_fn read)
 }
 
 /* A pc that no section covers, or that its section has no row for: the
- * frame pointer is the only hope (counted when it gives a frame). */
+ * frame pointer is the only hope (counted, whatever it gives; rbp 0 is no
+ * frame pointer but the outermost frame, as at _start). */
 static enum unwind_stop fp_fallback(struct sf_frame *f)
 {
-	enum unwind_stop why = fp_step(f, read_faulting);
-	if (why == STEPPED)
+	if (f->fp)
 		stat_inc(STAT_UNWIND_FP_FALLBACK);
-	return why;
+	return fp_step(f, read_faulting);
 }
 
 static enum unwind_stop sframe_step(struct sf_frame *f)
