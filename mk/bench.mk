@@ -28,3 +28,41 @@ $(foreach n,$(BENCH_FUNCS),$(eval USER_SRCS_funcs-$(n) := userland/bench/funcs.c
 $(BENCH_DIR)/gen/funcs-%.s: userland/bench/genfuncs.pl
 	@mkdir -p $(@D)
 	perl userland/bench/genfuncs.pl $* > $@.tmp && mv $@.tmp $@
+
+# --- build/bin/bench-unwind: the host-side unwinder comparison --------------
+# Built from the sources of the SFrame library and of stitch's reader (this
+# file is read before theirs, so from their sources, not their variables).
+BENCH_UNWIND := $(BIN)/bench-unwind
+BENCH_UNWIND_SRCS := $(wildcard tools/bench/*.c) \
+	$(filter-out tools/stitch/main.c,$(wildcard tools/stitch/*.c)) $(wildcard sframe/*.c)
+BENCH_UNWIND_OBJS := $(patsubst %.c,$(BENCH_DIR)/obj/%.o,$(BENCH_UNWIND_SRCS))
+BENCH_UNWIND_HDRS := $(wildcard tools/bench/*.h tools/stitch/*.h sframe/*.h) \
+	include/stitch/records.h
+BENCH_CFLAGS := $(HOST_CFLAGS) -iquote tools/bench -iquote tools/stitch -iquote sframe
+
+$(BENCH_DIR)/obj/%.o: %.c $(BENCH_UNWIND_HDRS)
+	@mkdir -p $(@D)
+	$(HOST_CC) $(BENCH_CFLAGS) -c $< -o $@
+
+$(BENCH_UNWIND): $(BENCH_UNWIND_OBJS)
+	@mkdir -p $(@D)
+	$(HOST_CC) -o $@ $^ -lunwind-x86_64 -lunwind -ldw -lelf -lm
+
+ALL_TARGETS += $(BENCH_UNWIND)
+TEST_PREREQS += $(BENCH_UNWIND)
+
+# --- make bench ---------------------------------------------------------------
+# BENCH_CONFIG=quick for a short development run; BENCH_PARTS=modes,host to
+# run some parts only (modes depth funcs kentry rate host).
+BENCH_CONFIG ?= full
+BENCH_PARTS  ?= modes,depth,funcs,kentry,rate,host
+BENCH_DRIVER = python3 tools/bench/bench.py --qemu-run tools/qemu-run \
+	--stitch $(STITCH_TOOL) --symfs $(USER_SYMFS) --kernel $(KERNEL_ELF)
+
+.PHONY: bench
+bench: all $(BENCH_UNWIND)
+	rm -rf $(BENCH_OUT) && mkdir -p $(BENCH_OUT)
+	$(BENCH_DRIVER) --out $(BENCH_OUT) --config $(BENCH_CONFIG) --parts $(BENCH_PARTS) \
+		--unwind $(BENCH_UNWIND)
+	$(MAKE) --no-print-directory bench-sframe > $(BENCH_OUT)/sframe-library.txt
+	@cat $(BENCH_OUT)/sframe-library.txt

@@ -13,6 +13,7 @@
  * with RDTSC (allowed in ring 3) so that the driver can calibrate.
  */
 #include <fcntl.h>
+#include <string.h>
 #include <unistd.h>
 #include "../workloads/workload.h"
 
@@ -53,6 +54,8 @@ int main(int argc, char **argv)
 		perror("kentry");
 		return 1;
 	}
+	/* Fault the buffer in now: the first reads must cost what the others do. */
+	memset(buf, 0, chunk);
 	uint64_t cycles = kentry_loop(fd, buf, chunk, reads);
 	if (!cycles) {
 		perror("kentry: read");

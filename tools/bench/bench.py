@@ -1,0 +1,273 @@
+#!/usr/bin/python3
+"""make bench: every unwinding mode side by side under QEMU -icount, the
+scaling curves, and the host-side unwinder comparison. docs/BENCHMARKS.md
+says what each number means; mk/bench.mk passes the paths.
+
+    bench.py --out DIR [--config full|quick|tiny] [--parts modes,depth,...]
+             [--reuse] --qemu-run P --stitch P --symfs D --kernel P
+             [--unwind P]
+
+Parts: modes (the table: results.csv), depth, funcs, kentry, rate (curves:
+<part>.csv and <part>.png), host (host-unwind.csv). Every boot's stream,
+console and stitch numbers stay in DIR/runs/.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import guest  # noqa: E402
+import metrics  # noqa: E402
+import output  # noqa: E402
+
+ALL_MODES = ["none", "fp", "fp-deferred", "sframe", "stack-copy", "guess", "validate"]
+UNWIND_MODES = ["fp", "fp-deferred", "sframe", "stack-copy", "guess"]
+# Frames kept by a deferred unwind: above chain 256's 259 user frames.
+FRAMES = 512
+
+# The suite: each about 0.2 s of guest time (200 M instructions), run one
+# after the other by /bin/bsuite (docs/USERLAND.md for what each does).
+SUITE = [
+    ["/bin/fib", "30", "7"],
+    ["/bin/chain", "64", "4000"],
+    ["/bin/sort", "20000", "22"],
+    ["/bin/reader", "/data/blob", "65536", "7"],
+    ["/bin/piper", "8388608", "16384"],
+]
+
+CONFIGS = {
+    # make bench
+    "full": {
+        "modes": ALL_MODES, "suite": SUITE, "hz": 1000,
+        "curve_modes": UNWIND_MODES,
+        "depth": [1, 2, 4, 8, 16, 32, 64, 128, 256], "depth_rounds": 4000,
+        "funcs": [10, 100, 1000, 10000, 100000], "funcs_rounds": 4000,
+        "kentry": [1, 2, 4, 8, 16, 32, 64], "kentry_hz": 20000, "kentry_cycles": 200_000_000,
+        "rate": [100, 200, 500, 1000, 2000, 5000, 10000, 20000], "rate_rounds": 20000,
+        "host": True,
+    },
+    # development: every part, fewer points, shorter runs
+    "quick": {
+        "modes": ALL_MODES, "suite": [["/bin/chain", "16", "1000"], ["/bin/reader", "/data/blob", "65536", "1"]],
+        "hz": 1000, "curve_modes": ["fp", "sframe"],
+        "depth": [1, 16, 256], "depth_rounds": 500,
+        "funcs": [10, 100000], "funcs_rounds": 500,
+        "kentry": [1, 16], "kentry_hz": 20000, "kentry_cycles": 20_000_000,
+        "rate": [100, 20000], "rate_rounds": 500,
+        "host": True,
+    },
+    # test/t/72-bench-determinism.t: two modes, one small program
+    "tiny": {
+        "modes": ["none", "sframe"], "suite": [["/bin/chain", "8", "300"]], "hz": 1000,
+    },
+}
+
+CURVE_KEYS = ["curve", "x", "mode", "status", "hz", "workload_cycles", "slowdown_pct",
+              "samples", "nmi_cycles_per_sample", "unwind_cycles_per_sample",
+              "unwind_cycles_per_frame", "profiler_cycles_per_sample", "bytes_per_sample",
+              "user_frames_per_sample", "samples_per_unwind", "samples_lost",
+              "truncated_pct", "accuracy_pct"]
+MODE_KEYS = [k for k in CURVE_KEYS if k not in ("curve", "x")]
+
+
+def comm(prog):
+    """The name a program's REC_COMM carries: its file name (15 bytes)."""
+    return os.path.basename(prog[0])[:15]
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.cfg = CONFIGS[args.config]
+        self.tools = guest.Tools(args.qemu_run, args.stitch, args.symfs, args.kernel)
+        self.runs = os.path.join(args.out, "runs")
+        os.makedirs(self.runs, exist_ok=True)
+        self.log = open(os.path.join(args.out, "log.txt"), "a")
+
+    def say(self, text):
+        print(text, flush=True)
+        self.log.write(text + "\n")
+        self.log.flush()
+
+    def boot(self, name, progs, mode, hz):
+        t0 = time.time()
+        s = guest.run(self.tools, self.runs, name, progs, mode, hz, FRAMES, self.args.reuse)
+        self.say(f"  {name}: {s['stitch']['samples']} samples, "
+                 f"{time.time() - t0:.1f} s wall")
+        return s
+
+    def measure(self, name, progs, modes, hz):
+        """One boot per mode ('none' first: the baseline); their metrics."""
+        names = [comm(p) for p in progs]
+        base = self.boot(f"{name}-none", progs, "none", hz)
+        base_cycles = metrics.workload_cycles(base, names)
+        if None in base_cycles.values():
+            raise guest.GuestError(f"{name}: a workload did not finish in mode none")
+        runs = [("none", base)] + [(m, self.boot(f"{name}-{m}", progs, m, hz))
+                                   for m in modes if m != "none"]
+        rows = []
+        for mode, s in runs:
+            r = metrics.run_metrics(mode, s, names, base_cycles)
+            r["cmdline"] = s["cmdline"]
+            rows.append(r)
+        for r in rows:
+            r["profiler_cycles_per_sample"] = (
+                (r["nmi_cycles_per_sample"] or 0) + (r["unwind_cycles_per_sample"] or 0)
+                if r["nmi_cycles_per_sample"] is not None else None)
+        return rows
+
+    # --- the mode table -------------------------------------------------
+    def modes(self):
+        self.say(f"modes: the suite at {self.cfg['hz']} Hz, once per mode")
+        rows = self.measure("suite", self.cfg["suite"], self.cfg["modes"], self.cfg["hz"])
+        output.write_csv(os.path.join(self.args.out, "results.csv"), rows, MODE_KEYS)
+        self.say("\n" + output.table(rows))
+        return {"hz": self.cfg["hz"], "suite": [" ".join(p) for p in self.cfg["suite"]],
+                "rows": rows}
+
+    # --- the curves -----------------------------------------------------
+    def curve(self, name, points, title, xlabel):
+        """points: [(x, progs, hz)]. One CSV and one plot per curve."""
+        self.say(f"{name}: {title}")
+        rows = []
+        for x, progs, hz in points:
+            for r in self.measure(f"{name}-{x}", progs, self.cfg["curve_modes"], hz):
+                r.update(curve=name, x=x)
+                rows.append(r)
+        rows.sort(key=lambda r: (ALL_MODES.index(r["mode"]), r["x"]))
+        path = os.path.join(self.args.out, f"{name}.csv")
+        output.write_csv(path, rows, CURVE_KEYS)
+        ykey, ylabel, logy = "profiler_cycles_per_sample", \
+            "guest cycles per sample (NMI handler + deferred unwind)", True
+        if name == "rate":
+            ykey, ylabel, logy = "slowdown_pct", "workload slowdown against no sampling (%)", False
+        modes = [m for m in ALL_MODES if m in self.cfg["curve_modes"]]
+        output.plot(os.path.join(self.args.out, f"{name}.png"), path, title, xlabel,
+                    ylabel, ykey, modes, CURVE_KEYS, logy)
+        broken = sorted({f"{r['mode']}: {r['status']}" for r in rows if r["status"] != "ok"})
+        for b in broken:
+            self.say(f"  {b}")
+        return rows
+
+    def depth(self):
+        n = str(self.cfg["depth_rounds"])
+        pts = [(d, [["/bin/chain", str(d), n]], self.cfg["hz"]) for d in self.cfg["depth"]]
+        return self.curve("depth", pts, "cost against user stack depth (/bin/chain)",
+                          "chain depth (user frames = depth + 3)")
+
+    def funcs(self):
+        n = str(self.cfg["funcs_rounds"])
+        pts = [(f, [[f"/bin/funcs-{f}", n]], self.cfg["hz"]) for f in self.cfg["funcs"]]
+        return self.curve("funcs", pts, "cost against functions in the binary (/bin/funcs-N)",
+                          "generated functions N (SFrame FDEs = N + newlib's)")
+
+    def kentry(self):
+        hz = self.cfg["kentry_hz"]
+        cpb = self.kentry_cycles_per_byte()
+        period = 1e9 / hz
+        pts = []
+        for k in self.cfg["kentry"]:
+            chunk = int(round(k * period / cpb))
+            if chunk > 4 << 20:
+                raise guest.GuestError(f"kentry: {k} NMIs per entry needs {chunk} bytes per read, "
+                                       "more than /data/blob holds")
+            reads = max(1, int(self.cfg["kentry_cycles"] / (k * period)))
+            pts.append((k, [["/bin/kentry", str(chunk), str(reads)]], hz))
+        self.calibration["kentry_cycles_per_byte"] = cpb
+        return self.curve("kentry", pts, f"cost against NMIs per kernel entry (/bin/kentry, {hz} Hz)",
+                          "sampling periods per read() (target NMIs per kernel entry)")
+
+    def kentry_cycles_per_byte(self):
+        """Guest cycles one byte of read() costs, from /bin/kentry's own
+        RDTSC measurement in a run without sampling (deterministic too)."""
+        chunk = 1 << 20
+        s = self.boot("kentry-calibrate", [["/bin/kentry", str(chunk), "8"]], "none", 1000)
+        with open(os.path.join(self.runs, "kentry-calibrate.console.txt"), errors="replace") as f:
+            m = re.search(r"kentry: chunk=\d+ reads=\d+ cycles_per_read=(\d+)", f.read())
+        if not m or s["stitch"]["samples"]:
+            raise guest.GuestError("kentry calibration: no cycles_per_read line")
+        return int(m.group(1)) / chunk
+
+    def rate(self):
+        n = str(self.cfg["rate_rounds"])
+        pts = [(hz, [["/bin/chain", "32", n]], hz) for hz in self.cfg["rate"]]
+        return self.curve("rate", pts, "workload slowdown against sample rate (/bin/chain 32)",
+                          "samples per second (Hz)")
+
+    # --- host-side comparison -------------------------------------------
+    def host(self):
+        """Our SFrame unwinder, a frame-pointer walk, libunwind and libdw on
+        the stack copies of the suite's stack-copy run."""
+        records = os.path.join(self.runs, "suite-stack-copy.records.bin")
+        if not os.path.exists(records):
+            self.boot("suite-stack-copy", self.cfg["suite"], "stack-copy", self.cfg["hz"])
+        out = os.path.join(self.args.out, "host-unwind.csv")
+        cmd = [self.args.unwind, "--symfs", self.args.symfs, "--csv", out, records]
+        self.say("host: " + " ".join(cmd))
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+        self.say(r.stdout)
+        if r.returncode != 0:
+            raise guest.GuestError(f"bench-unwind exit {r.returncode}")
+        with open(out) as f:
+            return f.read()
+
+
+def qemu_version():
+    r = subprocess.run(["qemu-system-x86_64", "--version"], stdout=subprocess.PIPE, text=True)
+    return r.stdout.splitlines()[0] if r.stdout else "unknown"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--config", choices=sorted(CONFIGS), default="full")
+    ap.add_argument("--parts", default="modes,depth,funcs,kentry,rate,host")
+    ap.add_argument("--reuse", action="store_true",
+                    help="do not boot again where DIR/runs/ has a run's numbers")
+    ap.add_argument("--qemu-run", required=True)
+    ap.add_argument("--stitch", required=True)
+    ap.add_argument("--symfs", required=True)
+    ap.add_argument("--kernel", required=True)
+    ap.add_argument("--unwind", help="build/bin/bench-unwind, for the host part")
+    args = ap.parse_args()
+
+    os.makedirs(args.out, exist_ok=True)
+    b = Bench(args)
+    b.calibration = {}
+    parts = [p for p in args.parts.split(",") if p]
+    t0 = time.time()
+    results = {"config": args.config, "qemu": qemu_version(),
+               "guest_clock": "QEMU -icount shift=0,sleep=off: 1 TSC cycle = 1 instruction"}
+    unknown = [p for p in parts if p not in ("modes", "depth", "funcs", "kentry", "rate", "host")]
+    if unknown:
+        ap.error(f"unknown parts {unknown}")
+    if "host" in parts and not args.unwind:
+        ap.error("the host part needs --unwind")
+    # A configuration may leave parts out (tiny: the table only).
+    parts = [p for p in parts if p == "modes" or p in b.cfg]
+    try:
+        for part in parts:
+            if part == "modes":
+                results["modes"] = b.modes()
+            elif part == "host":
+                b.host()
+            else:
+                results.setdefault("curves", {})[part] = getattr(b, part)()
+    except guest.GuestError as e:
+        b.say(f"bench: {e}")
+        return 1
+    results["calibration"] = b.calibration
+    with open(os.path.join(args.out, "results.json"), "w") as f:
+        json.dump(output.rounded(results), f, indent=1, sort_keys=True)
+        f.write("\n")
+    b.say(f"bench: {', '.join(parts)} in {time.time() - t0:.0f} s wall; "
+          f"wrote {args.out}/results.json")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

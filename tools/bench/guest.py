@@ -1,0 +1,73 @@
+"""One benchmark run: boot the kernel under QEMU -icount, then let stitch
+count what the guest wrote.
+
+Guest time is QEMU's virtual clock under `-icount shift=0,sleep=off`: one
+nanosecond per instruction retired, and the guest's TSC follows that clock,
+so every cycle count here is an instruction count and a run repeats
+exactly (docs/BENCHMARKS.md). The direct PVH boot path is used because OVMF
+needs over two minutes under icount (docs/BOOT.md).
+"""
+import json
+import os
+import subprocess
+
+
+class GuestError(Exception):
+    """A run that gave no usable numbers (the guest failed, or stitch did)."""
+
+
+class Tools:
+    """Where the programs are; make passes every path (mk/bench.mk)."""
+
+    def __init__(self, qemu_run, stitch, symfs, kernel):
+        self.qemu_run = qemu_run
+        self.stitch = stitch
+        self.symfs = symfs
+        self.kernel = kernel
+
+
+def cmdline(progs, mode, hz, frames):
+    """The kernel command line: /bin/bsuite runs progs one after the other.
+
+    progs are lists such as ["/bin/chain", "64", "4000"]; bsuite takes each
+    as one word with ':' between the arguments (init.args splits at ',').
+    """
+    args = ",".join(":".join(p) for p in progs)
+    return (f"init=/bin/bsuite init.args={args} profile.mode={mode} "
+            f"profile.hz={hz} profile.frames={frames}")
+
+
+def run(tools, workdir, name, progs, mode, hz, frames, reuse=False, timeout=600):
+    """Boot once and return stitch's numbers (stitch --stats) as a dict.
+
+    workdir/name.{records.bin,console.txt,stats.json} are kept, so a number
+    can always be traced back to the stream it came from. With reuse, a
+    run whose stats.json exists is not booted again.
+    """
+    base = os.path.join(workdir, name)
+    records, console, stats = base + ".records.bin", base + ".console.txt", base + ".stats.json"
+    line = cmdline(progs, mode, hz, frames)
+    if not (reuse and os.path.exists(stats)):
+        boot(tools, line, records, console, timeout)
+        count(tools, records, stats)
+    with open(stats) as f:
+        s = json.load(f)
+    s["cmdline"] = line
+    return s
+
+
+def boot(tools, line, records, console, timeout):
+    cmd = [tools.qemu_run, "--direct", "--icount", "--timeout", str(timeout),
+           "--cmdline", line, "--records", records, "--serial", console]
+    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise GuestError(f"guest failed (qemu-run exit {r.returncode}) with "
+                         f"'{line}': {r.stderr.strip()} (console: {console})")
+
+
+def count(tools, records, stats):
+    cmd = [tools.stitch, "--symfs", tools.symfs, "--kernel", tools.kernel,
+           "--stats", stats, records]
+    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise GuestError(f"stitch failed on {records}: {r.stderr.strip()}")

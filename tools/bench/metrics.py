@@ -1,0 +1,103 @@
+"""From one run's numbers (stitch --stats) to the benchmark's metrics.
+
+Every metric is a ratio of two things the stream carries: the kernel's
+REC_STATS counters (TSC cycles in the NMI handler and in deferred unwinds,
+frames unwound, samples lost), the records stitch read (bytes per type),
+how stitch gave each sample its user part, and the process lives (REC_COMM
+to REC_EXIT, in TSC cycles). Nothing is estimated: a metric that a run
+cannot give is None, and the tables print "-".
+"""
+
+# What each mode must put in the stream for its numbers to mean anything.
+DEFERRED_MODES = ("sframe", "fp-deferred", "guess", "validate")
+
+
+def mode_status(mode, s):
+    """'ok', or one plain sentence saying why this run's mode did not work."""
+    got = s["stream"]["mode"]
+    if got != mode:
+        return f"the kernel ran mode {got}, not {mode} (mode unknown to this kernel?)"
+    st, parts = s["stitch"], s["user_parts"]
+    samples = st["samples"]
+    if mode == "none":
+        return "ok" if samples == 0 else f"mode none took {samples} samples"
+    if samples == 0:
+        return "no samples in the stream"
+    if mode in DEFERRED_MODES and st["deferred"] == 0:
+        return "no deferred user callchains in the stream (not implemented by this kernel)"
+    if mode in ("stack-copy", "validate") and st["stack_copies"] == 0:
+        return "no stack copies in the stream (not implemented by this kernel)"
+    if mode == "validate" and st["validate_samples"] == 0:
+        return "no sample carries both a deferred chain and a stack copy"
+    if mode == "fp" and parts["inline"] <= st["samples_ip_only"]:
+        return "no user callchain in the samples (not implemented by this kernel)"
+    return "ok"
+
+
+def ratio(a, b):
+    return a / b if b else None
+
+
+def workload_cycles(s, names):
+    """TSC cycles of each workload: from its first REC_COMM to its last
+    REC_EXIT (piper is two processes of one name). None if it never ended."""
+    out = {}
+    for name in names:
+        lives = [p for p in s["processes"] if p["comm"] == name]
+        if not lives or any(p["exit"] is None for p in lives):
+            out[name] = None
+        else:
+            out[name] = max(p["exit"] for p in lives) - min(p["start"] for p in lives)
+    return out
+
+
+def total(cycles):
+    vals = list(cycles.values())
+    return None if not vals or None in vals else sum(vals)
+
+
+def run_metrics(mode, s, names, base_cycles):
+    """The metrics of one run; base_cycles: the workloads' cycles in mode none."""
+    k, st, rec = s["kernel"], s["stitch"], s["records"]
+    cycles = workload_cycles(s, names)
+    work, base = total(cycles), total(base_cycles) if base_cycles else None
+    samples = st["samples"]
+    user_samples = samples - s["user_parts"]["none"]
+    m = {
+        "mode": mode,
+        "status": mode_status(mode, s),
+        "hz": s["stream"]["sample_hz"],
+        "workload_cycles": work,
+        "slowdown_pct": (work / base - 1) * 100 if work and base else None,
+        "samples": samples,
+        "nmi_cycles_per_sample": ratio(k.get("nmi_cycles_total", 0), k.get("nmi_count", 0)),
+        "unwind_cycles_per_sample": ratio(k.get("unwind_cycles_total", 0), st["samples_deferred"]),
+        "unwind_cycles_per_frame": ratio(k.get("unwind_cycles_total", 0), k.get("frames_unwound", 0)),
+        "bytes_per_sample": ratio(rec["sample"]["bytes"] + rec["deferred"]["bytes"], samples),
+        "user_frames_per_sample": ratio(s["user_frames"], user_samples),
+        "samples_per_unwind": ratio(st["samples_stitched"], s["deferred_used"]),
+        "samples_lost": k.get("samples_lost"),
+        "records_lost": k.get("records_lost"),
+        "truncated": truncated(mode, s),
+        "truncated_pct": ratio(100 * (truncated(mode, s) or 0), user_samples)
+        if truncated(mode, s) is not None else None,
+        "accuracy_pct": ratio(100 * st["validate_agree"], st["validate_samples"]),
+    }
+    if m["status"] != "ok":
+        # A mode that does not do its job has no cost worth a number.
+        keep = ("mode", "status", "hz", "samples")
+        m = {key: (v if key in keep else None) for key, v in m.items()}
+    m["workloads"] = cycles
+    return m
+
+
+def truncated(mode, s):
+    """Samples whose user stack is known to be cut short: the deferred
+    record stopped before the outermost frame, or libdw could not unwind
+    the copy past its first frame. None where the mode cannot tell (fp:
+    the walk in the NMI records no stop reason)."""
+    if mode in DEFERRED_MODES:
+        return s["samples_truncated"]
+    if mode == "stack-copy":
+        return s["stitch"]["stack_unwind_failed"]
+    return None

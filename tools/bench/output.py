@@ -1,0 +1,106 @@
+"""Writing what the benchmark measured: the mode table (printed, CSV),
+each curve's CSV and PNG plot (gnuplot), and results.json with it all.
+
+Numbers are written with fixed precision so that two runs of the same
+configuration give byte-identical files (test/t/72-bench-determinism.t).
+"""
+import csv
+import os
+import subprocess
+
+# The mode table: (key in the metrics, column title, format).
+COLUMNS = [
+    ("mode", "mode", "{}"),
+    ("slowdown_pct", "slowdown %", "{:.2f}"),
+    ("nmi_cycles_per_sample", "NMI cyc/sample", "{:.0f}"),
+    ("unwind_cycles_per_sample", "unwind cyc/sample", "{:.0f}"),
+    ("unwind_cycles_per_frame", "unwind cyc/frame", "{:.0f}"),
+    ("bytes_per_sample", "bytes/sample", "{:.1f}"),
+    ("user_frames_per_sample", "user frames/sample", "{:.2f}"),
+    ("samples_per_unwind", "samples/unwind", "{:.2f}"),
+    ("samples", "samples", "{}"),
+    ("samples_lost", "lost", "{}"),
+    ("truncated_pct", "truncated %", "{:.2f}"),
+    ("accuracy_pct", "accuracy %", "{:.2f}"),
+]
+
+
+def fmt(v, f="{}"):
+    if v is None:
+        return "-"
+    return f.format(v)
+
+
+def csv_value(v):
+    """Floats with 6 decimals (repeatable text), None as an empty cell."""
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.6f}"
+    return v
+
+
+def table(rows, columns=COLUMNS):
+    """The rows as an aligned text table, then one line per mode that did
+    not work saying why (its numbers are left out, never made up)."""
+    head = [title for _, title, _ in columns]
+    body = [[fmt(r.get(key), f) for key, _, f in columns] for r in rows]
+    widths = [max(len(x) for x in col) for col in zip(head, *body)]
+    line = lambda cells: "  ".join(c.rjust(w) if i else c.ljust(w)
+                                   for i, (c, w) in enumerate(zip(cells, widths)))
+    out = [line(head), line(["-" * w for w in widths])] + [line(b) for b in body]
+    for r in rows:
+        if r.get("status", "ok") != "ok":
+            out.append(f"{r['mode']}: {r['status']}")
+    return "\n".join(out) + "\n"
+
+
+def write_csv(path, rows, keys):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(keys)
+        for r in rows:
+            w.writerow([csv_value(r.get(k)) for k in keys])
+
+
+def rounded(obj):
+    """obj with floats rounded the way the CSV files write them."""
+    if isinstance(obj, float):
+        return round(obj, 6)
+    if isinstance(obj, dict):
+        return {k: rounded(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [rounded(v) for v in obj]
+    return obj
+
+
+def plot(png, csv_path, title, xlabel, ylabel, ykey, modes, keys, logy=True):
+    """One PNG: ykey against x, one line per mode, both axes logarithmic
+    (the curves span 1..256, 10..100000, 1..64 and 100..20000).
+    Returns the gnuplot script's path, kept next to the plot."""
+    col = keys.index(ykey) + 1
+    xcol = keys.index("x") + 1
+    mcol = keys.index("mode") + 1
+    lines = [
+        'set terminal pngcairo size 900,560 font "DejaVu Sans,10"',
+        f'set output "{png}"',
+        'set datafile separator ","',
+        f'set title "{title}"',
+        f'set xlabel "{xlabel}"',
+        f'set ylabel "{ylabel}"',
+        "set logscale x",
+        "set logscale y" if logy else "",
+        "set key outside right top",
+        "set grid",
+    ]
+    series = [
+        f'"{csv_path}" using {xcol}:(strcol({mcol}) eq "{m}" && strcol({col}) ne "" ? '
+        f'${col} : NaN) with linespoints title "{m}"'
+        for m in modes
+    ]
+    lines.append("plot " + ", \\\n     ".join(series))
+    script = os.path.splitext(png)[0] + ".gp"
+    with open(script, "w") as f:
+        f.write("\n".join(line for line in lines if line) + "\n")
+    subprocess.run(["gnuplot", script], check=True)
+    return script
