@@ -86,7 +86,8 @@ def decode(typ, b):
             at = 56 + 8 * nr
             regs = struct.unpack_from('<18Q', b, at)
             size = struct.unpack_from('<Q', b, at + 144)[0]
-            r['copy'] = {'regs': regs, 'size': size}
+            r['copy'] = {'regs': regs, 'size': size,
+                         'bytes': b[at + 152:at + 152 + size]}
         split_chain(r)
     elif typ == REC['DEFERRED']:
         (r['time'], r['cpu'], r['pid'], r['tid'], r['stop'], r['cookie'],
