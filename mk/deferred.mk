@@ -1,7 +1,8 @@
 # Deferred user unwinding (docs/DEFERRED.md): the ring-3 side of its tests.
 # The kernel side lives in kern/ and arch/x86_64/ (mk/kernel.mk builds it).
 #
-#   /bin/cold, /bin/dlwork, /bin/sfreg   workloads (userland/deferred/)
+#   /bin/cold, /bin/dlwork, /bin/sfreg,  workloads (userland/deferred/)
+#   /bin/sfbad
 #   /lib/libdeep.so                      the PIC shared object dlwork loads
 #                                        with the SDK's loader (userland/lib/dl.c)
 #   /data/sfreg.v2.sframe, .v3.sframe    sfreg's .sframe re-encoded as v2
@@ -14,11 +15,12 @@
 
 DEFERRED_ROOT := $(BUILD)/userland/root
 
-DEFERRED_PROGRAMS := cold dlwork sfreg
+DEFERRED_PROGRAMS := cold dlwork sfreg sfbad
 USER_EXTRA_PROGRAMS += $(DEFERRED_PROGRAMS)
 USER_SRCS_cold   := userland/deferred/cold.c
 USER_SRCS_dlwork := userland/deferred/dlwork.c
 USER_SRCS_sfreg  := userland/deferred/sfreg.c
+USER_SRCS_sfbad  := userland/deferred/sfbad.c
 
 # The shared object: the SDK's code generation, position-independent, no
 # libc. DT_HASH (sysv) is what the loader reads for its symbol count.

@@ -219,6 +219,7 @@ EXPECT = {
              (r'cold_mid', r'^cold_mid cold_big cold_big cold_run' + BOTTOM)],
     'sfreg': [(r'sfreg_leaf', r'^sfreg_leaf( sfreg_down){6} sfreg_run' + BOTTOM),
               (r'sfreg_down', r'^(sfreg_down ){1,6}sfreg_run' + BOTTOM)],
+    'sfbad': [(r'sfbad_leaf', r'^sfbad_leaf sfbad_work' + BOTTOM)],
     'dlwork': [(r'deep_leaf|deep_twist|dlwork_callback',
                 r'^(deep_leaf (deep_twist )?|dlwork_callback )deep_mid deep_run '
                 r'dlwork_phase' + BOTTOM),

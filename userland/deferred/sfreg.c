@@ -16,36 +16,12 @@
 #include <stitch.h>
 #include <sys/stat.h>
 #include "../workloads/workload.h"
+#include "selfelf.h"
 
 /* Where the blobs are encoded to live (mk/deferred.mk reads this line):
  * above the heap's gigabyte, where mmap may place them, and within 2 GiB
  * of the text, as version 2's 32-bit function starts require. */
 #define SFREG_BLOB_ADDR 0x50000000UL
-#define PT_LOAD 1
-#define PT_GNU_SFRAME 0x6474e554
-#define PF_X 1
-
-/* This program's own ELF header and program headers: ld maps them with
- * the first PT_LOAD and names the header __ehdr_start. */
-struct phdr {
-	uint32_t type, flags;
-	uint64_t offset, vaddr, paddr, filesz, memsz, align;
-};
-extern const unsigned char __ehdr_start[];
-
-static const struct phdr *own_phdr(uint32_t type, uint32_t flag)
-{
-	uint64_t phoff;
-	uint16_t phnum;
-	memcpy(&phoff, __ehdr_start + 32, sizeof phoff);
-	memcpy(&phnum, __ehdr_start + 56, sizeof phnum);
-	const struct phdr *ph = (const struct phdr *)(__ehdr_start + phoff);
-	for (int i = 0; i < phnum; i++)
-		if (ph[i].type == type && (ph[i].flags & flag) == flag)
-			return &ph[i];
-	return NULL;
-}
-
 static int fail(const char *what)
 {
 	printf("sfreg: %s: %s\n", what, strerror(errno));
