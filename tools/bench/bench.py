@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # nothing written next to the sources
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guest  # noqa: E402
 import metrics  # noqa: E402
@@ -68,7 +69,8 @@ CONFIGS = {
 
 CURVE_KEYS = ["curve", "x", "mode", "status", "hz", "workload_cycles", "slowdown_pct",
               "samples", "nmi_cycles_per_sample", "unwind_cycles_per_sample",
-              "unwind_cycles_per_frame", "profiler_cycles_per_sample", "bytes_per_sample",
+              "unwind_cycles_per_frame", "unwind_cycles_max", "unwind_cycles_steady",
+              "profiler_cycles_per_sample", "bytes_per_sample",
               "user_frames_per_sample", "samples_per_unwind", "samples_lost",
               "truncated_pct", "accuracy_pct"]
 MODE_KEYS = [k for k in CURVE_KEYS if k not in ("curve", "x")]
@@ -141,13 +143,18 @@ class Bench:
         rows.sort(key=lambda r: (ALL_MODES.index(r["mode"]), r["x"]))
         path = os.path.join(self.args.out, f"{name}.csv")
         output.write_csv(path, rows, CURVE_KEYS)
-        ykey, ylabel, logy = "profiler_cycles_per_sample", \
-            "guest cycles per sample (NMI handler + deferred unwind)", True
+        ylabel = "guest cycles per sample (NMI handler + deferred unwind)"
+        series = [("profiler_cycles_per_sample", "")]
+        if name == "funcs":
+            series.append(("unwind_cycles_steady", ", per unwind but the costliest"))
         if name == "rate":
-            ykey, ylabel, logy = "slowdown_pct", "workload slowdown against no sampling (%)", False
-        modes = [m for m in ALL_MODES if m in self.cfg["curve_modes"]]
+            ylabel, series = "workload slowdown against no sampling (%)", [("slowdown_pct", "")]
+        # Each line: a mode with a value to draw (no sampling has none).
+        series = [(key, label, [m for m in ALL_MODES if m != "none" and
+                                any(r["mode"] == m and r[key] for r in rows)])
+                  for key, label in series]
         output.plot(os.path.join(self.args.out, f"{name}.png"), path, title, xlabel,
-                    ylabel, ykey, modes, CURVE_KEYS, logy)
+                    ylabel, series, CURVE_KEYS)
         broken = sorted({f"{r['mode']}: {r['status']}" for r in rows if r["status"] != "ok"})
         for b in broken:
             self.say(f"  {b}")

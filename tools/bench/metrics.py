@@ -73,6 +73,11 @@ def run_metrics(mode, s, names, base_cycles):
         "nmi_cycles_per_sample": ratio(k.get("nmi_cycles_total", 0), k.get("nmi_count", 0)),
         "unwind_cycles_per_sample": ratio(k.get("unwind_cycles_total", 0), st["samples_deferred"]),
         "unwind_cycles_per_frame": ratio(k.get("unwind_cycles_total", 0), k.get("frames_unwound", 0)),
+        # The costliest unwind apart: the first in a process also validates
+        # the SFrame section and faults its pages in (docs/BENCHMARKS.md).
+        "unwind_cycles_max": k.get("unwind_cycles_max") if k.get("unwinds_run") else None,
+        "unwind_cycles_steady": ratio(k.get("unwind_cycles_total", 0) - k.get("unwind_cycles_max", 0),
+                                      k.get("unwinds_run", 0) - 1) if k.get("unwinds_run", 0) > 1 else None,
         "bytes_per_sample": ratio(rec["sample"]["bytes"] + rec["deferred"]["bytes"], samples),
         "user_frames_per_sample": ratio(s["user_frames"], user_samples),
         "samples_per_unwind": ratio(st["samples_stitched"], s["deferred_used"]),

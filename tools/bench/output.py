@@ -15,6 +15,7 @@ COLUMNS = [
     ("nmi_cycles_per_sample", "NMI cyc/sample", "{:.0f}"),
     ("unwind_cycles_per_sample", "unwind cyc/sample", "{:.0f}"),
     ("unwind_cycles_per_frame", "unwind cyc/frame", "{:.0f}"),
+    ("unwind_cycles_max", "max unwind cyc", "{}"),
     ("bytes_per_sample", "bytes/sample", "{:.1f}"),
     ("user_frames_per_sample", "user frames/sample", "{:.2f}"),
     ("samples_per_unwind", "samples/unwind", "{:.2f}"),
@@ -74,11 +75,11 @@ def rounded(obj):
     return obj
 
 
-def plot(png, csv_path, title, xlabel, ylabel, ykey, modes, keys, logy=True):
-    """One PNG: ykey against x, one line per mode, both axes logarithmic
-    (the curves span 1..256, 10..100000, 1..64 and 100..20000).
-    Returns the gnuplot script's path, kept next to the plot."""
-    col = keys.index(ykey) + 1
+def plot(png, csv_path, title, xlabel, ylabel, series, keys):
+    """One PNG: for each (ykey, label, modes) of series, ykey against x,
+    one line per mode (label, if any, added to its title); both axes
+    logarithmic (the curves span 1..256, 10..100000, 1..64 and
+    100..20000). Returns the gnuplot script's path, kept next to the plot."""
     xcol = keys.index("x") + 1
     mcol = keys.index("mode") + 1
     lines = [
@@ -88,17 +89,16 @@ def plot(png, csv_path, title, xlabel, ylabel, ykey, modes, keys, logy=True):
         f'set title "{title}"',
         f'set xlabel "{xlabel}"',
         f'set ylabel "{ylabel}"',
-        "set logscale x",
-        "set logscale y" if logy else "",
-        "set key outside right top",
+        "set logscale xy",
+        "set key top left box opaque",
         "set grid",
     ]
-    series = [
+    plots = [
         f'"{csv_path}" using {xcol}:(strcol({mcol}) eq "{m}" && strcol({col}) ne "" ? '
-        f'${col} : NaN) with linespoints title "{m}"'
-        for m in modes
+        f'${col} : NaN) with linespoints title "{m}{label}"'
+        for ykey, label, modes in series for col in [keys.index(ykey) + 1] for m in modes
     ]
-    lines.append("plot " + ", \\\n     ".join(series))
+    lines.append("plot " + ", \\\n     ".join(plots))
     script = os.path.splitext(png)[0] + ".gp"
     with open(script, "w") as f:
         f.write("\n".join(line for line in lines if line) + "\n")

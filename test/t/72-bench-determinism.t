@@ -1,0 +1,62 @@
+#!/usr/bin/perl
+# make bench's promise: under QEMU -icount the numbers repeat exactly. The
+# benchmark driver runs its smallest configuration (tiny: /bin/chain 8 300
+# at 1000 Hz, modes none and sframe; four boots) twice into two directories;
+# both runs must write byte-identical streams, results.csv and results.json,
+# and the numbers must be real ones (samples taken, deferred unwinds that
+# cost cycles, a slowdown), so that two empty runs cannot pass.
+use strict;
+use warnings;
+use FindBin;
+BEGIN { chdir "$FindBin::Bin/../.." or die }
+use Digest::SHA;
+use File::Temp qw(tempdir);
+use JSON::PP;
+use Test::More;
+
+my $dir = tempdir('bench-det-XXXXXX', TMPDIR => 1, CLEANUP => !$ENV{BENCH_KEEP_TMP});
+my @driver = ('python3', 'tools/bench/bench.py', '--config', 'tiny', '--parts', 'modes',
+	      '--qemu-run', 'tools/qemu-run', '--stitch', 'build/bin/stitch',
+	      '--symfs', 'build/userland/root', '--kernel', 'build/kernel/kernel.elf');
+
+sub slurp { my ($p) = @_; open(my $f, '<:raw', $p) or return undef; local $/; scalar <$f> }
+
+# What the guest boots; a rebuild between the two runs (another make in
+# the same tree) would change the streams, not the determinism.
+sub build_id { join ' ', map { Digest::SHA->new(256)->addfile($_)->hexdigest } @_ }
+my @boot = ('build/kernel/kernel.elf', 'build/initrd.cpio');
+my $before = build_id(@boot);
+for my $run ('a', 'b') {
+	my $out = `@driver --out $dir/$run 2>&1`;
+	is($?, 0, "run $run: the driver exits 0") or diag($out);
+}
+my $rebuilt = build_id(@boot) ne $before;
+
+my @streams = map { s{.*/}{}r } glob("$dir/a/runs/*.records.bin");
+is(scalar @streams, 2, 'two boots per run (none, sframe)');
+SKIP: {
+	skip 'the kernel or the initrd was rebuilt between the runs: run the test again', 6 if $rebuilt;
+	for my $f ('results.csv', 'results.json') {
+		my ($a, $b) = (slurp("$dir/a/$f"), slurp("$dir/b/$f"));
+		ok(defined $a && length $a, "$f written");
+		ok(defined $a && defined $b && $a eq $b, "$f: identical in both runs")
+			or diag(`diff $dir/a/$f $dir/b/$f`);
+	}
+	for my $s (@streams) {
+		my ($a, $b) = (slurp("$dir/a/runs/$s"), slurp("$dir/b/runs/$s"));
+		ok(defined $b && $a eq $b, "$s: the guest wrote the same " . length($a) . " bytes both times");
+	}
+}
+
+my $r = decode_json(slurp("$dir/a/results.json") // '{}');
+my %row = map { $_->{mode} => $_ } @{$r->{modes}{rows} // []};
+my ($none, $sf) = ($row{none} // {}, $row{sframe} // {});
+ok(($none->{workloads}{chain} // 0) > 1_000_000, "none: chain ran $none->{workloads}{chain} cycles")
+	or diag(explain($none));
+is($sf->{status}, 'ok', 'sframe: the mode works');
+ok(($sf->{samples} // 0) >= 10, "sframe: $sf->{samples} samples");
+ok(($sf->{unwind_cycles_per_sample} // 0) > 0, 'sframe: deferred unwinds cost cycles');
+ok(($sf->{user_frames_per_sample} // 0) >= 11, 'sframe: user stacks of chain 8 (11 frames and more)');
+ok(($sf->{slowdown_pct} // 0) > 0, "sframe: slowdown $sf->{slowdown_pct}% against none");
+
+done_testing();
