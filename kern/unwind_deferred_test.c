@@ -1,0 +1,228 @@
+/*
+ * Kernel tests of the deferred-unwind core (kern/unwind_deferred.c), irq
+ * work and the self-IPI, on a stand-in task: a task struct with a kernel
+ * stack, an empty address space and a user frame whose rbp is 0, so that
+ * its unwind is the user pc alone and reads no user memory. The test makes
+ * it `current` with interrupts off, and puts the real one back.
+ */
+#include "kern/ktest.h"
+#include "arch/x86_64/arch.h"
+#include "arch/x86_64/lapic.h"
+#include "kern/irq_work.h"
+#include "kern/mm.h"
+#include "kern/pmm.h"
+#include "kern/stats.h"
+#include "kern/string.h"
+#include "kern/task.h"
+#include "kern/task_work.h"
+#include "kern/unwind_deferred.h"
+#include "kern/uvm.h"
+#include "stitch/syscall.h"
+
+#define USER_PC 0x400123
+
+static struct task stand_in, *saved;
+static irqflags_t saved_flags;
+
+/* Two consumers of the tests' own (bits after the sampler's and tracer's). */
+static struct unwind_work work_a, work_b;
+static struct {
+	int calls;
+	uint64_t cookie;
+	uint32_t nr;
+	uint64_t pc;
+	enum unwind_stop stop;
+} got[2];
+
+static void note(struct unwind_work *w, const struct unwind_trace *tr, uint64_t cookie)
+{
+	int i = w == &work_b;
+	got[i].calls++;
+	got[i].cookie = cookie;
+	got[i].nr = tr->nr;
+	got[i].pc = tr->nr ? tr->entries[0] : 0;
+	got[i].stop = tr->stop;
+}
+
+static bool begin(struct ktest *t)
+{
+	if (!work_a.func &&
+	    (unwind_deferred_init(&work_a, note) || unwind_deferred_init(&work_b, note)))
+		return false;
+	memset(&stand_in, 0, sizeof stand_in);
+	memset(got, 0, sizeof got);
+	stand_in.pid = stand_in.tid = 4242;
+	stand_in.state = TASK_RUNNABLE;
+	uint64_t pa = pmm_alloc_pages(KSTACK_PAGES);
+	stand_in.mm = uvm_create();
+	if (!ktest_check(t, pa && stand_in.mm && unwind_task_init(&stand_in) == 0,
+			 __FILE__, __LINE__, "a kernel stack, an mm, unwind state"))
+		return false;
+	stand_in.kstack = (uint64_t)p2v(pa);
+	stand_in.kstack_top = stand_in.kstack + KSTACK_SIZE;
+	struct trap_frame *tf = task_user_frame(&stand_in);
+	memset(tf, 0, sizeof *tf);
+	tf->rip = USER_PC;
+	tf->rsp = USER_END - 64;
+	saved_flags = irq_save();
+	saved = current;
+	current = &stand_in;
+	return true;
+}
+
+static void end(void)
+{
+	current = saved;
+	irq_restore(saved_flags);
+	unwind_task_free(&stand_in);
+	uvm_destroy(stand_in.mm);
+	pmm_free_pages(v2p((void *)stand_in.kstack), KSTACK_PAGES);
+}
+
+/* One entry: one cookie for every request, one task work, one unwind for
+ * two consumers; the return to user ends it, the next entry has another. */
+KTEST(unwind_deferred_one_per_entry)
+{
+	uint64_t c1, c2, c3, c4;
+	if (!begin(t))
+		return;
+	uint64_t runs = stat_total(STAT_UNWINDS_RUN), reused = stat_total(STAT_UNWIND_REUSED);
+	KEXPECT_EQ(t, unwind_deferred_request(&work_a, &c1), 0);
+	KEXPECT(t, c1 != 0 && (c1 & 7) == arch_cpu_id());
+	KEXPECT_EQ(t, unwind_deferred_request(&work_a, &c2), 1); /* coalesced */
+	KEXPECT_EQ(t, unwind_deferred_request(&work_b, &c3), 0);
+	KEXPECT(t, c2 == c1 && c3 == c1);
+	KEXPECT(t, stand_in.works && !stand_in.works->next); /* queued once */
+	KEXPECT(t, !unwind_exit_to_user(&stand_in));          /* work pending */
+	task_work_run();
+	KEXPECT(t, got[0].calls == 1 && got[1].calls == 1);
+	KEXPECT(t, got[0].cookie == c1 && got[1].cookie == c1);
+	KEXPECT(t, got[0].nr == 1 && got[0].pc == USER_PC && got[0].stop == UNWIND_STOP_END);
+	KEXPECT_EQ(t, stat_total(STAT_UNWINDS_RUN) - runs, 1);
+	KEXPECT_EQ(t, stat_total(STAT_UNWIND_REUSED) - reused, 1);
+	KEXPECT(t, unwind_exit_to_user(&stand_in));
+	KEXPECT_EQ(t, unwind_deferred_request(&work_a, &c4), 0);
+	KEXPECT(t, c4 != 0 && c4 != c1);
+	task_work_run();
+	KEXPECT_EQ(t, got[0].calls, 2);
+	KEXPECT(t, unwind_exit_to_user(&stand_in));
+	end();
+}
+
+/* The sampler's mark is counted once per entry, at its return. */
+KTEST(unwind_deferred_entries_with_samples)
+{
+	if (!begin(t))
+		return;
+	uint64_t n = stat_total(STAT_ENTRIES_WITH_SAMPLES);
+	unwind_deferred_note_sample(&stand_in);
+	unwind_deferred_note_sample(&stand_in);
+	KEXPECT(t, unwind_exit_to_user(&stand_in));
+	KEXPECT(t, unwind_exit_to_user(&stand_in)); /* an entry without samples */
+	KEXPECT_EQ(t, stat_total(STAT_ENTRIES_WITH_SAMPLES) - n, 1);
+	end();
+}
+
+/* A task that exits with a request pending: its consumers hear it, with
+ * no frames and stop task-exited; no address space, no request. */
+KTEST(unwind_deferred_task_exit)
+{
+	uint64_t c;
+	if (!begin(t))
+		return;
+	uint64_t exited = stat_total(STAT_UNWIND_STOP_TASK_EXITED);
+	KEXPECT_EQ(t, unwind_deferred_request(&work_a, &c), 0);
+	stand_in.works = NULL; /* what task_work_exit does with queued work */
+	struct uvm *mm = stand_in.mm;
+	stand_in.mm = NULL;
+	unwind_task_exit(&stand_in);
+	KEXPECT(t, got[0].calls == 1 && got[0].cookie == c);
+	KEXPECT(t, got[0].nr == 0 && got[0].stop == UNWIND_STOP_TASK_EXITED);
+	KEXPECT_EQ(t, stat_total(STAT_UNWIND_STOP_TASK_EXITED) - exited, 1);
+	KEXPECT_EQ(t, unwind_deferred_request(&work_a, &c), -STITCH_EINVAL);
+	stand_in.mm = mm;
+	end();
+}
+
+static struct unwind_work *nmi_work;
+static int nmi_ret;
+static uint64_t nmi_cookie;
+
+static void request_in_nmi(struct trap_frame *tf)
+{
+	(void)tf;
+	__atomic_store_n(&nmi_ret, unwind_deferred_request(nmi_work, &nmi_cookie),
+			 __ATOMIC_RELEASE);
+}
+
+/* From a real NMI: irq work and a self-IPI that waits for interrupts,
+ * then the task work. */
+KTEST(unwind_deferred_from_nmi)
+{
+	if (!begin(t))
+		return;
+	nmi_work = &work_a;
+	nmi_ret = -1000;
+	trap_set_handler(VEC_NMI, request_in_nmi);
+	lapic_timer_oneshot(100000, LAPIC_TIMER_NMI);
+	for (uint64_t end_tsc = rdtsc() + tsc_hz; rdtsc() < end_tsc &&
+	     __atomic_load_n(&nmi_ret, __ATOMIC_ACQUIRE) == -1000;)
+		pause();
+	trap_set_handler(VEC_NMI, NULL);
+	KEXPECT_EQ(t, nmi_ret, 0);
+	KEXPECT(t, nmi_cookie != 0);
+	KEXPECT(t, stand_in.works == NULL); /* the IPI waits: interrupts are off */
+	KEXPECT(t, !unwind_exit_to_user(&stand_in));
+	uint64_t ipis = stat_total(STAT_SELF_IPIS);
+	sti();
+	delay_us(100);
+	cli();
+	KEXPECT_EQ(t, stat_total(STAT_SELF_IPIS) - ipis, 1);
+	KEXPECT(t, stand_in.works != NULL);
+	task_work_run();
+	KEXPECT(t, got[0].calls == 1 && got[0].cookie == nmi_cookie);
+	KEXPECT(t, unwind_exit_to_user(&stand_in));
+	end();
+}
+
+static int irq_ran;
+
+static void count_run(struct irq_work *w)
+{
+	(void)w;
+	irq_ran++;
+}
+
+/* Queued once while pending; runs from the IPI as soon as interrupts are
+ * on, or when the owner runs the list itself. */
+KTEST(irq_work_queue_and_run)
+{
+	struct irq_work w = { .func = count_run };
+	irqflags_t f = irq_save();
+	irq_ran = 0;
+	KEXPECT(t, irq_work_queue(&w));
+	KEXPECT(t, !irq_work_queue(&w));
+	irq_work_run();
+	KEXPECT_EQ(t, irq_ran, 1);
+	KEXPECT(t, irq_work_queue(&w));
+	sti();
+	delay_us(100);
+	cli();
+	KEXPECT_EQ(t, irq_ran, 2);
+	irq_restore(f);
+}
+
+/* SYS_mmap's hint: taken when its range is free mmap space, else not. */
+KTEST(uvm_mmap_hint)
+{
+	struct uvm *mm = uvm_create();
+	struct elf_image img = { 0 };
+	KASSERT(t, mm && uvm_load_elf(mm, &img, "none") == 0);
+	uint64_t at = 0x50000000;
+	KEXPECT_EQ(t, uvm_mmap(mm, at, 2 * PAGE_SIZE, 0, NULL, 0), (long)at);
+	long other = uvm_mmap(mm, at + PAGE_SIZE, PAGE_SIZE, 0, NULL, 0);
+	KEXPECT(t, other > 0 && (uint64_t)other != at + PAGE_SIZE);
+	KEXPECT(t, uvm_mmap(mm, at + 1, PAGE_SIZE, 0, NULL, 0) != (long)at + 1);
+	KEXPECT(t, uvm_mmap(mm, 0x1000, PAGE_SIZE, 0, NULL, 0) != 0x1000); /* heap's room */
+	uvm_destroy(mm);
+}
