@@ -6,7 +6,7 @@
  * registration and removal, as SYS_sbrk, SYS_mmap, SYS_munmap, a touch and
  * SYS_stacktrace_setup pass them on.
  *
- * Checked after every operation: regions page aligned, ascending,
+ * Checked after every operation: a free hint honoured; regions page aligned, ascending,
  * disjoint, counted, at most UVM_MAX_REGIONS, inside the user range; every
  * mapped page inside a region with the region's permissions; SFrame
  * sections inside the user range with disjoint text, at most
@@ -64,6 +64,15 @@ static uint64_t pick_addr(struct uvm *mm, uint64_t raw, uint64_t sel, bool near)
 	return r->start + (raw % (r->end - r->start + 2 * PAGE_SIZE)) - PAGE_SIZE;
 }
 
+/* Whether any region, empty ones excepted, meets [start, end). */
+static bool overlaps(struct uvm *mm, uint64_t start, uint64_t end)
+{
+	for (const struct region *r = mm->regions; r; r = r->next)
+		if (r->start < end && start < r->end)
+			return true;
+	return false;
+}
+
 static void apply(struct uvm *mm, const struct op *op)
 {
 	bool near = op->code & 0x80;
@@ -78,11 +87,21 @@ static void apply(struct uvm *mm, const struct op *op)
 		static const struct initrd_file file = { .name = "data/x", .data = text_bytes,
 							 .size = sizeof text_bytes };
 		unsigned prot = op->c & (VM_WRITE | VM_EXEC);
-		r = uvm_mmap(mm, op->b % (near ? 1ull << 20 : ~0ull), prot,
-			     op->c & 4 ? &file : NULL, op->a % (2 * PAGE_SIZE));
+		/* The hint: near a region (often page aligned), or raw. */
+		uint64_t hint = op->c & 8 ? PAGE_ROUND_DOWN(addr) : addr;
+		uint64_t len = op->b % (near ? 1ull << 20 : ~0ull);
+		bool free_hint = hint && hint % PAGE_SIZE == 0 && len && len <= USER_MMAP_MAX &&
+				 hint >= mm->heap->start + USER_HEAP_MAX &&
+				 hint <= USER_MMAP_TOP - PAGE_ROUND_UP(len) &&
+				 !overlaps(mm, hint, hint + PAGE_ROUND_UP(len));
+		r = uvm_mmap(mm, hint, len, prot, op->c & 4 ? &file : NULL,
+			     op->a % (2 * PAGE_SIZE));
 		MOCK_CHECK(r > 0 || r == -STITCH_EINVAL || r == -STITCH_ENOMEM);
 		if (r > 0)
-			MOCK_CHECK(r % PAGE_SIZE == 0 && uvm_find(mm, (uint64_t)r));
+			MOCK_CHECK(r % PAGE_SIZE == 0 && uvm_find(mm, (uint64_t)r) &&
+				   (uint64_t)r + PAGE_ROUND_UP(len) <= USER_MMAP_TOP);
+		if (free_hint && op->a % (2 * PAGE_SIZE) == 0)
+			MOCK_CHECK(r == (long)hint); /* a free hint is honoured */
 		break;
 	}
 	case 2:
@@ -102,7 +121,7 @@ static void apply(struct uvm *mm, const struct op *op)
 			   r == -STITCH_EEXIST || r == -STITCH_ENOMEM);
 		break;
 	case 5:
-		r = uvm_sframe_remove(mm, near && mm->sframes ? mm->sframes->sframe_addr : addr);
+		r = uvm_sframe_remove(mm, near && mm->sframes ? mm->sframes->text_start : addr);
 		MOCK_CHECK(r == 0 || r == -STITCH_EINVAL);
 		break;
 	case 6: {

@@ -112,15 +112,21 @@ static int ret_noncanonical(void)
 }
 
 /* Deeper than any unwind buffer: the walk stops at its bound. */
-static volatile int depth_left;
+/* The bottom of the recursion (test 80 picks the samples taken here). */
+__attribute__((noipa)) void deep_bottom(void)
+{
+	for (uint64_t end = tsc_deadline(SPIN_MS); rdtsc() < end;)
+		;
+}
+
 __attribute__((noipa)) static int recurse(int n)
 {
+	volatile int here = n; /* read after the call: no tail call, a real frame each */
 	if (n == 0) {
-		for (uint64_t end = tsc_deadline(SPIN_MS); rdtsc() < end;)
-			depth_left++;
+		deep_bottom();
 		return 0;
 	}
-	return recurse(n - 1) + 1;
+	return recurse(n - 1) + (here == n);
 }
 
 static int deep(void)

@@ -5,10 +5,13 @@
  * Normal workloads run the whole time next to the cases, whose profiles
  * test 80 checks. Each case is a process, run under a watchdog: a case that
  * outlives its time is reported as a hang. TAP on stdout: "1..N", then for
- * each case "# case NAME: what it does" and "ok N - NAME (pid P): exit 0"
+ * each case a "# case" line and "ok N - NAME (pid P): exit 0"
  * or "... killed by signal S", "not ok ..." when the outcome is not the
  * expected one. Exits 0 iff every case and every workload ended as
  * expected. With arguments: only the cases whose names start with one.
+ *
+ * Before each case: "# case NAME: expect exit 0: what it does" (or
+ * "expect signal S"); test 80 makes docs/SECURITY-cases.md from these.
  */
 #include <stdlib.h>
 #include "hostile.h"
@@ -25,6 +28,7 @@ struct entry {
 
 #define PRIV(name, what) { name, "/bin/h-priv", SIGSEGV, what }
 #define STACK(name, what) { name, "/bin/h-stack", 0, what }
+#define SFRAME(name, what) { name, "/bin/h-sframe", 0, what }
 
 static const struct entry cases[] = {
 	{ "badptr", "/bin/t-badptr", 0, "bad pointers (NULL, kernel, non-canonical, unmapped, straddling, wrapping) to every system call that takes one" },
@@ -65,6 +69,13 @@ static const struct entry cases[] = {
 	STACK("ret-kernel", "a return address in kernel text"),
 	STACK("ret-noncanonical", "a non-canonical return address"),
 	STACK("deep", "5000-frame recursion, spinning at the bottom"),
+	SFRAME("sframe-registration", "stacktrace_setup with sections or text in the kernel, unmapped, truncated, not SFrame, a huge FDE count, overlapping text, bad lengths and operations, one section too many"),
+	SFRAME("sframe-good", "a correct section registered for a copy of a function mapped elsewhere (the control)"),
+	SFRAME("sframe-unsorted", "a section whose FDEs are out of order though flagged sorted"),
+	SFRAME("sframe-fre-outside", "a section whose row starts past the end of its function"),
+	SFRAME("sframe-huge-count", "a section whose header claims 2^32 - 1 rows"),
+	SFRAME("sframe-unmapped", "a correct section unmapped after registration"),
+	SFRAME("sframe-rewritten", "a correct section, used, then rewritten: huge function, misaligned CFA, rows outside the section, all 0xff"),
 	{ "stack-overflow", "/bin/h-stack", SIGSEGV, "recursion into the guard page below the stack" },
 	{ "spawn-storm", "/bin/h-proc", 0, "2000 spawns and reaps, one after the other" },
 	{ "spawn-flood", "/bin/h-proc", 0, "children blocked on a pipe until spawn refuses, then all released" },
@@ -109,7 +120,10 @@ static int run(const struct entry *e, int n)
 	/* /bin/t-badptr (of the in-guest tests) takes no case name. */
 	int named = strcmp(e->prog, "/bin/t-badptr") != 0;
 	char *argv[] = { (char *)e->prog, named ? (char *)e->name : NULL, NULL };
-	printf("# case %s: %s\n", e->name, e->what);
+	if (e->sig)
+		printf("# case %s: expect signal %d: %s\n", e->name, e->sig, e->what);
+	else
+		printf("# case %s: expect exit 0: %s\n", e->name, e->what);
 	int pid = spawn(e->prog, argv);
 	if (pid < 0) {
 		printf("not ok %d - %s: spawn failed (errno %d)\n", n, e->name, errno);
