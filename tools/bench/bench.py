@@ -48,7 +48,7 @@ CONFIGS = {
         "depth": [1, 2, 4, 8, 16, 32, 64, 128, 256], "depth_rounds": 4000,
         "funcs": [10, 100, 1000, 10000, 100000], "funcs_rounds": 4000,
         "kentry": [1, 2, 4, 8, 16, 32, 64], "kentry_hz": 20000, "kentry_cycles": 200_000_000,
-        "rate": [100, 200, 500, 1000, 2000, 5000, 10000, 20000], "rate_rounds": 20000,
+        "rate": [100, 200, 500, 1000, 2000, 5000, 10000, 20000], "rate_rounds": 40000,
         "host": True,
     },
     # development: every part, fewer points, shorter runs
