@@ -12,13 +12,39 @@ bool sframe_user_read(void *ctx, uint64_t addr, void *dst, uint32_t len)
 	return copy_from_user(dst, addr, len) == 0;
 }
 
+/* A registration refused with -err: sframe_dropped and its reason. */
+static void count_refused(int err)
+{
+	stat_inc(STAT_SFRAME_DROPPED);
+	switch (err) {
+	case -STITCH_EFAULT:
+		stat_inc(STAT_SFRAME_REFUSED_RANGE);
+		break;
+	case -STITCH_EINVAL:
+		stat_inc(STAT_SFRAME_REFUSED_LENGTH);
+		break;
+	case -STITCH_ENOEXEC:
+		stat_inc(STAT_SFRAME_REFUSED_HEADER);
+		break;
+	case -STITCH_EEXIST:
+		stat_inc(STAT_SFRAME_REFUSED_OVERLAP);
+		break;
+	default: /* -ENOMEM */
+		stat_inc(STAT_SFRAME_REFUSED_FULL);
+		break;
+	}
+}
+
 int sframe_register(struct uvm *mm, uint64_t sframe, uint64_t len,
 		    uint64_t text, uint64_t text_len)
 {
 	/* struct sf_src counts a section's bytes in 32 bits. */
 	int err = len > UINT32_MAX ? -STITCH_EINVAL :
 				     uvm_sframe_add(mm, sframe, len, text, text_len);
-	stat_inc(err ? STAT_SFRAME_DROPPED : STAT_SFRAME_REGISTERED);
+	if (err)
+		count_refused(err);
+	else
+		stat_inc(STAT_SFRAME_REGISTERED);
 	return err;
 }
 
@@ -58,17 +84,18 @@ struct sframe_section *sframe_lookup(uint64_t pc, int *err)
 		return s;
 	*err = open_section(s);
 	if (*err) {
-		sframe_drop(s);
+		sframe_drop(s, *err);
 		return NULL;
 	}
 	s->checked = true;
 	return s;
 }
 
-void sframe_drop(struct sframe_section *s)
+void sframe_drop(struct sframe_section *s, int err)
 {
 	uvm_sframe_remove(current->mm, s->text_start);
 	stat_inc(STAT_SFRAME_DROPPED);
+	stat_inc(err == SF_E_FAULT ? STAT_SFRAME_DROPPED_FAULT : STAT_SFRAME_DROPPED_INVALID);
 }
 
 /*
@@ -100,7 +127,7 @@ static long add(const long *arg)
 	else
 		err = check_header(sframe, len);
 	if (err) {
-		stat_inc(STAT_SFRAME_DROPPED);
+		count_refused(err);
 		return err;
 	}
 	return sframe_register(current->mm, sframe, len, arg[3], arg[4]);

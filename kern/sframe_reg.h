@@ -20,7 +20,8 @@
 /* Registers [sframe, +len) for the code [text, +text_len) of mm; counts
  * sframe_registered, or sframe_dropped on failure. 0, -EFAULT (outside the
  * user range), -EINVAL (a zero or > 4 GiB length), -EEXIST (the text
- * overlaps a registered range), -ENOMEM. */
+ * overlaps a registered range), -ENOMEM; each refusal also counts its
+ * reason (sframe_refused_*). */
 int sframe_register(struct uvm *mm, uint64_t sframe, uint64_t len,
 		    uint64_t text, uint64_t text_len);
 
@@ -33,9 +34,10 @@ int sframe_register(struct uvm *mm, uint64_t sframe, uint64_t len,
  */
 struct sframe_section *sframe_lookup(uint64_t pc, int *err);
 
-/* Unregisters a section the unwinder found unusable at run time (a read
- * faulted). Counted in sframe_dropped. */
-void sframe_drop(struct sframe_section *s);
+/* Unregisters a section the unwinder found unusable at run time: err is
+ * SF_E_FAULT (a read faulted) or why it is not valid SFrame. Counted in
+ * sframe_dropped and sframe_dropped_fault / sframe_dropped_invalid. */
+void sframe_drop(struct sframe_section *s, int err);
 
 /* The faulting reader for sections and stacks of current (sf_read_fn):
  * copy_from_user, so it may take page faults; false on -EFAULT. */

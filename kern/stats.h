@@ -35,6 +35,14 @@
 	X(UNWIND_STOP_TASK_EXITED, "unwind_stop_task_exited", SUM)            \
 	X(SFRAME_REGISTERED, "sframe_registered", SUM)                        \
 	X(SFRAME_DROPPED, "sframe_dropped", SUM)   /* refused, or bad at use */ \
+	/* ... by reason (they add up to sframe_dropped): */                  \
+	X(SFRAME_REFUSED_RANGE, "sframe_refused_range", SUM) /* not user memory, unreadable */ \
+	X(SFRAME_REFUSED_LENGTH, "sframe_refused_length", SUM) /* zero, or > 4 GiB */ \
+	X(SFRAME_REFUSED_HEADER, "sframe_refused_header", SUM) /* no SFrame header */ \
+	X(SFRAME_REFUSED_OVERLAP, "sframe_refused_overlap", SUM) /* text already covered */ \
+	X(SFRAME_REFUSED_FULL, "sframe_refused_full", SUM) /* 16 per process, or no memory */ \
+	X(SFRAME_DROPPED_INVALID, "sframe_dropped_invalid", SUM) /* failed validation at use */ \
+	X(SFRAME_DROPPED_FAULT, "sframe_dropped_fault", SUM) /* unreadable at use */ \
 	X(SFRAME_REMOVED, "sframe_removed", SUM)   /* unregistered */         \
 	X(ENTRIES_WITH_SAMPLES, "entries_with_samples", SUM) /* see DEFERRED.md */ \
 	X(DEFERRED_RECORDS, "deferred_records", SUM) /* REC_DEFERRED written */ \

@@ -84,7 +84,7 @@ static enum unwind_stop sframe_step(struct sf_frame *f)
 		return UNWIND_STOP_BAD_FRAME;
 	case SF_E_FAULT:
 		/* Validated once, unreadable now (unmapped since): it goes. */
-		sframe_drop(s);
+		sframe_drop(s, SF_E_FAULT);
 		return UNWIND_STOP_FAULT;
 	default: /* a rule this unwinder cannot follow (SF_E_REG, ...) */
 		return UNWIND_STOP_NO_INFO;
