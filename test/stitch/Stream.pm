@@ -80,10 +80,10 @@ sub rec_sample {
 }
 
 sub rec_deferred {
-	my %a = (time => 0, cpu => 0, stop => 0, ips => [], @_);
+	my %a = (time => 0, cpu => 0, stop => 0, ips => [], consumer => 0, @_);
 	$a{tid} //= $a{pid};
 	rec('DEFERRED', pack('Q<VVVVQ<Q<VV', $a{time}, $a{cpu}, $a{pid}, $a{tid}, $a{stop},
-			     $a{cookie}, 0, scalar @{$a{ips}}, 0) . pack('Q<*', @{$a{ips}}));
+			     $a{cookie}, 0, scalar @{$a{ips}}, $a{consumer}) . pack('Q<*', @{$a{ips}}));
 }
 
 sub rec_exit {

@@ -76,6 +76,14 @@ is($r->{counters}{deferred_duplicate}, 1, 'duplicate deferred record: counted');
 is_deeply(addrs($r->{script}[0]), $sort->{chain}, '... the sample keeps the first one\'s chain');
 is($r->{counters}{deferred_orphan}, 0, '... and the duplicate is not also an orphan');
 
+# The sampler and the tracer asked in one entry: one unwind, a record each
+# (consumer 0 and 1), neither a duplicate.
+$r = case(proc(2, 'capture', 1), usample(10, 2, 5, $sort), deferred(11, 2, 5, $sort),
+	  deferred(12, 2, 5, $sort, consumer => 1));
+is($r->{counters}{deferred_duplicate}, 0, 'records of two consumers for one cookie: no duplicate');
+is_deeply(addrs($r->{script}[0]), $sort->{chain}, '... the sample is stitched');
+is($r->{counters}{deferred_orphan}, 0, '... and the second record is no orphan');
+
 # A deferred record no sample asked for.
 $r = case(proc(2, 'capture', 1), usample(10, 2, 5, $sort), deferred(11, 2, 5, $sort),
 	  deferred(12, 2, 6, $fib));

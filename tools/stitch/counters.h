@@ -32,7 +32,7 @@
 	X(samples_stitched,   "samples given the user callchain of their deferred record") \
 	X(samples_missing,    "samples whose deferred record never arrived") \
 	X(deferred,           "deferred callchain records") \
-	X(deferred_duplicate, "deferred records repeating a (tid, cookie) already seen") \
+	X(deferred_duplicate, "deferred records repeating a (tid, cookie, consumer) already seen") \
 	X(deferred_orphan,    "deferred records that no sample asked for") \
 	X(deferred_incomplete,"deferred records whose unwind stopped before the outermost frame") \
 	X(cookie_zero,        "samples or deferred records with cookie 0") \

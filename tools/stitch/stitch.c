@@ -103,9 +103,13 @@ static void index_deferred(struct hmap *cookies, struct pending **all, size_t *n
 			continue;
 		}
 		uint64_t key = thread_key(proc_at(procs, d->pid, d->time), d->tid);
-		if (hmap_get(cookies, key, d->cookie)) {
-			c->deferred_duplicate++; /* the first one stands */
-			pd->used = 1;            /* and this one is no orphan */
+		struct pending *first = hmap_get(cookies, key, d->cookie);
+		if (first) {
+			/* Each consumer that asked gets its own record of the one
+			 * unwind (sampler, tracer): only a repeat for the same
+			 * consumer is a duplicate. The first one stands. */
+			c->deferred_duplicate += first->d->consumer == d->consumer;
+			pd->used = 1; /* and this one is no orphan */
 			continue;
 		}
 		hmap_put(cookies, key, d->cookie, pd);

@@ -154,6 +154,7 @@ static int parse_deferred(struct record *r, struct body b, struct counters *c)
 	m->cookie = rd64(b, offsetof(struct rec_deferred, cookie));
 	m->period = rd64(b, offsetof(struct rec_deferred, period));
 	m->nr = rd32(b, offsetof(struct rec_deferred, nr));
+	m->consumer = rd32(b, offsetof(struct rec_deferred, consumer));
 	m->ips = rd_ips(b, sizeof(struct rec_deferred), m->nr, c);
 	return m->ips != NULL;
 }

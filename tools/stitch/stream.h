@@ -51,6 +51,7 @@ struct deferred_rec {
 	uint32_t cpu, pid, tid, stop;
 	uint64_t cookie, period;
 	uint32_t nr;
+	uint32_t consumer; /* REC_CONSUMER_*: one record per consumer and cookie */
 	uint64_t *ips;
 };
 
