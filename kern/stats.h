@@ -51,6 +51,7 @@
 	X(UNWIND_IPI_OTHER_TASK, "unwind_ipi_other_task", SUM)                \
 	X(SELF_IPIS, "self_ipis", SUM)             /* irq-work IPIs handled */ \
 	X(NMI_USER_ABSENT, "nmi_user_absent", SUM) /* NMI user read: page not present */ \
+	X(SMAP_OPEN, "smap_open", SUM) /* NMIs that found SMAP open outside uaccess */ \
 	X(STACK_COPY_TRUNCATED, "stack_copy_truncated", SUM)                  \
 	X(SYSCALLS_TRACED, "syscalls_traced", SUM)                            \
 	X(RECORDS_LOST, "records_lost", SUM)       /* any record dropped */   \

@@ -5,9 +5,38 @@
  */
 #include "arch/x86_64/arch.h"
 #include "arch/x86_64/trap.h"
+#include "arch/x86_64/uaccess.h"
+#include "arch/x86_64/x86.h"
 #include "kern/stats.h"
 
 void nmi_dispatch(struct trap_frame *tf);
+
+/* [start, end) of code ranges: usercopy.S, trapentry.S. */
+extern const uint64_t uaccess_text[2], trap_ac_window[2];
+
+static bool in(uint64_t ip, const uint64_t range[2])
+{
+	return ip >= range[0] && ip < range[1];
+}
+
+/*
+ * SMAP stays on in the kernel except inside the user-access helpers (and
+ * the first instructions of the trap entry, before its clac). Every NMI
+ * checks: AC set in the kernel code it interrupted anywhere else, AC set
+ * in its own flags, or CR4.SMAP cleared is counted in smap_open (test 80
+ * requires 0 after the hostile programs).
+ */
+static void check_smap(const struct trap_frame *tf)
+{
+	if (!uaccess_smap)
+		return;
+	bool open = (read_rflags() & RFLAGS_AC) || !(read_cr4() & CR4_SMAP);
+	if (!(tf->cs & 3) && (tf->rflags & RFLAGS_AC) &&
+	    !in(tf->rip, uaccess_text) && !in(tf->rip, trap_ac_window))
+		open = true;
+	if (open)
+		stat_inc(STAT_SMAP_OPEN);
+}
 
 /* Per CPU: in nmi_dispatch. NMIs do not nest, so a flag is enough. */
 static bool in_nmi[ARCH_MAX_CPUS];
@@ -24,6 +53,7 @@ void nmi_dispatch(struct trap_frame *tf)
 	unsigned cpu = arch_cpu_id();
 
 	stat_inc(STAT_NMI_COUNT);
+	check_smap(tf);
 	__atomic_store_n(&in_nmi[cpu], true, __ATOMIC_RELAXED);
 	if (fn)
 		fn(tf);

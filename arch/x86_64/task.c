@@ -15,8 +15,6 @@
 #define CR0_NE  (1ull << 5)
 #define CR4_OSFXSR     (1ull << 9)
 #define CR4_OSXMMEXCPT (1ull << 10)
-#define CR4_SMEP (1ull << 20)
-#define CR4_SMAP (1ull << 21)
 #define CPUID7_SMEP (1u << 7)
 #define CPUID7_SMAP (1u << 20)
 

@@ -39,6 +39,7 @@ trap_entry:
 	testb $1, uaccess_smap(%rip)
 	jz 2f
 	clac
+.Lac_closed:
 2:	pushq %rax
 	pushq %rbx
 	pushq %rcx
@@ -85,4 +86,12 @@ trap_exit:
 	jz 3f
 	swapgs
 3:	iretq
+
+/* From the first stub to the clac: where a trap may still run with the
+ * AC flag it came with (arch/x86_64/nmi.c checks). */
+	.section .rodata
+	.p2align 3
+	.globl trap_ac_window
+trap_ac_window:
+	.quad trap_stubs, .Lac_closed
 

@@ -25,6 +25,7 @@
 .endm
 
 	.text
+.Luaccess_start:
 
 /* uint64_t arch_copy_user(void *dst, const void *src, uint64_t n) */
 	.globl arch_copy_user
@@ -76,6 +77,7 @@ arch_get_user_u64:
 	UACCESS_CLOSE
 	movl $-1, %eax
 	ret
+.Luaccess_end:
 
 /* Pairs (faulting instruction, fixup), read by arch/x86_64/fault.c. */
 	.section .rodata
@@ -86,5 +88,12 @@ uaccess_fixups:
 	.quad .Lstr, .Lstr_fault
 	.quad .Lget, .Lget_fault
 uaccess_fixups_end:
+
+/* [start, end) of the code above: the only kernel code that may run with
+ * SMAP open (arch/x86_64/nmi.c checks). Data, not code labels, so that no
+ * symbol hides the functions' names. */
+	.globl uaccess_text
+uaccess_text:
+	.quad .Luaccess_start, .Luaccess_end
 
 	.section .note.GNU-stack, "", @progbits

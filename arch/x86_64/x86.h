@@ -68,6 +68,8 @@ static inline struct cpuid cpuid(uint32_t leaf, uint32_t subleaf)
 
 #define CR0_WP (1ull << 16) /* ring 0 honours read-only pages */
 #define CR4_PGE (1ull << 7) /* global pages survive CR3 writes */
+#define CR4_SMEP (1ull << 20)
+#define CR4_SMAP (1ull << 21)
 
 #define DEFINE_CR(n)                                                    \
 	static inline uint64_t read_cr##n(void)                         \
@@ -106,6 +108,7 @@ static inline uint64_t read_rflags(void)
 }
 
 #define RFLAGS_IF (1ull << 9)
+#define RFLAGS_AC (1ull << 18) /* with SMAP on: ring 0 may touch user pages */
 
 static inline void cli(void) { __asm__ volatile("cli" ::: "memory"); }
 static inline void sti(void) { __asm__ volatile("sti" ::: "memory"); }
