@@ -47,7 +47,13 @@ nmi_entry:
 	pushq %r13
 	pushq %r14
 	pushq %r15
-	cld
+	/* The gate keeps RFLAGS.AC: ring 3 may have set it, or the NMI may
+	 * have hit a user-access helper. Close SMAP for the handler, as the
+	 * trap entry does; iretq gives the interrupted code its AC back. */
+	testb $1, uaccess_smap(%rip)
+	jz 1f
+	clac
+1:	cld
 	movq %rsp, %rdi
 	call nmi_dispatch
 
