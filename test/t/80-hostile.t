@@ -13,7 +13,7 @@
 #     every unwind is counted by its stop reason in REC_STATS, every
 #     refused or dropped SFrame section in sframe_dropped and by reason in
 #     sframe_refused_* / sframe_dropped_*, every lost record in
-#     records_lost.
+#     records_lost; no NMI found SMAP open outside the access helpers.
 #  4. The workloads' profiles (stitch over the same stream) are right:
 #     every stack is whole and in the workloads' call order (or starts in
 #     a function without SFrame, newlib's assembly).
@@ -106,6 +106,11 @@ for my $i (0 .. $#STOP_NAMES) {
 	is($st->{"unwind_stop_$name"} // -1, $n, "unwind_stop_$name counts the $n unwinds that stopped so");
 }
 is($st->{records_lost} // -1, $r->{lost}, "records_lost equals the REC_LOST total ($r->{lost})");
+# Every NMI checks that SMAP is on outside the user-access helpers (in the
+# code it interrupted and in its own flags); ac-flag sets RFLAGS.AC in
+# ring 3 under a stream of NMIs.
+is($st->{smap_open} // -1, 0, "no NMI found SMAP open outside the user-access helpers ("
+   . ($st->{nmi_count} // 0) . ' NMIs)');
 
 # Where each case's attacking code runs: [lo, hi) per case.
 sub syms {
