@@ -12,7 +12,10 @@
 #                every true return address is on the stack, so the true
 #                chain is contained, in order, in what it finds; its scan is
 #                bounded (16 KiB above sp), so across cold's 16 KiB frames it
-#                never reaches main.
+#                never reaches main;
+#   sframe with profile.frames=32 and chain depth 200: the stream says the
+#                bound, and every unwind in chain's frames stops max-frames
+#                with exactly the first 32 frames of the true chain.
 import os
 import sys
 import tempfile
@@ -29,12 +32,15 @@ if not all(os.path.exists(p) for p in (KERNEL, 'build/esp.img', ROOT + '/bin/col
 tmp = tempfile.mkdtemp(prefix='stitch-t51-')
 
 
-def run(mode):
+def run(mode, suite=SUITE, extra=''):
     recs, console, rc = boot('init=/bin/bsuite init.args=%s profile.mode=%s '
-                             'profile.hz=1000' % (SUITE, mode), '%s/%s.bin' % (tmp, mode))
-    tap(rc == 0 and 'bsuite: 4 of 4 programs ok' in console and of(recs, 'END')
-        and recs[0]['mode'] == MODES.index(mode),
-        '%s: the suite ran, the stream is whole and says mode %s' % (mode, mode))
+                             'profile.hz=1000 %s' % (suite, mode, extra),
+                             '%s/%s.bin' % (tmp, mode))
+    n = suite.count(',') + 1
+    tap(rc == 0 and 'bsuite: %d of %d programs ok' % (n, n) in console and
+        of(recs, 'END') and recs[0]['mode'] == MODES.index(mode),
+        '%s%s: the programs ran, the stream is whole and says mode %s'
+        % (mode, ' ' + extra if extra else '', mode))
     return recs
 
 
@@ -122,4 +128,15 @@ tap(cold_short >= 3 and all('main' not in n for p, n, s in chains
                             if p == 'cold' and expected(p, n) is not None),
     'guess: cold\'s 16 KiB frames put main beyond the 16 KiB scan: %d chains stop '
     'short' % cold_short)
+
+# The bound.
+recs = run('sframe', '/bin/chain:200:1500', 'profile.frames=32')
+deep = [(n, s) for p, n, s in user_chains(recs) if p == 'chain' and n[0] == 'chain_leaf']
+deferred = {(d['tid'], d['cookie']): d for d in of(recs, 'DEFERRED')}
+want = ['chain_leaf'] + ['chain_%d' % k for k in range(200, 169, -1)]
+tap(recs[0]['max_frames'] == 32 and deep and
+    all(n == want and STOPS[deferred[(s['tid'], s['cookie'])]['stop']] == 'max-frames'
+        for n, s in deep) and stats(recs).get('unwind_stop_max_frames', 0) >= len(deep),
+    'profile.frames=32: all %d unwinds in chain_leaf (depth 200) stop max-frames with '
+    'its first 32 frames' % len(deep))
 done()
