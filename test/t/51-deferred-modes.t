@@ -8,6 +8,9 @@
 #                call structure says (which sframe mode gets for every one);
 #   fp-deferred  the same walk, deferred: the cookies and records are there,
 #                the chains are just as wrong;
+#   stack-copy   in the NMI: PERF_CONTEXT_USER and the user ip, and the
+#                registers and up to 8 KiB of stack for the host (its sp,
+#                ip: those of the sample); no cookie, no deferred record;
 #   guess        the stack scan for words inside registered text (seed 003):
 #                every true return address is on the stack, so the true
 #                chain is contained, in order, in what it finds; its scan is
@@ -93,6 +96,17 @@ tap(len(mine) >= 8 and not right and st.get('unwinds_run', 0) > 0 and
     st.get('unwind_page_faults') == 0,
     'fp-deferred: %d deferred unwinds in own frames, none right; no .sframe read '
     '(no page fault)' % len(mine))
+
+# stack-copy: registers and stack for the host.
+recs = run('stack-copy')
+user = [s for p, n, s in user_chains(recs)]
+good = [s for s in user if s['copy'] and s['user'] == [s['copy']['regs'][8]] and
+        0 < s['copy']['size'] <= 8192 and s['cookie'] is None and
+        (not s['flags'] & SAMPLE_USER or s['copy']['regs'][8] == s['ip'])]
+tap(len(user) >= 8 and len(good) == len(user) and not of(recs, 'DEFERRED'),
+    'stack-copy: all %d samples carry the user ip and a copy (registers, %d..%d bytes '
+    'of stack), no cookie' % (len(user), min(s['copy']['size'] for s in good) if good else 0,
+                              max(s['copy']['size'] for s in good) if good else 0))
 
 # guess: a superset, bounded. Where the leaf fixes the true chain (chain's
 # and sfreg's deepest leaf; fib's outer frames), it must be a subsequence of
