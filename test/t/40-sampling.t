@@ -3,7 +3,7 @@
 # profile.hz=HZ` at 1000 and 20000 Hz (kern/sample_test.c spins with
 # interrupts disabled in sample_busy_leaf <- sample_busy_mid <-
 # sample_busy_top <- ktest_fn_sample_busy_loop) and reads the record stream
-# QEMU wrote from COM2:
+# that tools/qemu-run --records wrote:
 #   - REC_STREAM first (magic, version, hz, mode), REC_END last, its record
 #     count right, nothing after it; the kernel's REC_MMAP carries the ELF's
 #     build ID and text address;
@@ -30,8 +30,11 @@
 # A third run at 20000 Hz with a 16 KiB ring: the ring fills during the
 # loop, the samples that do not fit are dropped, counted (samples_lost,
 # records_lost) and reported in REC_LOST; the stream stays well formed.
-# OVMF prints its boot messages on every serial port, COM2 included: the
-# stream starts at its REC_STREAM record, after that text.
+# That ring keeps only the first samples, taken while the test's start-up
+# code runs slowly for the first time, so there the share of samples at the
+# loop's edge is not bounded; every chain must still reach kmain.
+# Over COM2 (no ivshmem device) OVMF's boot messages come first: the stream
+# starts at its REC_STREAM record, after that text.
 import collections
 import os
 import struct
@@ -219,7 +222,8 @@ def check_run(hz, ms, sym, bid, ring_kib=None):
             diag('at the loop\'s edge: %s' % ' <- '.join(names))
         else:
             bad.append(names)
-    tap(not bad and busy > 0 and edge <= 5 + len(samples) // 100,
+    edge_ok = ring_kib or edge <= 5 + len(samples) // 100
+    tap(not bad and busy > 0 and edge_ok,
         tag + ' every callchain is %s ... kmain, _start (%d), or the test\'s own'
         ' code around the loop (%d)' % (' <- '.join(BUSY), busy, edge))
     for names in bad[:5]:
