@@ -32,21 +32,7 @@
 nmi_entry:
 	pushq $0
 	pushq $VEC_NMI
-	pushq %rax
-	pushq %rbx
-	pushq %rcx
-	pushq %rdx
-	pushq %rsi
-	pushq %rdi
-	pushq %rbp
-	pushq %r8
-	pushq %r9
-	pushq %r10
-	pushq %r11
-	pushq %r12
-	pushq %r13
-	pushq %r14
-	pushq %r15
+	PUSH_GPRS
 	/* The gate keeps RFLAGS.AC: ring 3 may have set it, or the NMI may
 	 * have hit a user-access helper. Close SMAP for the handler, as the
 	 * trap entry does; iretq gives the interrupted code its AC back. */
@@ -59,20 +45,6 @@ nmi_entry:
 
 	.globl nmi_exit
 nmi_exit:
-	popq %r15
-	popq %r14
-	popq %r13
-	popq %r12
-	popq %r11
-	popq %r10
-	popq %r9
-	popq %r8
-	popq %rbp
-	popq %rdi
-	popq %rsi
-	popq %rdx
-	popq %rcx
-	popq %rbx
-	popq %rax
+	POP_GPRS
 	addq $16, %rsp /* vector and error code */
 	iretq

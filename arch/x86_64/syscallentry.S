@@ -13,6 +13,7 @@
  * the return address syscall_exit marks a trap_frame at sp.
  */
 #include "arch/x86_64/gdt.h"
+#include "arch/x86_64/trap.h"
 #include "arch/x86_64/task.h"
 
 	.text
@@ -28,21 +29,7 @@ syscall_entry:
 	pushq %rcx                  /* rip */
 	pushq $0                    /* error */
 	pushq $VEC_SYSCALL          /* vector */
-	pushq %rax
-	pushq %rbx
-	pushq %rcx
-	pushq %rdx
-	pushq %rsi
-	pushq %rdi
-	pushq %rbp
-	pushq %r8
-	pushq %r9
-	pushq %r10
-	pushq %r11
-	pushq %r12
-	pushq %r13
-	pushq %r14
-	pushq %r15
+	PUSH_GPRS
 	movq %rsp, %rdi
 	call x86_syscall
 	.globl syscall_exit
@@ -51,21 +38,7 @@ syscall_exit:
 	 * cannot go back by SYSRET: then the trap exit irets. */
 	testb %al, %al
 	jz trap_exit
-	popq %r15
-	popq %r14
-	popq %r13
-	popq %r12
-	popq %r11
-	popq %r10
-	popq %r9
-	popq %r8
-	popq %rbp
-	popq %rdi
-	popq %rsi
-	popq %rdx
-	popq %rcx
-	popq %rbx
-	popq %rax
+	POP_GPRS
 	addq $16, %rsp              /* vector, error */
 	movq 0(%rsp), %rcx          /* rip */
 	movq 16(%rsp), %r11         /* rflags */

@@ -29,7 +29,48 @@
 #define VEC_LAPIC_ERROR  0xfe
 #define VEC_SPURIOUS     0xff
 
-#ifndef __ASSEMBLY__
+#ifdef __ASSEMBLY__
+/*
+ * Save and restore the general registers in struct trap_frame order (the
+ * last pushed, r15, is at the lowest address). Every entry path - traps,
+ * the NMI, SYSCALL - builds the same frame with these.
+ */
+.macro PUSH_GPRS
+	pushq %rax
+	pushq %rbx
+	pushq %rcx
+	pushq %rdx
+	pushq %rsi
+	pushq %rdi
+	pushq %rbp
+	pushq %r8
+	pushq %r9
+	pushq %r10
+	pushq %r11
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+.endm
+
+.macro POP_GPRS
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %r11
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rbp
+	popq %rdi
+	popq %rsi
+	popq %rdx
+	popq %rcx
+	popq %rbx
+	popq %rax
+.endm
+#else
 #include <stdint.h>
 
 /* What trap_entry saves, lowest address first. */

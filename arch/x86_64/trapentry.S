@@ -40,21 +40,7 @@ trap_entry:
 	jz 2f
 	clac
 .Lac_closed:
-2:	pushq %rax
-	pushq %rbx
-	pushq %rcx
-	pushq %rdx
-	pushq %rsi
-	pushq %rdi
-	pushq %rbp
-	pushq %r8
-	pushq %r9
-	pushq %r10
-	pushq %r11
-	pushq %r12
-	pushq %r13
-	pushq %r14
-	pushq %r15
+2:	PUSH_GPRS
 	cld
 	movq %rsp, %rdi
 	call trap_dispatch
@@ -66,21 +52,7 @@ trap_entry:
 	 */
 	.globl trap_exit
 trap_exit:
-	popq %r15
-	popq %r14
-	popq %r13
-	popq %r12
-	popq %r11
-	popq %r10
-	popq %r9
-	popq %r8
-	popq %rbp
-	popq %rdi
-	popq %rsi
-	popq %rdx
-	popq %rcx
-	popq %rbx
-	popq %rax
+	POP_GPRS
 	addq $16, %rsp /* vector and error code */
 	testb $3, 8(%rsp) /* to ring 3: the user's GS */
 	jz 3f
