@@ -25,17 +25,21 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 $(WARN) -Iinclude -I. -iquote test/fuzz $(FUZZ_
 FUZZ_MOCK := test/fuzz/mock.c test/fuzz/mock.h
 FUZZ_KERN_HDRS := $(wildcard kern/*.h) $(wildcard include/stitch/*.h)
 
-$(FUZZ_DIR)/fuzz_elf: test/fuzz/fuzz_elf.c kern/elf.c kern/uvm.c $(FUZZ_MOCK) $(FUZZ_KERN_HDRS)
+$(FUZZ_DIR)/fuzz_elf: test/fuzz/fuzz_elf.c kern/elf.c kern/uvm.c $(FUZZ_MOCK) test/fuzz/mock_sframe.c \
+		$(FUZZ_KERN_HDRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ test/fuzz/fuzz_elf.c kern/elf.c kern/uvm.c test/fuzz/mock.c
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ test/fuzz/fuzz_elf.c kern/elf.c kern/uvm.c test/fuzz/mock.c \
+		test/fuzz/mock_sframe.c
 
 $(FUZZ_DIR)/fuzz_cpio: test/fuzz/fuzz_cpio.c kern/initrd.c $(FUZZ_MOCK) $(FUZZ_KERN_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ test/fuzz/fuzz_cpio.c kern/initrd.c test/fuzz/mock.c
 
-$(FUZZ_DIR)/fuzz_uvm: test/fuzz/fuzz_uvm.c kern/uvm.c $(FUZZ_MOCK) $(FUZZ_KERN_HDRS)
+$(FUZZ_DIR)/fuzz_uvm: test/fuzz/fuzz_uvm.c kern/uvm.c $(FUZZ_MOCK) test/fuzz/mock_sframe.c \
+		$(FUZZ_KERN_HDRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ test/fuzz/fuzz_uvm.c kern/uvm.c test/fuzz/mock.c
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ test/fuzz/fuzz_uvm.c kern/uvm.c test/fuzz/mock.c \
+		test/fuzz/mock_sframe.c
 
 # stitch minus main(), compiled into the target with the fuzzer's coverage.
 FUZZ_STITCH_SRCS := $(filter-out tools/stitch/main.c,$(wildcard tools/stitch/*.c))

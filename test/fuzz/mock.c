@@ -12,8 +12,6 @@
 #include "kern/kmalloc.h"
 #include "kern/mm.h"
 #include "kern/pmm.h"
-#include "kern/sframe_reg.h"
-#include "kern/uvm.h"
 #include "kern/vm.h"
 #include "mock.h"
 #include "stitch/syscall.h"
@@ -197,14 +195,4 @@ size_t vm_unmap_range(struct vm_space *as, uint64_t start, uint64_t end)
 		}
 	}
 	return freed;
-}
-
-/* --- SFrame registration ------------------------------------------------- */
-
-/* kern/sframe_reg.c counts and then keeps the list with uvm_sframe_add();
- * the counting needs the per-CPU counters, so the mock only keeps the list. */
-int sframe_register(struct uvm *mm, uint64_t sframe, uint64_t len, uint64_t text,
-		    uint64_t text_len)
-{
-	return uvm_sframe_add(mm, sframe, len, text, text_len);
 }
