@@ -72,33 +72,6 @@ EFI_STATUS top_of_memory(UINT64 *top)
 	return EFI_SUCCESS;
 }
 
-/* Insert sorted by base; merge with a neighbour of the same type it touches. */
-static void add_region(struct boot_info *bi, UINT64 base, UINT64 length, UINT32 type)
-{
-	struct boot_mem_region *m = bi->mem;
-	UINT32 i = bi->mem_count;
-
-	while (i > 0 && m[i - 1].base > base)
-		i--;
-	if (i > 0 && m[i - 1].type == type && m[i - 1].base + m[i - 1].length == base) {
-		m[i - 1].length += length;
-		return;
-	}
-	if (i < bi->mem_count && m[i].type == type && base + length == m[i].base) {
-		m[i].base = base;
-		m[i].length += length;
-		return;
-	}
-	if (bi->mem_count == BOOT_MEM_MAX) {
-		bi->mem_dropped++; /* the kernel reports it */
-		return;
-	}
-	for (UINT32 j = bi->mem_count; j > i; j--)
-		m[j] = m[j - 1];
-	m[i] = (struct boot_mem_region){ .base = base, .length = length, .type = type };
-	bi->mem_count++;
-}
-
 /*
  * Exit boot services with the key of a map read just before. When the map
  * changed in between (EFI_INVALID_PARAMETER), read it again and retry.
@@ -124,7 +97,7 @@ EFI_STATUS exit_boot_services(EFI_HANDLE image, struct boot_info *bi)
 	bi->mem_count = bi->mem_dropped = 0;
 	for (UINTN i = 0; i < size / desc_size; i++) {
 		EFI_MEMORY_DESCRIPTOR *d = descriptor(map, desc_size, i);
-		add_region(bi, d->PhysicalStart, d->NumberOfPages * PAGE_SIZE,
+		boot_mem_add(bi, d->PhysicalStart, d->NumberOfPages * PAGE_SIZE,
 			   region_type(d->Type));
 	}
 	return EFI_SUCCESS;

@@ -79,33 +79,6 @@ static void delete_region(struct boot_info *bi, uint32_t i)
 	bi->mem_count--;
 }
 
-/* Insert sorted by base; merge with a neighbour of the same type it touches. */
-static void insert_region(struct boot_info *bi, uint64_t base, uint64_t end, uint32_t type)
-{
-	struct boot_mem_region *m = bi->mem;
-	uint32_t i = bi->mem_count;
-
-	while (i > 0 && m[i - 1].base > base)
-		i--;
-	if (i > 0 && m[i - 1].type == type && m[i - 1].base + m[i - 1].length == base) {
-		m[i - 1].length += end - base;
-		return;
-	}
-	if (i < bi->mem_count && m[i].type == type && end == m[i].base) {
-		m[i].base = base;
-		m[i].length += end - base;
-		return;
-	}
-	if (bi->mem_count == BOOT_MEM_MAX) {
-		bi->mem_dropped++; /* kmain reports it */
-		return;
-	}
-	for (uint32_t j = bi->mem_count; j > i; j--)
-		m[j] = m[j - 1];
-	m[i] = (struct boot_mem_region){ .base = base, .length = end - base, .type = type };
-	bi->mem_count++;
-}
-
 /* Remove [base, end) from every usable region, splitting where needed. */
 static void remove_usable(struct boot_info *bi, uint64_t base, uint64_t end)
 {
@@ -119,9 +92,9 @@ static void remove_usable(struct boot_info *bi, uint64_t base, uint64_t end)
 		}
 		delete_region(bi, i);
 		if (r.base < base)
-			insert_region(bi, r.base, base, BOOT_MEM_USABLE);
+			boot_mem_add(bi, r.base, base - r.base, BOOT_MEM_USABLE);
 		if (r_end > end)
-			insert_region(bi, end, r_end, BOOT_MEM_USABLE);
+			boot_mem_add(bi, end, r_end - end, BOOT_MEM_USABLE);
 		i = 0; /* the pieces lie outside [base, end): this ends */
 	}
 }
@@ -132,7 +105,7 @@ static void carve(struct boot_info *bi, uint64_t base, uint64_t end, uint32_t ty
 	if (end <= base)
 		return;
 	remove_usable(bi, base, end);
-	insert_region(bi, base, end, type);
+	boot_mem_add(bi, base, end - base, type);
 }
 
 static bool plausible(uint64_t pa, uint64_t size)

@@ -91,4 +91,37 @@ struct boot_info {
 	struct boot_mem_region mem[BOOT_MEM_MAX];
 };
 
+/*
+ * Add a region to bi->mem, kept sorted by base, merged with a neighbour of
+ * the same type that it touches. Used by both producers of boot_info (the
+ * UEFI loader and the kernel's PVH entry); a region that does not fit is
+ * counted in mem_dropped, which the kernel reports.
+ */
+static inline void boot_mem_add(struct boot_info *bi, uint64_t base, uint64_t length,
+				uint32_t type)
+{
+	struct boot_mem_region *m = bi->mem;
+	uint32_t i = bi->mem_count;
+
+	while (i > 0 && m[i - 1].base > base)
+		i--;
+	if (i > 0 && m[i - 1].type == type && m[i - 1].base + m[i - 1].length == base) {
+		m[i - 1].length += length;
+		return;
+	}
+	if (i < bi->mem_count && m[i].type == type && base + length == m[i].base) {
+		m[i].base = base;
+		m[i].length += length;
+		return;
+	}
+	if (bi->mem_count == BOOT_MEM_MAX) {
+		bi->mem_dropped++;
+		return;
+	}
+	for (uint32_t j = bi->mem_count; j > i; j--)
+		m[j] = m[j - 1];
+	m[i] = (struct boot_mem_region){ .base = base, .length = length, .type = type };
+	bi->mem_count++;
+}
+
 #endif
