@@ -5,12 +5,12 @@
 
 CHANNEL_EXTRACT := $(BIN)/recextract
 CHANNEL_SRCS    := tools/recextract/recextract.c
-CHANNEL_HDRS    := arch/x86_64/ivshmem.h
+CHANNEL_HDRS    := include/stitch/shm.h
 
-# -I.: the layout is the kernel's own header, shared, not copied.
+# The layout is include/stitch/shm.h, shared with the kernel, not copied.
 $(CHANNEL_EXTRACT): $(CHANNEL_SRCS) $(CHANNEL_HDRS)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) -Wconversion -I. -o $@ $(CHANNEL_SRCS)
+	$(HOST_CC) $(HOST_CFLAGS) -Wconversion -o $@ $(CHANNEL_SRCS)
 
 ALL_TARGETS  += $(CHANNEL_EXTRACT)
 TEST_PREREQS += $(CHANNEL_EXTRACT)

@@ -2,33 +2,15 @@
  * The fast record channel: QEMU's ivshmem-plain device, whose BAR2 is
  * host memory (a memory-backend-file that tools/qemu-run creates), so the
  * kernel writes the record stream into it like RAM and the bytes land in
- * a host file. The area starts with a struct shm_header; the stream
- * follows, appended linearly, whole records only, never wrapped: when the
- * data area is full, records are refused and counted. tools/recextract
- * reads the header (this file is its only definition: it includes it) and
- * cuts the stream out after QEMU exits.
- *
- * Only fixed-size types here: the host tool compiles this header too.
+ * a host file. The area's layout, shared with tools/recextract, is
+ * include/stitch/shm.h.
  */
 #ifndef ARCH_X86_64_IVSHMEM_H
 #define ARCH_X86_64_IVSHMEM_H
 
 #include <stdbool.h>
 #include <stdint.h>
-
-#define SHM_MAGIC   0x4d53484354495453ull /* "STITCHSM" */
-#define SHM_VERSION 1
-
-struct shm_header {
-	uint64_t magic;         /* SHM_MAGIC, stored last: the area is formatted */
-	uint32_t version;       /* SHM_VERSION */
-	uint32_t data_offset;   /* where the data starts, from the area's start */
-	uint64_t data_size;     /* bytes of the data area */
-	uint64_t written;       /* bytes of stream in it, always whole records */
-	uint64_t dropped;       /* records refused because the area was full */
-	uint64_t dropped_bytes; /* their bytes */
-	uint64_t pad[2];
-};
+#include "stitch/shm.h"
 
 /* The PCI IDs of QEMU's ivshmem (plain and doorbell), and the shared BAR. */
 #define IVSHMEM_VENDOR 0x1af4

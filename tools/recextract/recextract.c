@@ -3,7 +3,7 @@
  * memory file that QEMU leaves behind (tools/qemu-run --records), so that
  * OUT is a plain stream (REC_STREAM at byte 0) for every consumer.
  *
- * The file's first bytes are a struct shm_header (arch/x86_64/ivshmem.h,
+ * The file's first bytes are a struct shm_header (include/stitch/shm.h,
  * the kernel's definition). The header comes from the guest: every field
  * is checked against the file before it is used.
  *
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "arch/x86_64/ivshmem.h"
+#include "stitch/shm.h"
 
 static const char *prog = "recextract";
 
