@@ -17,6 +17,10 @@
 # The kernel files are compiled unchanged for the host; test/fuzz/mock.c
 # provides the kernel services they call (frames, kmalloc, page tables).
 
+# clang's libFuzzer; libdw/libelf for stitch, libsframe (binutils-dev) for
+# the sanitized libsframe comparison.
+PACKAGES += clang libclang-rt-14-dev libdw-dev libelf-dev binutils-dev
+
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_CC  := clang
 FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
