@@ -38,6 +38,10 @@ ok(grep({ $_->{name} eq 'fib_recursive' } map { @{$_->{frames}} } @user), '... /
 ok($c->{validate_samples} > 0, "validate: $c->{validate_samples} samples compared");
 my ($share) = $r->{report} =~ /(agree on \d+ of \d+ samples \([\d.]+%\), differ on \d+)/;
 ok($share, "... report.txt: $share");
+my @sections = $r->{report} =~ /^== (\S+) \(pid \d+\): (\d+) samples/mg;
+my @counts = @sections[grep { $_ % 2 } 0 .. $#sections];
+ok(@counts > 1 && !grep({ $counts[$_] < $counts[$_ + 1] } 0 .. $#counts - 1),
+   "... report.txt: processes busiest first (@sections)");
 
 my $out = `perf script -i $r->{dir}/out/perf.data --symfs $root --vmlinux ${\ abs_path($kernel)} 2>&1`;
 my @p = @{parse_perf_script($out)};

@@ -126,11 +126,21 @@ static void fn_table(FILE *f, struct proc_profile *pp, int self_first)
 	}
 }
 
+/* Busiest process first, as perf report sorts by overhead; then by pid. */
+static int by_samples(const void *a, const void *b)
+{
+	const struct proc_profile *x = a, *y = b;
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return x->p->pid < y->p->pid ? -1 : x->p->pid > y->p->pid;
+}
+
 static void profiles(FILE *f, const struct run *r)
 {
 	struct proc_profile *v;
 	size_t n = build_profiles(r, &v);
 	uint64_t all = 0;
+	qsort(v, n, sizeof *v, by_samples);
 	for (size_t i = 0; i < n; i++)
 		all += v[i].samples;
 	for (size_t i = 0; i < n; i++) {
