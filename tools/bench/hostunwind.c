@@ -8,6 +8,8 @@
  * snapshot once (its chains, compared with libdw's), then again as many
  * times as fill S seconds (default 1), timed with CLOCK_MONOTONIC: frames
  * per second. The stream is read with stitch's own reader (tools/stitch).
+ * --diff lists, on stderr, every chain (but the fp walk's) that differs
+ * from libdw's and where.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -109,16 +111,32 @@ static size_t collect(const struct stream *s, struct procs *procs, struct symbol
 	return n;
 }
 
+/* --diff: where a chain parts from libdw's, and the pcs on both sides. */
+static void show_diff(const struct unwinder *u, const struct snap *sn, const uint64_t *a,
+		      uint32_t na, const uint64_t *b, uint32_t nb)
+{
+	uint32_t k = 0;
+	while (k < na && k < nb && a[k] == b[k])
+		k++;
+	fprintf(stderr, "%s: pid %u time %" PRIu64 ": %u frames, libdw %u; first difference at "
+		"frame %u: %#" PRIx64 " vs libdw %#" PRIx64 "\n", u->name, sn->s->pid, sn->s->time,
+		na, nb, k, k < na ? a[k] : 0, k < nb ? b[k] : 0);
+}
+
 static void first_pass(struct unwinder *u, const struct snap *v, size_t n, void *ctx,
-		       struct chains *got, const struct chains *ref)
+		       struct chains *got, const struct chains *ref, int diff)
 {
 	for (size_t i = 0; i < n; i++) {
 		uint64_t *ips = got->ips + i * MAX_FRAMES;
 		got->n[i] = u->fn(&v[i], ips, MAX_FRAMES, ctx);
 		u->frames += got->n[i];
-		if (ref)
-			u->agree += got->n[i] == ref->n[i] &&
-				    !memcmp(ips, ref->ips + i * MAX_FRAMES, got->n[i] * sizeof *ips);
+		if (!ref)
+			continue;
+		const uint64_t *want = ref->ips + i * MAX_FRAMES;
+		int same = got->n[i] == ref->n[i] && !memcmp(ips, want, got->n[i] * sizeof *ips);
+		u->agree += same;
+		if (!same && diff)
+			show_diff(u, &v[i], ips, got->n[i], want, ref->n[i]);
 	}
 }
 
@@ -160,22 +178,25 @@ int main(int argc, char **argv)
 		{ "symfs", required_argument, NULL, 's' },
 		{ "csv", required_argument, NULL, 'c' },
 		{ "seconds", required_argument, NULL, 't' },
+		{ "diff", no_argument, NULL, 'd' },
 		{ 0 },
 	};
 	const char *symfs = NULL, *csv = NULL;
 	double want = 1.0;
-	int ch;
+	int ch, diff = 0;
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 's': symfs = optarg; break;
 		case 'c': csv = optarg; break;
 		case 't': want = atof(optarg); break;
+		case 'd': diff = 1; break;
 		default: goto usage;
 		}
 	}
 	if (optind != argc - 1 || !(want > 0)) {
 usage:
-		fputs("usage: bench-unwind [--symfs DIR] [--csv FILE] [--seconds S] RECORDS.bin\n", stderr);
+		fputs("usage: bench-unwind [--symfs DIR] [--csv FILE] [--seconds S] [--diff] RECORDS.bin\n",
+		      stderr);
 		return 2;
 	}
 	unsetenv("DEBUGINFOD_URLS");
@@ -208,10 +229,10 @@ usage:
 	struct chains ref = { xcalloc(n * MAX_FRAMES, 8), xcalloc(n, 4) };
 	struct chains got = { xcalloc(n * MAX_FRAMES, 8), xcalloc(n, 4) };
 	/* libdw first: its chains are the reference the others are held to. */
-	first_pass(&us[0], v, n, &sy, &ref, NULL);
+	first_pass(&us[0], v, n, &sy, &ref, NULL, 0);
 	us[0].agree = n;
 	for (size_t i = 1; i < nu; i++)
-		first_pass(&us[i], v, n, &sy, &got, &ref);
+		first_pass(&us[i], v, n, &sy, &got, &ref, diff && strcmp(us[i].name, "fp"));
 	for (size_t i = 0; i < nu; i++)
 		timed(&us[i], v, n, &sy, want);
 
