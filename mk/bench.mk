@@ -53,7 +53,8 @@ TEST_PREREQS += $(BENCH_UNWIND)
 
 # --- make bench ---------------------------------------------------------------
 # BENCH_CONFIG=quick for a short development run; BENCH_PARTS=modes,host to
-# run some parts only (modes depth funcs kentry rate host).
+# run some parts only (modes depth funcs kentry rate host): they replace
+# their own files in out/bench/ and their part of results.json.
 BENCH_CONFIG ?= full
 BENCH_PARTS  ?= modes,depth,funcs,kentry,rate,host
 BENCH_DRIVER = python3 tools/bench/bench.py --qemu-run tools/qemu-run \
@@ -61,7 +62,7 @@ BENCH_DRIVER = python3 tools/bench/bench.py --qemu-run tools/qemu-run \
 
 .PHONY: bench
 bench: all $(BENCH_UNWIND)
-	rm -rf $(BENCH_OUT) && mkdir -p $(BENCH_OUT)
+	mkdir -p $(BENCH_OUT)
 	$(BENCH_DRIVER) --out $(BENCH_OUT) --config $(BENCH_CONFIG) --parts $(BENCH_PARTS) \
 		--unwind $(BENCH_UNWIND)
 	$(MAKE) --no-print-directory bench-sframe > $(BENCH_OUT)/sframe-library.txt

@@ -249,6 +249,14 @@ def main():
     t0 = time.time()
     results = {"config": args.config, "qemu": qemu_version(),
                "guest_clock": "QEMU -icount shift=0,sleep=off: 1 TSC cycle = 1 instruction"}
+    # Parts run alone replace theirs in an earlier results.json of the same
+    # configuration and keep the others.
+    path = os.path.join(args.out, "results.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            old = json.load(f)
+        if old.get("config") == args.config:
+            results = {**old, **results}
     unknown = [p for p in parts if p not in ("modes", "depth", "funcs", "kentry", "rate", "host")]
     if unknown:
         ap.error(f"unknown parts {unknown}")
@@ -267,8 +275,8 @@ def main():
     except guest.GuestError as e:
         b.say(f"bench: {e}")
         return 1
-    results["calibration"] = b.calibration
-    with open(os.path.join(args.out, "results.json"), "w") as f:
+    results.setdefault("calibration", {}).update(b.calibration)
+    with open(path, "w") as f:
         json.dump(output.rounded(results), f, indent=1, sort_keys=True)
         f.write("\n")
     b.say(f"bench: {', '.join(parts)} in {time.time() - t0:.0f} s wall; "

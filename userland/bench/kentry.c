@@ -7,15 +7,20 @@
  * samples of one read share one cookie: one deferred unwind serves them.
  * tools/bench picks CHUNK so that a read lasts k sampling periods.
  *
+ * Every read starts at the file's beginning (an lseek, a short entry of
+ * its own, before each), so each is a whole CHUNK up to the file's 4 MiB.
+ *
  * Stack: main -> kentry_loop -> read -> (SYSCALL).
  * Prints "kentry: chunk=C reads=R cycles_per_read=X", X the mean TSC
  * cycles of one read (under QEMU -icount: instructions), measured here
  * with RDTSC (allowed in ring 3) so that the driver can calibrate.
  */
 #include <fcntl.h>
-#include <string.h>
 #include <unistd.h>
 #include "../workloads/workload.h"
+
+/* /data/blob's size (USER_BLOB_BYTES in mk/userland.mk). */
+#define KENTRY_FILE_SIZE (4 << 20)
 
 static inline uint64_t rdtsc(void)
 {
@@ -25,19 +30,19 @@ static inline uint64_t rdtsc(void)
 	return (uint64_t)hi << 32 | lo;
 }
 
-/* READS reads of chunk bytes, from the start again at the end of the
- * file; returns the TSC cycles spent inside read(), or 0 on error. */
+/* READS reads of chunk bytes from the file's start; returns the TSC
+ * cycles spent inside read(), or 0 on error. */
 FRAME static uint64_t kentry_loop(int fd, char *buf, size_t chunk, long reads)
 {
 	uint64_t cycles = 0;
 
 	for (long i = 0; i < reads; i++) {
+		if (lseek(fd, 0, SEEK_SET) != 0)
+			return 0;
 		uint64_t t0 = rdtsc();
 		long n = read(fd, buf, chunk);
 		cycles += rdtsc() - t0;
-		if (n < 0)
-			return 0;
-		if ((size_t)n < chunk && lseek(fd, 0, SEEK_SET) != 0)
+		if (n != (long)chunk)
 			return 0;
 	}
 	return cycles;
@@ -45,7 +50,7 @@ FRAME static uint64_t kentry_loop(int fd, char *buf, size_t chunk, long reads)
 
 int main(int argc, char **argv)
 {
-	size_t chunk = (size_t)arg_long(argc, argv, 1, 65536, 1, 4 << 20);
+	size_t chunk = (size_t)arg_long(argc, argv, 1, 65536, 1, KENTRY_FILE_SIZE);
 	long reads = arg_long(argc, argv, 2, 100, 1, 100000000);
 	char *buf = malloc(chunk);
 	int fd = open("/data/blob", O_RDONLY);
@@ -54,8 +59,12 @@ int main(int argc, char **argv)
 		perror("kentry");
 		return 1;
 	}
-	/* Fault the buffer in now: the first reads must cost what the others do. */
-	memset(buf, 0, chunk);
+	/* One read first, untimed: the buffer's pages fault in there, inside
+	 * the kernel, and the timed reads all cost the same. */
+	if (read(fd, buf, chunk) != (long)chunk) {
+		perror("kentry: read");
+		return 1;
+	}
 	uint64_t cycles = kentry_loop(fd, buf, chunk, reads);
 	if (!cycles) {
 		perror("kentry: read");
