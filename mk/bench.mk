@@ -55,6 +55,8 @@ TEST_PREREQS += $(BENCH_UNWIND)
 # BENCH_CONFIG=quick for a short development run; BENCH_PARTS=modes,host to
 # run some parts only (modes depth funcs kentry rate host): they replace
 # their own files in out/bench/ and their part of results.json.
+# BENCH_REUSE=1 boots nothing that out/bench/runs/ already holds (to redo
+# the tables and plots from the same streams).
 BENCH_CONFIG ?= full
 BENCH_PARTS  ?= modes,depth,funcs,kentry,rate,host
 BENCH_DRIVER = python3 tools/bench/bench.py --qemu-run tools/qemu-run \
@@ -64,6 +66,6 @@ BENCH_DRIVER = python3 tools/bench/bench.py --qemu-run tools/qemu-run \
 bench: all $(BENCH_UNWIND)
 	mkdir -p $(BENCH_OUT)
 	$(BENCH_DRIVER) --out $(BENCH_OUT) --config $(BENCH_CONFIG) --parts $(BENCH_PARTS) \
-		--unwind $(BENCH_UNWIND)
+		--unwind $(BENCH_UNWIND) $(if $(BENCH_REUSE),--reuse)
 	$(MAKE) --no-print-directory bench-sframe > $(BENCH_OUT)/sframe-library.txt
 	@cat $(BENCH_OUT)/sframe-library.txt

@@ -223,6 +223,37 @@ class Bench:
             return f.read()
 
 
+# What tables.md shows of each curve: (metric, format, caption).
+CURVE_TABLES = {
+    "depth": [("profiler_cycles_per_sample", "{:.0f}", "guest cycles per sample (NMI + deferred unwind)"),
+              ("unwind_cycles_per_frame", "{:.0f}", "deferred unwind cycles per frame")],
+    "funcs": [("profiler_cycles_per_sample", "{:.0f}", "guest cycles per sample (NMI + deferred unwind)"),
+              ("unwind_cycles_steady", "{:.0f}", "cycles per deferred unwind, the costliest left out"),
+              ("unwind_cycles_max", "{}", "the costliest deferred unwind (cycles)")],
+    "kentry": [("samples_per_unwind", "{:.2f}", "samples per deferred unwind (measured)"),
+               ("unwind_cycles_per_sample", "{:.0f}", "deferred unwind cycles per sample"),
+               ("bytes_per_sample", "{:.1f}", "stream bytes per sample"),
+               ("profiler_cycles_per_sample", "{:.0f}", "guest cycles per sample (NMI + deferred unwind)")],
+    "rate": [("slowdown_pct", "{:.2f}", "workload slowdown against no sampling (%)"),
+             ("samples_lost", "{}", "samples lost")],
+}
+
+
+def write_tables(out, results):
+    """tables.md: every table of the run in Markdown, for docs/BENCHMARKS.md."""
+    text = []
+    if "modes" in results:
+        m = results["modes"]
+        text += [f"## modes ({m['hz']} Hz; suite: {', '.join(m['suite'])})\n",
+                 output.markdown(m["rows"])]
+        text += [f"{r['mode']}: {r['status']}\n" for r in m["rows"] if r["status"] != "ok"]
+    for name, rows in results.get("curves", {}).items():
+        for key, f, caption in CURVE_TABLES[name]:
+            text += [f"## {name}: {caption}\n", output.pivot(rows, key, f, name)]
+    with open(os.path.join(out, "tables.md"), "w") as f:
+        f.write("\n".join(text))
+
+
 def qemu_version():
     r = subprocess.run(["qemu-system-x86_64", "--version"], stdout=subprocess.PIPE, text=True)
     return r.stdout.splitlines()[0] if r.stdout else "unknown"
@@ -276,6 +307,7 @@ def main():
         b.say(f"bench: {e}")
         return 1
     results.setdefault("calibration", {}).update(b.calibration)
+    write_tables(args.out, results)
     with open(path, "w") as f:
         json.dump(output.rounded(results), f, indent=1, sort_keys=True)
         f.write("\n")

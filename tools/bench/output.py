@@ -104,3 +104,24 @@ def plot(png, csv_path, title, xlabel, ylabel, series, keys):
         f.write("\n".join(line for line in lines if line) + "\n")
     subprocess.run(["gnuplot", script], check=True)
     return script
+
+
+def markdown(rows, columns=COLUMNS):
+    """The rows as a Markdown table (docs/BENCHMARKS.md pastes these)."""
+    out = ["| " + " | ".join(title for _, title, _ in columns) + " |",
+           "|" + "|".join(" --- " if i == 0 else " ---: " for i in range(len(columns))) + "|"]
+    for r in rows:
+        out.append("| " + " | ".join(fmt(r.get(k), f) for k, _, f in columns) + " |")
+    return "\n".join(out) + "\n"
+
+
+def pivot(rows, key, f, xtitle):
+    """A curve as a Markdown table: one row per x, one column per mode."""
+    modes = [m for m in dict.fromkeys(r["mode"] for r in rows) if m != "none"]
+    xs = sorted({r["x"] for r in rows})
+    cell = {(r["x"], r["mode"]): r.get(key) for r in rows}
+    out = ["| " + xtitle + " | " + " | ".join(modes) + " |",
+           "| ---: |" + " ---: |" * len(modes)]
+    for x in xs:
+        out.append(f"| {x} | " + " | ".join(fmt(cell.get((x, m)), f) for m in modes) + " |")
+    return "\n".join(out) + "\n"
