@@ -60,7 +60,7 @@ TEST_PREREQS += $(BENCH_UNWIND)
 BENCH_CONFIG ?= full
 BENCH_PARTS  ?= modes,depth,funcs,kentry,rate,host
 BENCH_DRIVER = python3 tools/bench/bench.py --qemu-run tools/qemu-run \
-	--stitch $(STITCH_TOOL) --symfs $(USER_SYMFS) --kernel $(KERNEL_ELF)
+	--stitch $(STITCH_TOOL) --symfs $(USER_SYMFS) --kernel $(KERNEL_ELF) --initrd $(INITRD)
 
 .PHONY: bench
 bench: all $(BENCH_UNWIND)

@@ -17,7 +17,8 @@ use Test::More;
 my $dir = tempdir('bench-det-XXXXXX', TMPDIR => 1, CLEANUP => !$ENV{BENCH_KEEP_TMP});
 my @driver = ('python3', 'tools/bench/bench.py', '--config', 'tiny', '--parts', 'modes',
 	      '--qemu-run', 'tools/qemu-run', '--stitch', 'build/bin/stitch',
-	      '--symfs', 'build/userland/root', '--kernel', 'build/kernel/kernel.elf');
+	      '--symfs', 'build/userland/root', '--kernel', 'build/kernel/kernel.elf',
+	      '--initrd', 'build/initrd.cpio');
 
 sub slurp { my ($p) = @_; open(my $f, '<:raw', $p) or return undef; local $/; scalar <$f> }
 

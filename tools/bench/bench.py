@@ -12,6 +12,7 @@ Parts: modes (the table: results.csv), depth, funcs, kentry, rate (curves:
 console and stitch numbers stay in DIR/runs/.
 """
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -98,6 +99,9 @@ class Bench:
     def boot(self, name, progs, mode, hz):
         t0 = time.time()
         s = guest.run(self.tools, self.runs, name, progs, mode, hz, FRAMES, self.args.reuse)
+        if fingerprint(self.args) != self.booted:
+            raise guest.GuestError("the kernel or the initrd changed during the run "
+                                   "(a make in the same tree?): its numbers would mix two builds")
         self.say(f"  {name}: {s['stitch']['samples']} samples, "
                  f"{time.time() - t0:.1f} s wall")
         return s
@@ -254,6 +258,15 @@ def write_tables(out, results):
         f.write("\n".join(text))
 
 
+def fingerprint(args):
+    """SHA-256 of what every boot runs: the kernel and the initrd."""
+    out = {}
+    for key in ("kernel", "initrd"):
+        with open(getattr(args, key), "rb") as f:
+            out[key] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
 def qemu_version():
     r = subprocess.run(["qemu-system-x86_64", "--version"], stdout=subprocess.PIPE, text=True)
     return r.stdout.splitlines()[0] if r.stdout else "unknown"
@@ -270,31 +283,37 @@ def main():
     ap.add_argument("--stitch", required=True)
     ap.add_argument("--symfs", required=True)
     ap.add_argument("--kernel", required=True)
+    ap.add_argument("--initrd", required=True, help="the initrd qemu-run boots (build/initrd.cpio)")
     ap.add_argument("--unwind", help="build/bin/bench-unwind, for the host part")
     args = ap.parse_args()
 
     os.makedirs(args.out, exist_ok=True)
     b = Bench(args)
     b.calibration = {}
+    b.booted = fingerprint(args)
     parts = [p for p in args.parts.split(",") if p]
     t0 = time.time()
     results = {"config": args.config, "qemu": qemu_version(),
-               "guest_clock": "QEMU -icount shift=0,sleep=off: 1 TSC cycle = 1 instruction"}
+               "guest_clock": "QEMU -icount shift=0,sleep=off: 1 TSC cycle = 1 instruction",
+               "sha256": b.booted}
     # Parts run alone replace theirs in an earlier results.json of the same
-    # configuration and keep the others.
+    # configuration and the same kernel and initrd, and keep the others.
     path = os.path.join(args.out, "results.json")
     if os.path.exists(path):
         with open(path) as f:
             old = json.load(f)
-        if old.get("config") == args.config:
+        if args.reuse and old.get("sha256") != b.booted:
+            print("bench: --reuse: the stored runs come from another kernel or initrd", file=sys.stderr)
+            return 1
+        if old.get("config") == args.config and old.get("sha256") == b.booted:
             results = {**old, **results}
     unknown = [p for p in parts if p not in ("modes", "depth", "funcs", "kentry", "rate", "host")]
     if unknown:
         ap.error(f"unknown parts {unknown}")
-    if "host" in parts and not args.unwind:
-        ap.error("the host part needs --unwind")
     # A configuration may leave parts out (tiny: the table only).
     parts = [p for p in parts if p == "modes" or p in b.cfg]
+    if "host" in parts and not args.unwind:
+        ap.error("the host part needs --unwind")
     try:
         for part in parts:
             if part == "modes":
