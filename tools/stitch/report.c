@@ -140,7 +140,8 @@ static void profiles(FILE *f, const struct run *r)
 	struct proc_profile *v;
 	size_t n = build_profiles(r, &v);
 	uint64_t all = 0;
-	qsort(v, n, sizeof *v, by_samples);
+	if (n > 1)
+		qsort(v, n, sizeof *v, by_samples);
 	for (size_t i = 0; i < n; i++)
 		all += v[i].samples;
 	for (size_t i = 0; i < n; i++) {
