@@ -107,6 +107,12 @@ tap(len(user) >= 8 and len(good) == len(user) and not of(recs, 'DEFERRED'),
     'stack-copy: all %d samples carry the user ip and a copy (registers, %d..%d bytes '
     'of stack), no cookie' % (len(user), min(s['copy']['size'] for s in good) if good else 0,
                               max(s['copy']['size'] for s in good) if good else 0))
+for s in [s for s in user if s not in good][:3]:
+    diag('not a whole stack-copy sample: ip %#x flags %#x user %s cookie %s copy %s' % (
+        s['ip'], s['flags'], [hex(a) for a in s['user']], s['cookie'],
+        s['copy'] and {'size': s['copy']['size'], 'ip': hex(s['copy']['regs'][8])}))
+if of(recs, 'DEFERRED'):
+    diag('deferred records in stack-copy mode: %d' % len(of(recs, 'DEFERRED')))
 
 # guess: a superset, bounded. Where the leaf fixes the true chain (chain's
 # and sfreg's deepest leaf; fib's outer frames), it must be a subsequence of
