@@ -17,12 +17,11 @@
 #     under TCG): they must still unwind through the test to kmain;
 #   - the rate: the most common gap between samples (5% bins) is 1/hz
 #     within 10% (the LAPIC timer is calibrated against the PIT to ~1%),
-#     and there are no more samples than hz x duration + 5%. There may be
-#     fewer, and gaps are irregular: QEMU's timer thread delivers late when
-#     the shared host is busy, late NMIs come in bursts (gaps under half a
-#     period are left out of the histogram) and NMIs that pile up while one
-#     is pending merge into one (measured 20-100% of the programmed count
-#     under load), so the lower bound on the count is only 10%;
+#     and the count is hz x duration within 5%. The boots use the direct
+#     path under -icount, where guest time is instructions retired: with
+#     wall-clock timers a busy host delivers NMIs late, in bursts, and
+#     merges the ones that pile up (20-100% of the programmed count were
+#     measured under load), which made any tight bound a matter of luck;
 #   - REC_STATS: samples equals the REC_SAMPLE count, samples +
 #     samples_lost + nmi_ignored equals nmi_count, records_lost equals the
 #     REC_LOST total, kernel_frames equals the callchain entries,
@@ -154,8 +153,10 @@ def check_run(hz, ms, sym, bid, ring_kib=None):
         cmdline += ' profile.ring=%d' % ring_kib
     with tempfile.TemporaryDirectory() as tmp:
         rec = os.path.join(tmp, 'records.bin')
-        p = subprocess.run(['tools/qemu-run', '--timeout', '180', '--records', rec,
-                            '--cmdline', cmdline],
+        # --direct --icount: guest time is instructions, so the NMI rate
+        # and the samples do not depend on how busy the host is.
+        p = subprocess.run(['tools/qemu-run', '--direct', '--icount', '--timeout', '180',
+                            '--records', rec, '--cmdline', cmdline],
                            capture_output=True, text=True, errors='replace')
         log = p.stdout.replace('\r', '') + p.stderr
         data = open(rec, 'rb').read() if os.path.exists(rec) else b''
@@ -236,7 +237,7 @@ def check_run(hz, ms, sym, bid, ring_kib=None):
     tap(0.9 <= mode <= 1.1,
         tag + ' the most common gap between samples is %.2f periods of %d ns' % (mode, period))
     if not ring_kib:
-        tap(0.1 * expected <= len(samples) <= 1.05 * expected,
+        tap(0.95 * expected <= len(samples) <= 1.05 * expected,
             tag + ' %d samples for %d expected (%d Hz x %d ms): %.0f%%'
             % (len(samples), expected, hz, ms, 100.0 * len(samples) / expected))
 
