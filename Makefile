@@ -21,7 +21,7 @@ ESP_IMG    := $(BUILD)/esp.img             # mk/iso.mk
 ISO        := $(BUILD)/stitch.iso          # mk/iso.mk
 
 # Debian packages each fragment needs (installed before any build).
-PACKAGES := make gcc binutils perl cpio
+PACKAGES := make gcc binutils perl cpio python3	# perl (prove) and python3 run the tests
 
 # What `make` builds, and what `make test` needs built before it runs test/t/.
 ALL_TARGETS  :=
