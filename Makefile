@@ -20,8 +20,9 @@ INITRD     := $(BUILD)/initrd.cpio         # mk/userland.mk
 ESP_IMG    := $(BUILD)/esp.img             # mk/iso.mk
 ISO        := $(BUILD)/stitch.iso          # mk/iso.mk
 
-# Debian packages each fragment needs (installed before any build).
-PACKAGES := make gcc binutils perl cpio python3	# perl (prove) and python3 run the tests
+# Debian packages each fragment needs (installed before any build);
+# perl (prove) and python3 run the tests.
+PACKAGES := make gcc binutils perl cpio python3
 
 # What `make` builds, and what `make test` needs built before it runs test/t/.
 ALL_TARGETS  :=
