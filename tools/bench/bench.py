@@ -5,11 +5,12 @@ says what each number means; mk/bench.mk passes the paths.
 
     bench.py --out DIR [--config full|quick|tiny] [--parts modes,depth,...]
              [--reuse] --qemu-run P --stitch P --symfs D --kernel P
-             [--unwind P]
+             --initrd P [--unwind P]
 
 Parts: modes (the table: results.csv), depth, funcs, kentry, rate (curves:
-<part>.csv and <part>.png), host (host-unwind.csv). Every boot's stream,
-console and stitch numbers stay in DIR/runs/.
+<part>.csv and <part>.png), host (host-unwind.csv); tables.md has every
+table in Markdown. Every boot's stream, console and stitch numbers stay in
+DIR/runs/.
 """
 import argparse
 import hashlib
