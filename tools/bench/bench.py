@@ -252,6 +252,7 @@ def write_tables(out, results):
         text += [f"## modes ({m['hz']} Hz; suite: {', '.join(m['suite'])})\n",
                  output.markdown(m["rows"])]
         text += [f"{r['mode']}: {r['status']}\n" for r in m["rows"] if r["status"] != "ok"]
+        text += ["## modes: slowdown % of each workload\n", output.per_workload(m["rows"])]
     for name, rows in results.get("curves", {}).items():
         for key, f, caption in CURVE_TABLES[name]:
             text += [f"## {name}: {caption}\n", output.pivot(rows, key, f, name)]

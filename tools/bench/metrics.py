@@ -88,6 +88,9 @@ def run_metrics(mode, s, names, base_cycles):
         if truncated(mode, s) is not None else None,
         "accuracy_pct": ratio(100 * st["validate_agree"], st["validate_samples"]),
     }
+    m["workload_slowdown_pct"] = {
+        name: (c / base_cycles[name] - 1) * 100 if c and base_cycles and base_cycles.get(name) else None
+        for name, c in cycles.items()}
     if m["status"] != "ok":
         # A mode that does not do its job has no cost worth a number.
         keep = ("mode", "status", "hz", "samples")

@@ -125,3 +125,15 @@ def pivot(rows, key, f, xtitle):
     for x in xs:
         out.append(f"| {x} | " + " | ".join(fmt(cell.get((x, m)), f) for m in modes) + " |")
     return "\n".join(out) + "\n"
+
+
+def per_workload(rows):
+    """Each workload's slowdown in each mode, as a Markdown table."""
+    modes = [r for r in rows if r["mode"] != "none"]
+    names = list(rows[0]["workloads"]) if rows else []
+    out = ["| workload | " + " | ".join(r["mode"] for r in modes) + " |",
+           "| --- |" + " ---: |" * len(modes)]
+    for n in names:
+        out.append(f"| {n} | " + " | ".join(
+            fmt((r.get("workload_slowdown_pct") or {}).get(n), "{:.2f}") for r in modes) + " |")
+    return "\n".join(out) + "\n"
