@@ -45,24 +45,6 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static uint8_t *read_all(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		die("cannot open %s", path);
-	uint8_t *buf = NULL;
-	size_t cap = 0, n = 0, got;
-	do {
-		if (n == cap)
-			buf = xrealloc(buf, cap = cap ? 2 * cap : 1 << 20);
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-	} while (got > 0);
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
 /* The images of each process life, loaded once. */
 struct proc_images {
 	struct proc *p;
@@ -203,7 +185,9 @@ usage:
 	elf_version(EV_CURRENT);
 
 	size_t len;
-	uint8_t *buf = read_all(argv[optind], &len);
+	uint8_t *buf = read_file(argv[optind], &len);
+	if (!buf)
+		die("cannot open %s", argv[optind]);
 	struct counters c = { 0 };
 	struct stream s;
 	struct procs procs;

@@ -11,24 +11,6 @@
 #include "hostunwind.h"
 #include "util.h"
 
-static uint8_t *read_whole(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	uint8_t *buf = NULL;
-	size_t cap = 0, n = 0, got;
-	do {
-		if (n == cap)
-			buf = xrealloc(buf, cap = cap ? 2 * cap : 1 << 20);
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-	} while (got > 0);
-	fclose(f);
-	*size = n;
-	return buf;
-}
-
 /* The load bias: the guest mapped file offset pgoff at start. */
 static bool find_bias(struct image *im, const struct mmap_rec *m)
 {
@@ -78,7 +60,7 @@ struct image *image_load(const char *path, const struct mmap_rec *m)
 	size_t n;
 	im->start = m->start;
 	im->end = m->start + m->len;
-	if (!(im->file = read_whole(path, &im->size)) ||
+	if (!(im->file = read_file(path, &im->size)) ||
 	    !(e = elf_memory((char *)im->file, im->size)) || elf_getphdrnum(e, &n))
 		goto fail;
 	im->load = xcalloc(n ? n : 1, sizeof *im->load);

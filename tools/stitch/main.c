@@ -22,26 +22,6 @@ static const char usage[] =
 	"                  got their user stacks, processes) as JSON to FILE; the\n"
 	"                  samples are not printed then (-o still writes its files)\n";
 
-static uint8_t *read_all(const char *path, size_t *len)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	if (!f)
-		die("cannot open %s", path);
-	size_t cap = 1 << 16, n = 0, got;
-	uint8_t *buf = xmalloc(cap);
-	while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-		n += got;
-		if (n == cap)
-			buf = xrealloc(buf, cap *= 2);
-	}
-	if (ferror(f))
-		die("cannot read %s", path);
-	if (f != stdin)
-		fclose(f);
-	*len = n;
-	return buf;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -74,7 +54,9 @@ int main(int argc, char **argv)
 
 	o.input = argv[optind];
 	size_t len;
-	uint8_t *buf = read_all(o.input, &len);
+	uint8_t *buf = read_file(o.input, &len);
+	if (!buf)
+		die("cannot open %s", o.input);
 	struct counters c = { 0 };
 	int err = run_stitch(&o, buf, len, &c);
 	free(buf);

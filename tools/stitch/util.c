@@ -71,3 +71,23 @@ void json_str(FILE *f, const char *s)
 	}
 	fputc('"', f);
 }
+
+uint8_t *read_file(const char *path, size_t *len)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	if (!f)
+		return NULL;
+	size_t cap = 1 << 16, n = 0, got;
+	uint8_t *buf = xmalloc(cap);
+	while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap)
+			buf = xrealloc(buf, cap *= 2);
+	}
+	if (ferror(f))
+		die("cannot read %s", path);
+	if (f != stdin)
+		fclose(f);
+	*len = n;
+	return buf;
+}
