@@ -76,3 +76,17 @@ int ktest_run(const char *prefix)
 		total - failed, failed);
 	return failed;
 }
+
+void ktest_fill(uint8_t *buf, uint32_t len, uint8_t seed)
+{
+	for (uint32_t i = 0; i < len; i++)
+		buf[i] = (uint8_t)(seed + i);
+}
+
+bool ktest_same(const uint8_t *buf, uint32_t len, uint8_t seed)
+{
+	for (uint32_t i = 0; i < len; i++)
+		if (buf[i] != (uint8_t)(seed + i))
+			return false;
+	return true;
+}

@@ -65,6 +65,11 @@ void ktest_skip(struct ktest *t, const char *why);
 			return;                                               \
 	} while (0)
 
+/* A byte pattern that tells records apart: buf[i] = seed + i. ktest_same()
+ * says whether buf still holds the pattern of seed. */
+void ktest_fill(uint8_t *buf, uint32_t len, uint8_t seed);
+bool ktest_same(const uint8_t *buf, uint32_t len, uint8_t seed);
+
 /* Runs the tests whose name starts with prefix ("" for all), prints KTAP,
  * returns the number of failed tests. */
 int ktest_run(const char *prefix);

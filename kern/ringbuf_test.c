@@ -6,20 +6,6 @@
 /* Records of 24 bytes in a 64-byte ring: the third one wraps. */
 static uint8_t area[64];
 
-static void fill(uint8_t *rec, uint32_t len, uint8_t seed)
-{
-	for (uint32_t i = 0; i < len; i++)
-		rec[i] = (uint8_t)(seed + i);
-}
-
-static bool same(const uint8_t *rec, uint32_t len, uint8_t seed)
-{
-	for (uint32_t i = 0; i < len; i++)
-		if (rec[i] != (uint8_t)(seed + i))
-			return false;
-	return true;
-}
-
 /* Writes and reads go around the end of the buffer many times; every
  * record comes back whole, byte for byte. */
 KTEST(ringbuf_wraps)
@@ -28,11 +14,11 @@ KTEST(ringbuf_wraps)
 	uint8_t rec[24], out[24];
 	ring_init(&r, area, sizeof area);
 	for (int i = 0; i < 50; i++) {
-		fill(rec, sizeof rec, (uint8_t)(i * 7));
+		ktest_fill(rec, sizeof rec, (uint8_t)(i * 7));
 		KASSERT(t, ring_write(&r, rec, sizeof rec));
 		KASSERT_EQ(t, ring_used(&r), sizeof rec);
 		ring_peek(&r, 0, out, sizeof out);
-		KASSERT(t, same(out, sizeof out, (uint8_t)(i * 7)));
+		KASSERT(t, ktest_same(out, sizeof out, (uint8_t)(i * 7)));
 		ring_consume(&r, sizeof out);
 	}
 	KEXPECT_EQ(t, r.head, 50 * sizeof rec); /* 18 times around */
@@ -46,24 +32,24 @@ KTEST(ringbuf_full_drops_and_counts)
 	struct ringbuf r;
 	uint8_t rec[24], out[24];
 	ring_init(&r, area, sizeof area);
-	fill(rec, sizeof rec, 1);
+	ktest_fill(rec, sizeof rec, 1);
 	KASSERT(t, ring_write(&r, rec, sizeof rec));
-	fill(rec, sizeof rec, 2);
+	ktest_fill(rec, sizeof rec, 2);
 	KASSERT(t, ring_write(&r, rec, sizeof rec));
-	fill(rec, sizeof rec, 3);
+	ktest_fill(rec, sizeof rec, 3);
 	KEXPECT(t, !ring_write(&r, rec, sizeof rec)); /* 48 used, 16 free */
 	KEXPECT(t, !ring_write(&r, rec, sizeof rec));
 	KEXPECT(t, ring_write(&r, rec, 16));          /* exactly fits */
 	KEXPECT(t, !ring_write(&r, rec, 8));
 	KEXPECT_EQ(t, ring_used(&r), 64);
 	ring_peek(&r, 0, out, sizeof out);
-	KEXPECT(t, same(out, sizeof out, 1));
+	KEXPECT(t, ktest_same(out, sizeof out, 1));
 	ring_peek(&r, 24, out, sizeof out);
-	KEXPECT(t, same(out, sizeof out, 2));
+	KEXPECT(t, ktest_same(out, sizeof out, 2));
 	KEXPECT_EQ(t, ring_take_lost(&r), 3);
 	KEXPECT_EQ(t, ring_take_lost(&r), 0);
 	ring_consume(&r, 24);
-	fill(rec, sizeof rec, 4);
+	ktest_fill(rec, sizeof rec, 4);
 	KEXPECT(t, ring_write(&r, rec, sizeof rec));
 	KEXPECT(t, !ring_write(&r, rec, 65)); /* larger than the ring */
 	KEXPECT_EQ(t, ring_take_lost(&r), 1);
@@ -82,14 +68,14 @@ KTEST(ringbuf_order)
 		uint32_t len = sizes[in % ARRAY_SIZE(sizes)];
 		/* Two writes for each read while there is room. */
 		if (step % 3 != 2 && r.size - ring_used(&r) >= len) {
-			fill(rec, len, (uint8_t)in);
+			ktest_fill(rec, len, (uint8_t)in);
 			KASSERT(t, ring_write(&r, rec, len));
 			in++;
 		} else if (out < in) {
 			len = sizes[out % ARRAY_SIZE(sizes)];
 			KASSERT(t, ring_used(&r) >= len);
 			ring_peek(&r, 0, rec, len);
-			KASSERT(t, same(rec, len, (uint8_t)out));
+			KASSERT(t, ktest_same(rec, len, (uint8_t)out));
 			ring_consume(&r, len);
 			out++;
 		}

@@ -8,20 +8,6 @@
 #define RESERVE 1024
 static uint64_t area[AREA / 8];
 
-static void fill(uint8_t *rec, uint32_t len, uint8_t seed)
-{
-	for (uint32_t i = 0; i < len; i++)
-		rec[i] = (uint8_t)(seed + i);
-}
-
-static bool same(const uint8_t *rec, uint32_t len, uint8_t seed)
-{
-	for (uint32_t i = 0; i < len; i++)
-		if (rec[i] != (uint8_t)(seed + i))
-			return false;
-	return true;
-}
-
 /* The header the host tool reads: magic, version, where the data is, how
  * big it is, nothing written; an area without room for the reserve and a
  * stream start is refused untouched. */
@@ -52,12 +38,12 @@ KTEST(shm_stream_appends)
 	struct shm_header *h = (struct shm_header *)area;
 	const uint8_t *data = (const uint8_t *)area + h->data_offset;
 	for (int i = 0; i < 3; i++) {
-		fill(rec, sizeof rec, (uint8_t)(10 * i));
+		ktest_fill(rec, sizeof rec, (uint8_t)(10 * i));
 		KASSERT(t, shm_stream_append(&s, rec, sizeof rec, false));
 	}
 	KEXPECT_EQ(t, h->written, 3 * sizeof rec);
 	for (int i = 0; i < 3; i++)
-		KEXPECT(t, same(data + i * sizeof rec, sizeof rec, (uint8_t)(10 * i)));
+		KEXPECT(t, ktest_same(data + i * sizeof rec, sizeof rec, (uint8_t)(10 * i)));
 	KEXPECT(t, !shm_stream_append(&s, rec, 12, false)); /* not a multiple of 8 */
 }
 
@@ -75,7 +61,7 @@ KTEST(shm_stream_full_keeps_reserve)
 	struct shm_header *h = (struct shm_header *)area;
 	const uint8_t *data = (const uint8_t *)area + h->data_offset;
 	int n = 0;
-	fill(rec, sizeof rec, 1);
+	ktest_fill(rec, sizeof rec, 1);
 	while (shm_stream_append(&s, rec, sizeof rec, false))
 		n++;
 	KEXPECT_EQ(t, n, (AREA - 64 - RESERVE) / 512); /* 13 */
@@ -84,13 +70,13 @@ KTEST(shm_stream_full_keeps_reserve)
 	KEXPECT_EQ(t, h->dropped, 2);
 	KEXPECT_EQ(t, h->dropped_bytes, 512 + 16);
 
-	fill(rec, sizeof rec, 2);
+	ktest_fill(rec, sizeof rec, 2);
 	KEXPECT(t, shm_stream_append(&s, rec, sizeof rec, true));
 	KEXPECT(t, shm_stream_append(&s, rec, 448, true));
 	KEXPECT(t, shm_stream_append(&s, rec, 512, true)); /* the last byte */
 	KEXPECT_EQ(t, h->written, AREA - 64);
 	KEXPECT(t, !shm_stream_append(&s, rec, 8, true));
 	KEXPECT_EQ(t, h->dropped, 3);
-	KEXPECT(t, same(data + n * 512, 512, 2));
+	KEXPECT(t, ktest_same(data + n * 512, 512, 2));
 	KEXPECT(t, !shm_stream_append(&s, rec, 8, false));
 }
