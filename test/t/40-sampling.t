@@ -42,6 +42,8 @@ import sys
 import tempfile
 
 os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+sys.path.insert(0, 'test/deferred')
+from records import diag, done, tap  # noqa: E402
 ELF = 'build/kernel/kernel.elf'
 
 REC_STREAM, REC_MMAP, REC_SAMPLE, REC_LOST, REC_STATS, REC_END = 1, 3, 4, 7, 8, 9
@@ -51,19 +53,6 @@ MMAP_KERNEL = 1
 MODE_SFRAME = 1
 SIGNATURE = struct.pack('<IIQ', REC_STREAM, 48, MAGIC)
 
-n = 0
-
-
-def tap(ok, name):
-    global n
-    n += 1
-    print(('ok' if ok else 'not ok') + ' %d - %s' % (n, name))
-    return ok
-
-
-def diag(msg):
-    for line in str(msg).splitlines():
-        print('# ' + line)
 
 
 class Symbols:
@@ -290,7 +279,7 @@ def main():
     for hz, ms in ((1000, 1000), (20000, 500)):
         check_run(hz, ms, sym, bid)
     check_run(20000, 300, sym, bid, ring_kib=16)
-    print('1..%d' % n)
+    done()
 
 
 main()
