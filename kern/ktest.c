@@ -2,6 +2,7 @@
  * The in-kernel test runner: KTAP version 1 on the console.
  */
 #include "kern/ktest.h"
+#include "kern/cmdline.h"
 #include "kern/console.h"
 #include "kern/pmm.h"
 #include "kern/string.h"
@@ -88,5 +89,14 @@ bool ktest_same(const uint8_t *buf, uint32_t len, uint8_t seed)
 	for (uint32_t i = 0; i < len; i++)
 		if (buf[i] != (uint8_t)(seed + i))
 			return false;
+	return true;
+}
+
+bool ktest_skip_timing(struct ktest *t)
+{
+	const char *v = cmdline_get(&boot_args, "ktest.timing");
+	if (!v || strcmp(v, "off") != 0)
+		return false;
+	ktest_skip(t, "ktest.timing=off: rates against a wall clock under emulation");
 	return true;
 }
