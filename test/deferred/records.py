@@ -55,14 +55,20 @@ def parse(data):
         start += 1
     if start < 0:
         return []
-    recs, off = [], start
+    return [decode(typ, body) for typ, body in split(data, start)[0]]
+
+
+def split(data, start=0):
+    """(type, body) of every whole record from start on, and the offset
+    where that stopped (a cut or malformed record, or the end)."""
+    out, off = [], start
     while off + 8 <= len(data):
         typ, size = struct.unpack_from('<II', data, off)
         if size < 8 or size % 8 or off + size > len(data):
             break
-        recs.append(decode(typ, data[off:off + size]))
+        out.append((typ, data[off:off + size]))
         off += size
-    return recs
+    return out, off
 
 
 def decode(typ, b):

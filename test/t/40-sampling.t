@@ -43,7 +43,7 @@ import tempfile
 
 os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
 sys.path.insert(0, 'test/deferred')
-from records import diag, done, tap  # noqa: E402
+from records import diag, done, split, tap  # noqa: E402
 ELF = 'build/kernel/kernel.elf'
 
 REC_STREAM, REC_MMAP, REC_SAMPLE, REC_LOST, REC_STATS, REC_END = 1, 3, 4, 7, 8, 9
@@ -108,14 +108,7 @@ def records(data):
     start = data.find(SIGNATURE)
     if start < 0:
         return None, []
-    out, off = [], start
-    while off + 8 <= len(data):
-        typ, size = struct.unpack_from('<II', data, off)
-        if size < 8 or size % 8 or off + size > len(data):
-            break
-        out.append((typ, data[off:off + size]))
-        off += size
-    return start, out
+    return start, split(data, start)[0]
 
 
 def sample_fields(b):

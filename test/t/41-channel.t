@@ -30,7 +30,7 @@ import tempfile
 
 os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
 sys.path.insert(0, 'test/deferred')
-from records import diag, done, tap  # noqa: E402
+from records import diag, done, split, tap  # noqa: E402
 
 REC_STREAM, REC_COMM, REC_SAMPLE, REC_LOST, REC_STATS, REC_END = 1, 2, 4, 7, 8, 9
 MAGIC = 0x5352484354495453
@@ -77,18 +77,6 @@ def check_recextract():
                 % (what, p.stderr.strip()))
 
 
-def records(data, start):
-    """(type, body) of every record from start on, and where parsing stopped."""
-    out, off = [], start
-    while off + 8 <= len(data):
-        typ, size = struct.unpack_from('<II', data, off)
-        if size < 8 or size % 8 or off + size > len(data):
-            break
-        out.append((typ, data[off:off + size]))
-        off += size
-    return out, off
-
-
 def stats_of(body):
     count = struct.unpack_from('<I', body, 8)[0]
     stats = {}
@@ -115,7 +103,7 @@ def boot(tag, *args):
 
 def check_stream(tag, data, start, lossless=True):
     """The checks every stream must pass; returns (records, stats)."""
-    recs, end = records(data, start)
+    recs, end = split(data, start)
     types = [t for t, _ in recs]
     tap(len(recs) > 3 and types[0] == REC_STREAM and recs[0][1][:16] == SIGNATURE,
         '%s: REC_STREAM at byte %d' % (tag, start))
