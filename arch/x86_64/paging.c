@@ -113,34 +113,28 @@ static void flush(const struct vm_space *as, uint64_t va)
 		invlpg(va);
 }
 
+/* One leaf at `level` (1: a 4 KiB page table entry, 2: a 2 MiB page
+ * directory entry, with PS); page-table pages made for it are pruned again
+ * when the walk fails. */
+static int map_leaf(struct vm_space *as, uint64_t va, uint64_t pa, unsigned flags, int level)
+{
+	uint64_t *e;
+	int err = walk(as->root, va, level, true, &e);
+	if (err) {
+		prune(as->root, va);
+		return err;
+	}
+	if (*e & PTE_P)
+		return -STITCH_EEXIST;
+	*e = pa | leaf_bits(va, flags) | (level == 2 ? PTE_PS : 0);
+	return 0;
+}
+
 int vm_map(struct vm_space *as, uint64_t va, uint64_t pa, unsigned flags)
 {
 	if (va % PAGE_SIZE || pa % PAGE_SIZE || !canonical(va))
 		return -STITCH_EINVAL;
-	uint64_t *e;
-	int err = walk(as->root, va, 1, true, &e);
-	if (err) {
-		prune(as->root, va);
-		return err;
-	}
-	if (*e & PTE_P)
-		return -STITCH_EEXIST;
-	*e = pa | leaf_bits(va, flags);
-	return 0;
-}
-
-static int map_large(struct vm_space *as, uint64_t va, uint64_t pa, unsigned flags)
-{
-	uint64_t *e;
-	int err = walk(as->root, va, 2, true, &e);
-	if (err) {
-		prune(as->root, va);
-		return err;
-	}
-	if (*e & PTE_P)
-		return -STITCH_EEXIST;
-	*e = pa | leaf_bits(va, flags) | PTE_PS;
-	return 0;
+	return map_leaf(as, va, pa, flags, 1);
 }
 
 /* Clears the leaf (4 KiB or 2 MiB) that maps va; returns its frame. */
@@ -176,7 +170,7 @@ int vm_map_range(struct vm_space *as, uint64_t va, uint64_t pa, uint64_t len,
 		return -STITCH_EINVAL;
 	for (uint64_t off = 0; off < len;) {
 		bool large = large_ok(va + off, pa + off, len - off, flags);
-		int err = large ? map_large(as, va + off, pa + off, flags)
+		int err = large ? map_leaf(as, va + off, pa + off, flags, 2)
 				: vm_map(as, va + off, pa + off, flags);
 		if (err) {
 			/* Undo in the same steps, so every leaf is found. */
