@@ -61,12 +61,7 @@ static size_t build_profiles(const struct run *r, struct proc_profile **out)
 		if (!in_profile(k))
 			continue;
 		struct proc_profile *pp = profile_of(&v, &n, k->proc);
-		uint32_t depth = stack_depth(k);
-		if (depth > cap) {
-			cap = depth;
-			fr = xrealloc(fr, cap * sizeof *fr);
-		}
-		uint32_t nf = stack_frames(k, r->sy, fr, depth);
+		uint32_t nf = stack_frames(k, r->sy, &fr, &cap);
 		pp->samples++;
 		for (uint32_t j = 0; j < nf; j++) {
 			struct fn *f = fn_of(pp, fr[j]);

@@ -46,12 +46,7 @@ static void profile(FILE *f, const struct run *r, struct proc *p, struct frames 
 		const struct stack *k = &r->st->v[i];
 		if (k->proc != p || !in_profile(k))
 			continue;
-		uint32_t depth = stack_depth(k);
-		if (depth > *cap) {
-			*cap = depth;
-			*buf = xrealloc(*buf, *cap * sizeof **buf);
-		}
-		uint32_t n = stack_frames(k, r->sy, *buf, depth);
+		uint32_t n = stack_frames(k, r->sy, buf, cap);
 		fputs(first ? "[" : ",[", f);
 		first = 0;
 		for (uint32_t j = n; j-- > 0;)

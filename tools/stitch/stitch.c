@@ -229,20 +229,21 @@ void stitch_free(struct stitch *st)
 	memset(st, 0, sizeof *st);
 }
 
-uint32_t stack_depth(const struct stack *k)
-{
-	return k->nk + k->nu + (k->user == USER_MISSING);
-}
-
 uint32_t stack_frames(const struct stack *k, struct symbols *sy,
-		      const struct frame **out, uint32_t max)
+		      const struct frame ***buf, size_t *cap)
 {
+	uint32_t depth = k->nk + k->nu + (k->user == USER_MISSING);
+	if (depth > *cap) {
+		*cap = depth;
+		*buf = xrealloc(*buf, *cap * sizeof **buf);
+	}
+	const struct frame **out = *buf;
 	uint32_t n = 0;
-	for (uint32_t i = 0; i < k->nk && n < max; i++)
+	for (uint32_t i = 0; i < k->nk; i++)
 		out[n++] = symbols_frame(sy, k->proc, k->kips[i], 1, i > 0);
-	for (uint32_t i = 0; i < k->nu && n < max; i++)
+	for (uint32_t i = 0; i < k->nu; i++)
 		out[n++] = symbols_frame(sy, k->proc, k->uips[i], 0, i > 0);
-	if (k->user == USER_MISSING && n < max)
+	if (k->user == USER_MISSING)
 		out[n++] = symbols_missing(sy);
 	return n;
 }

@@ -49,10 +49,10 @@ void stitch_free(struct stitch *st);
 
 /* The frames of a stack, leaf first: kernel ones, then user ones. A
  * USER_MISSING stack ends with the frame "[user stack missing]" (after the
- * sampled ip when the NMI hit user mode). Returns the count; fills at most max. */
+ * sampled ip when the NMI hit user mode). They go into *buf, which holds
+ * *cap entries and is grown to fit (start with NULL and 0; the caller frees
+ * it). Returns the count. */
 uint32_t stack_frames(const struct stack *k, struct symbols *sy,
-		      const struct frame **out, uint32_t max);
-/* Number of entries stack_frames() returns for k. */
-uint32_t stack_depth(const struct stack *k);
+		      const struct frame ***buf, size_t *cap);
 
 #endif

@@ -50,12 +50,7 @@ struct node *tree_build(const struct run *r)
 		const struct stack *k = &r->st->v[i];
 		if (!in_profile(k))
 			continue;
-		uint32_t depth = stack_depth(k);
-		if (depth > cap) {
-			cap = depth;
-			fr = xrealloc(fr, cap * sizeof *fr);
-		}
-		uint32_t n = stack_frames(k, r->sy, fr, depth);
+		uint32_t n = stack_frames(k, r->sy, &fr, &cap);
 		struct node *at = child(root, symbols_intern(r->sy, stack_comm(k)), 0);
 		root->total++;
 		at->total++;
