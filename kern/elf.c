@@ -5,20 +5,6 @@
 #include "kern/vm.h"
 #include "stitch/syscall.h"
 
-/* The ELF64 structures (System V ABI), only what we read. */
-struct ehdr {
-	uint8_t ident[16];
-	uint16_t type, machine;
-	uint32_t version;
-	uint64_t entry, phoff, shoff;
-	uint32_t flags;
-	uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
-};
-
-struct phdr {
-	uint32_t type, flags;
-	uint64_t offset, vaddr, paddr, filesz, memsz, align;
-};
 
 #define ET_EXEC 2
 #define EM_X86_64 62
@@ -39,23 +25,23 @@ static bool in_file(uint64_t off, uint64_t len, uint64_t size)
 }
 
 /* An ELF64 little-endian file whose program headers lie in the file. */
-static bool phdrs_ok(const struct ehdr *e, uint64_t size)
+static bool phdrs_ok(const struct elf64_ehdr *e, uint64_t size)
 {
 	return size >= sizeof(*e) && memcmp(e->ident, "\x7f" "ELF", 4) == 0 &&
 	       e->ident[4] == 2 /* 64-bit */ && e->ident[5] == 1 /* LE */ &&
-	       e->ident[6] == 1 && e->phentsize == sizeof(struct phdr) &&
+	       e->ident[6] == 1 && e->phentsize == sizeof(struct elf64_phdr) &&
 	       e->phnum > 0 && e->phnum <= MAX_PHNUM &&
-	       in_file(e->phoff, (uint64_t)e->phnum * sizeof(struct phdr), size);
+	       in_file(e->phoff, (uint64_t)e->phnum * sizeof(struct elf64_phdr), size);
 }
 
 /* ... and a static x86_64 executable. */
-static bool header_ok(const struct ehdr *e, uint64_t size)
+static bool header_ok(const struct elf64_ehdr *e, uint64_t size)
 {
 	return phdrs_ok(e, size) && e->type == ET_EXEC &&
 	       e->machine == EM_X86_64 && e->version == 1;
 }
 
-static int add_load(struct elf_image *img, const struct phdr *p,
+static int add_load(struct elf_image *img, const struct elf64_phdr *p,
 		    const uint8_t *file, uint64_t size)
 {
 	if (p->memsz == 0)
@@ -103,14 +89,14 @@ static uint32_t find_build_id(uint8_t *id, const uint8_t *file, uint64_t off,
 uint32_t elf_build_id(const uint8_t *file, uint64_t size,
 		      uint8_t id[ELF_BUILD_ID_MAX])
 {
-	struct ehdr e;
+	struct elf64_ehdr e;
 	if (size < sizeof(e))
 		return 0;
 	memcpy(&e, file, sizeof(e));
 	if (!phdrs_ok(&e, size))
 		return 0;
 	for (int i = 0; i < e.phnum; i++) {
-		struct phdr p;
+		struct elf64_phdr p;
 		memcpy(&p, file + e.phoff + i * sizeof(p), sizeof(p));
 		uint32_t n;
 		if (p.type == PT_NOTE && in_file(p.offset, p.filesz, size) &&
@@ -134,7 +120,7 @@ static int entry_segment(const struct elf_image *img)
 
 int elf_parse(const uint8_t *file, uint64_t size, struct elf_image *out)
 {
-	struct ehdr e;
+	struct elf64_ehdr e;
 	memset(out, 0, sizeof(*out));
 	if (size < sizeof(e))
 		return NOEXEC;
@@ -143,7 +129,7 @@ int elf_parse(const uint8_t *file, uint64_t size, struct elf_image *out)
 		return NOEXEC;
 	out->entry = e.entry;
 	for (int i = 0; i < e.phnum; i++) {
-		struct phdr p;
+		struct elf64_phdr p;
 		memcpy(&p, file + e.phoff + i * sizeof(p), sizeof(p));
 		if (p.type == PT_LOAD) {
 			int err = add_load(out, &p, file, size);

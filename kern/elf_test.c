@@ -9,18 +9,8 @@
 /* A small valid executable: text at 0x401000 (R X), data at 0x402000
  * (RW, bss beyond the file), a build-id note, a PT_GNU_SFRAME. */
 struct test_elf {
-	struct {
-		uint8_t ident[16];
-		uint16_t type, machine;
-		uint32_t version;
-		uint64_t entry, phoff, shoff;
-		uint32_t flags;
-		uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
-	} eh;
-	struct phdr {
-		uint32_t type, flags;
-		uint64_t offset, vaddr, paddr, filesz, memsz, align;
-	} ph[4];
+	struct elf64_ehdr eh;
+	struct elf64_phdr ph[4];
 	uint32_t note[3];
 	char note_name[4];
 	uint8_t build_id[20];
@@ -37,15 +27,15 @@ static void make_elf(struct test_elf *e)
 	e->eh.entry = 0x401010;
 	e->eh.phoff = offsetof(struct test_elf, ph);
 	e->eh.ehsize = sizeof(e->eh);
-	e->eh.phentsize = sizeof(struct phdr);
+	e->eh.phentsize = sizeof(struct elf64_phdr);
 	e->eh.phnum = 4;
-	e->ph[0] = (struct phdr){ 1, 5, offsetof(struct test_elf, text), 0x401000, 0,
+	e->ph[0] = (struct elf64_phdr){ 1, 5, offsetof(struct test_elf, text), 0x401000, 0,
 				  sizeof(e->text), sizeof(e->text), 0x1000 };
-	e->ph[1] = (struct phdr){ 1, 6, offsetof(struct test_elf, data), 0x402000, 0,
+	e->ph[1] = (struct elf64_phdr){ 1, 6, offsetof(struct test_elf, data), 0x402000, 0,
 				  sizeof(e->data), 0x3000, 0x1000 };
-	e->ph[2] = (struct phdr){ 4, 4, offsetof(struct test_elf, note), 0x400100, 0,
+	e->ph[2] = (struct elf64_phdr){ 4, 4, offsetof(struct test_elf, note), 0x400100, 0,
 				  12 + 4 + 20, 12 + 4 + 20, 4 };
-	e->ph[3] = (struct phdr){ 0x6474e554, 4, 0, 0x401020, 0, 0x18, 0x18, 8 };
+	e->ph[3] = (struct elf64_phdr){ 0x6474e554, 4, 0, 0x401020, 0, 0x18, 0x18, 8 };
 	e->note[0] = 4;
 	e->note[1] = 20;
 	e->note[2] = 3; /* NT_GNU_BUILD_ID */
