@@ -249,6 +249,9 @@ void task_exit(int wait_status)
 	if (t == &idle_task)
 		panic("task_exit: the idle task cannot exit");
 	task_work_exit(t);
+	/* A sample of this last entry (exit() itself, the fault that killed
+	 * it) still gets its user stack: unwound now, while it exists. */
+	unwind_deferred_task_exit(t);
 	fd_close_all(t);
 	/* Unpublish the address space before it goes: an NMI reading user
 	 * memory (copy_from_user_nofault) must find nothing rather than
@@ -257,8 +260,6 @@ void task_exit(int wait_status)
 	__atomic_store_n(&t->mm, NULL, __ATOMIC_SEQ_CST);
 	vm_switch(&kernel_space);
 	uvm_destroy(mm);
-	/* No request can come now (no mm): answer those still pending. */
-	unwind_task_exit(t);
 
 	cli();
 	for (struct task *c = tasks; c < tasks + NPROC; c++) {
