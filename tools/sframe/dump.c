@@ -1,7 +1,9 @@
 /*
  * `sframe dump`: the text `readelf --sframe` of binutils 2.40 prints, for
  * version 1; the same layout, with the version named, for versions 2 and 3.
- * All decoding is the library's; this file only formats.
+ * With --style=2.46 the walk is the same and dump246.c formats the header
+ * and rows as readelf 2.46 does. All decoding is the library's; these files
+ * only format.
  */
 #include "dump.h"
 
@@ -54,7 +56,7 @@ static void dump_header(FILE *out, const struct sf_table *t)
 	fprintf(out, "    Num FREs: %" PRIu32 "\n", t->num_fres);
 }
 
-static const char *reg_name(const struct sf_table *t, uint8_t reg, char *buf, size_t n)
+const char *reg_name(const struct sf_table *t, uint8_t reg, char *buf, size_t n)
 {
 	bool amd64 = t->abi == SF_ABI_AMD64_LE;
 	if (reg == (amd64 ? 7 : 31))
@@ -103,6 +105,12 @@ static void where_text(const struct sf_table *t, const struct sf_where *w,
 	snprintf(buf, n, "u");
 }
 
+/* PCMASK (PLT) rows print their offset in the repeated block. */
+uint64_t row_pc(const struct sf_fde *fde, const struct sf_fre *fre)
+{
+	return fde->pc_type == SF_PC_INC ? fde->start + fre->start : fre->start;
+}
+
 static int dump_row(FILE *out, const struct sf_table *t, const struct sf_fde *fde,
 		    const struct sf_fre *fre)
 {
@@ -112,9 +120,7 @@ static int dump_row(FILE *out, const struct sf_table *t, const struct sf_fde *fd
 	if (err)
 		return err;
 
-	uint64_t pc = fre->start;
-	if (fde->pc_type == SF_PC_INC)
-		pc += fde->start;
+	uint64_t pc = row_pc(fde, fre);
 	cfa_text(t, &r, cfa, sizeof cfa);
 	if (r.ra.how == SF_UNDEFINED)
 		snprintf(cfa, sizeof cfa, "%s+0", fre->base == SF_BASE_FP ? "fp" : "sp");
@@ -125,7 +131,27 @@ static int dump_row(FILE *out, const struct sf_table *t, const struct sf_fde *fd
 	return SF_OK;
 }
 
-static int dump_function(FILE *out, const struct sf_table *t, uint32_t idx)
+/* The FDE's line: 2.40 appends the pauth key, and ", signal frame" for a
+ * version 3 signal FDE; 2.46 its attributes, then the key. */
+static void function_line(FILE *out, const struct sf_table *t,
+			  const struct sf_fde *fde, bool style246)
+{
+	bool key_b = fde->pauth_key_b && t->abi != SF_ABI_AMD64_LE;
+
+	fprintf(out, "\n    func idx [%" PRIu32 "]: pc = 0x%" PRIx64 ", size = %" PRIu32 " bytes",
+		fde->index, fde->start, fde->size);
+	if (style246)
+		attrs_246(out, fde);
+	if (key_b)
+		fprintf(out, ", pauth = B key");
+	if (fde->signal && !style246)
+		fprintf(out, ", signal frame");
+	fprintf(out, "\n    %-7s%-8s %-10s%-10s%-13s", "STARTPC",
+		fde->pc_type == SF_PC_MASK ? "[m]" : "   ", "CFA", "FP", "RA");
+}
+
+static int dump_function(FILE *out, const struct sf_table *t, uint32_t idx,
+			 bool style246)
 {
 	struct sf_fde fde;
 	struct sf_fre fre;
@@ -133,34 +159,35 @@ static int dump_function(FILE *out, const struct sf_table *t, uint32_t idx)
 
 	if ((err = sf_fde_get(t, idx, &fde)))
 		return err;
-	fprintf(out, "\n    func idx [%" PRIu32 "]: pc = 0x%" PRIx64 ", size = %" PRIu32 " bytes",
-		idx, fde.start, fde.size);
-	if (fde.pauth_key_b && t->abi != SF_ABI_AMD64_LE)
-		fprintf(out, ", pauth = B key");
-	if (fde.signal)
-		fprintf(out, ", signal frame");
-	fprintf(out, "\n    %-7s%-8s %-10s%-10s%-13s", "STARTPC",
-		fde.pc_type == SF_PC_MASK ? "[m]" : "   ", "CFA", "FP", "RA");
-
+	function_line(out, t, &fde, style246);
 	uint32_t off = fde.first_fre;
 	for (uint32_t i = 0; i < fde.num_fres; i++, off += fre.size) {
 		if ((err = sf_fre_read(t, &fde, off, &fre)) ||
-		    (err = dump_row(out, t, &fde, &fre)))
+		    (err = (style246 ? row_246 : dump_row)(out, t, &fde, &fre)))
 			return err;
 	}
 	fprintf(out, "\n");
 	return SF_OK;
 }
 
-int dump_section(FILE *out, const struct sf_table *t)
+int dump_section(FILE *out, const struct sf_table *t, bool style246)
 {
 	int err;
 
 	fprintf(out, "Contents of the SFrame section .sframe:");
-	dump_header(out, t);
+	if (style246)
+		header_246(out, t);
+	else
+		dump_header(out, t);
+	/* readelf 2.46 lists the functions of versions 2 and 3 only. */
+	if (style246 && t->version == 1) {
+		fprintf(out, "\n No further information can be displayed.  "
+			"SFrame version not supported\n");
+		return SF_OK;
+	}
 	fprintf(out, "\n  Function Index :\n");
 	for (uint32_t i = 0; i < t->num_fdes; i++)
-		if ((err = dump_function(out, t, i)))
+		if ((err = dump_function(out, t, i, style246)))
 			return err;
 	return SF_OK;
 }
