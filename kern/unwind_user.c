@@ -82,6 +82,10 @@ static enum unwind_stop sframe_step(struct sf_frame *f)
 		return UNWIND_STOP_FAULT;
 	case SF_E_BAD_FRAME:
 		return UNWIND_STOP_BAD_FRAME;
+	case SF_E_SIGNAL:
+		/* The caller's registers are in the signal frame, whose layout
+		 * SFrame does not give (and Stitch delivers no signals). */
+		return UNWIND_STOP_SIGNAL_FRAME;
 	case SF_E_FAULT:
 		/* Validated once, unreadable now (unmapped since): it goes. */
 		sframe_drop(s, SF_E_FAULT);
