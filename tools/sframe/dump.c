@@ -79,6 +79,29 @@ static void cfa_text(const struct sf_table *t, const struct sf_rule *r,
 		snprintf(buf, n, "%s+%d", name, r->cfa_off);
 }
 
+void where_spelled(const struct sf_table *t, const struct sf_where *w,
+		   const struct spelling *sp, char *buf, size_t n)
+{
+	char reg[8];
+	const char *name = reg_name(t, w->reg, reg, sizeof reg);
+
+	switch (w->how) {
+	case SF_AT_CFA:
+		snprintf(buf, n, sp->at_cfa, w->off);
+		return;
+	case SF_VAL_CFA:
+		snprintf(buf, n, sp->val_cfa, w->off);
+		return;
+	case SF_REG:
+		snprintf(buf, n, sp->reg, name, w->off);
+		return;
+	case SF_AT_REG:
+		snprintf(buf, n, sp->at_reg, name, w->off);
+		return;
+	}
+	snprintf(buf, n, "u");
+}
+
 /*
  * FP and RA columns. 2.40 prints c+-N for an offset stored in the FRE and
  * "u" otherwise, including for slots the header fixes (AMD64's RA).
@@ -86,23 +109,12 @@ static void cfa_text(const struct sf_table *t, const struct sf_rule *r,
 static void where_text(const struct sf_table *t, const struct sf_where *w,
 		       int8_t fixed, char *buf, size_t n)
 {
-	char reg[8];
+	static const struct spelling s240 = { "c%+d", "=c%+d", "=%s%+d", "[%s%+d]" };
 
-	switch (w->how) {
-	case SF_AT_CFA:
-		snprintf(buf, n, fixed ? "u" : "c%+d", w->off);
-		return;
-	case SF_VAL_CFA:
-		snprintf(buf, n, "=c%+d", w->off);
-		return;
-	case SF_REG:
-		snprintf(buf, n, "=%s%+d", reg_name(t, w->reg, reg, sizeof reg), w->off);
-		return;
-	case SF_AT_REG:
-		snprintf(buf, n, "[%s%+d]", reg_name(t, w->reg, reg, sizeof reg), w->off);
-		return;
-	}
-	snprintf(buf, n, "u");
+	if (w->how == SF_AT_CFA && fixed)
+		snprintf(buf, n, "u");
+	else
+		where_spelled(t, w, &s240, buf, n);
 }
 
 /* PCMASK (PLT) rows print their offset in the repeated block. */
@@ -111,24 +123,19 @@ uint64_t row_pc(const struct sf_fde *fde, const struct sf_fre *fre)
 	return fde->pc_type == SF_PC_INC ? fde->start + fre->start : fre->start;
 }
 
-static int dump_row(FILE *out, const struct sf_table *t, const struct sf_fde *fde,
-		    const struct sf_fre *fre)
+static void dump_row(FILE *out, const struct sf_table *t, const struct sf_fde *fde,
+		     const struct sf_fre *fre, const struct sf_rule *r)
 {
-	struct sf_rule r;
 	char cfa[32], fp[32], ra[40];
-	int err = sf_rule_of(t, fde, fre, &r);
-	if (err)
-		return err;
 
 	uint64_t pc = row_pc(fde, fre);
-	cfa_text(t, &r, cfa, sizeof cfa);
-	if (r.ra.how == SF_UNDEFINED)
+	cfa_text(t, r, cfa, sizeof cfa);
+	if (r->ra.how == SF_UNDEFINED)
 		snprintf(cfa, sizeof cfa, "%s+0", fre->base == SF_BASE_FP ? "fp" : "sp");
-	where_text(t, &r.fp, t->fixed_fp, fp, sizeof fp);
-	where_text(t, &r.ra, t->fixed_ra, ra, sizeof ra);
+	where_text(t, &r->fp, t->fixed_fp, fp, sizeof fp);
+	where_text(t, &r->ra, t->fixed_ra, ra, sizeof ra);
 	strcat(ra, fre->mangled_ra ? "[s]" : "   ");
 	fprintf(out, "\n    %016" PRIx64 "  %-10s%-10s%-13s", pc, cfa, fp, ra);
-	return SF_OK;
 }
 
 /* The FDE's line: 2.40 appends the pauth key, and ", signal frame" for a
@@ -155,6 +162,7 @@ static int dump_function(FILE *out, const struct sf_table *t, uint32_t idx,
 {
 	struct sf_fde fde;
 	struct sf_fre fre;
+	struct sf_rule r;
 	int err;
 
 	if ((err = sf_fde_get(t, idx, &fde)))
@@ -163,8 +171,9 @@ static int dump_function(FILE *out, const struct sf_table *t, uint32_t idx,
 	uint32_t off = fde.first_fre;
 	for (uint32_t i = 0; i < fde.num_fres; i++, off += fre.size) {
 		if ((err = sf_fre_read(t, &fde, off, &fre)) ||
-		    (err = (style246 ? row_246 : dump_row)(out, t, &fde, &fre)))
+		    (err = sf_rule_of(t, &fde, &fre, &r)))
 			return err;
+		(style246 ? row_246 : dump_row)(out, t, &fde, &fre, &r);
 	}
 	fprintf(out, "\n");
 	return SF_OK;

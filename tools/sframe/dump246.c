@@ -58,27 +58,14 @@ void attrs_246(FILE *out, const struct sf_fde *fde)
 		fprintf(out, ", attr = \"%s%s\"", fde->signal ? "S" : "", flex ? "F" : "");
 }
 
-/* A flexible rule: "c" is the CFA; parentheses when the value is loaded
- * from there. readelf 2.46 shows a CFA-based load without them, so
- * SF_AT_CFA and SF_VAL_CFA print alike. */
+/* A rule: "c" is the CFA; parentheses when the value is loaded from
+ * there. readelf 2.46 shows a CFA-based load without them, so SF_AT_CFA
+ * and SF_VAL_CFA print alike. */
 static void where_246(const struct sf_table *t, const struct sf_where *w,
 		      char *buf, size_t n)
 {
-	char reg[8];
-
-	switch (w->how) {
-	case SF_AT_CFA:
-	case SF_VAL_CFA:
-		snprintf(buf, n, "c%+d", w->off);
-		return;
-	case SF_REG:
-		snprintf(buf, n, "%s%+d", reg_name(t, w->reg, reg, sizeof reg), w->off);
-		return;
-	case SF_AT_REG:
-		snprintf(buf, n, "(%s%+d)", reg_name(t, w->reg, reg, sizeof reg), w->off);
-		return;
-	}
-	snprintf(buf, n, "u");
+	static const struct spelling s246 = { "c%+d", "c%+d", "%s%+d", "(%s%+d)" };
+	where_spelled(t, w, &s246, buf, n);
 }
 
 /* Default FDE: 2.46 prints the header's fixed FP slot even where the row
@@ -117,25 +104,20 @@ static void flex_cols(const struct sf_table *t, const struct sf_fre *fre,
 		where_246(t, &r->ra, ra, n);
 }
 
-int row_246(FILE *out, const struct sf_table *t, const struct sf_fde *fde,
-	    const struct sf_fre *fre)
+void row_246(FILE *out, const struct sf_table *t, const struct sf_fde *fde,
+	     const struct sf_fre *fre, const struct sf_rule *r)
 {
-	struct sf_rule r;
 	char cfa[32], fp[32], ra[40];
-	int err = sf_rule_of(t, fde, fre, &r);
-	if (err)
-		return err;
 
 	fprintf(out, "\n    %016" PRIx64, row_pc(fde, fre));
-	if (r.ra.how == SF_UNDEFINED) {
+	if (r->ra.how == SF_UNDEFINED) {
 		fprintf(out, "  RA undefined");
-		return SF_OK;
+		return;
 	}
 	if (fde->fde_type == SF_FDE_FLEX)
-		flex_cols(t, fre, &r, cfa, fp, ra, sizeof fp);
+		flex_cols(t, fre, r, cfa, fp, ra, sizeof fp);
 	else
-		default_cols(t, fre, &r, cfa, fp, ra, sizeof fp);
+		default_cols(t, fre, r, cfa, fp, ra, sizeof fp);
 	strcat(ra, fre->mangled_ra ? "[s]" : "   ");
 	fprintf(out, "  %-10s%-10s%-13s", cfa, fp, ra);
-	return SF_OK;
 }
