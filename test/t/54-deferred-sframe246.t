@@ -4,14 +4,13 @@
 # samples at 10 kHz, the tracer on times(). The expected rules come from
 # the fixtures' readelf 2.46 dump (test/sframe/binutils-2.46), not from
 # Stitch's decoder:
-#   - drap() is a flexible FDE. At every sampled pc whose row bases the CFA
-#     on sp or fp (through a load from fp-8 in the realigned body) the
+#   - drap() is a flexible FDE. At every sampled pc up to its `leave` the
 #     unwind is whole: drap, sf246_run, main, stitch_start, _start, stop
-#     end; at least 10 samples land in the loaded-CFA rows. Rows whose CFA
-#     is r10 (the DRAP register) stop no-info with the leaf alone: the
-#     unwinder knows only pc, sp and fp. After drap's `leave`, gcc's CFI
-#     (and so the section) still says rbp is saved at [rbp], which now
-#     reads through the caller's rbp: whole or a fault, never anything else;
+#     end; at least 10 of them where the row bases the CFA on r10 (the DRAP
+#     register: the kernel passes the interrupted frame's registers) and 10
+#     where it loads the CFA from fp-8. After the `leave`, gcc's CFI (and
+#     so the section) still says rbp is saved at [rbp], which now reads
+#     through the caller's rbp: whole or a fault, never anything else;
 #   - fake_sigreturn is a signal-frame FDE: the unwind at its times()
 #     syscall is the leaf alone with stop signal-frame, counted in
 #     unwind_stop_signal_frame; the hlt after it kills the child (SIGSEGV);
@@ -73,7 +72,7 @@ tap(re.search(r'killed: general protection rip=0x%x .*status 139' % (sig + 7), c
 pid = [c['pid'] for c in of(recs, 'COMM') if c['name'] == 'sf246']
 syms = Symbols(recs, pid[0]) if pid else None
 WHOLE = ['sf246_run', 'main', 'stitch_start', '_start']
-whole, r10, after_leave, loaded, bad = 0, 0, 0, 0, []
+whole, by_r10, loaded, after_leave, bad = 0, 0, 0, 0, []
 for d in of(recs, 'DEFERRED'):
     u = d['user'] or []
     if not u or not drap <= u[0] < drap + drap_len:
@@ -81,26 +80,24 @@ for d in of(recs, 'DEFERRED'):
     off = u[0] - drap
     start, cfa, fp = row_at(drap_rows, off)
     is_whole = STOPS[d['stop']] == 'end' and syms.names(u)[1:] == WHOLE
-    if 'r10' in cfa:
-        ok = STOPS[d['stop']] == 'no-info' and len(u) == 1
-        r10 += ok
-    elif off > leave:
+    if off > leave:
         ok = is_whole or (STOPS[d['stop']] == 'fault' and len(u) == 1)
         after_leave += ok
     else:
         ok = is_whole
         whole += ok
+        by_r10 += ok and cfa.startswith('r10')
         loaded += ok and cfa.startswith('(')
     if not ok:
         bad.append('drap+0x%x (row 0x%x %s %s): %s %s' % (off, start, cfa, fp, STOPS[d['stop']],
                                                      syms.names(u)))
-tap(not bad and loaded >= 10 and whole > loaded,
-    'drap (flexible FDE): %d unwinds from sp/fp-based rows whole, %d of them through '
-    'the CFA loaded from fp-8' % (whole, loaded))
+tap(not bad and whole > 0, 'drap (flexible FDE): all %d unwinds from pcs up to its leave '
+    'are whole' % whole)
 for b in bad[:8]:
     diag(b)
-tap(not bad and r10 > 0,
-    'drap: %d unwinds from rows with the CFA in r10 stop no-info at the leaf' % r10)
+tap(by_r10 >= 10 and loaded >= 10,
+    'drap: %d of them with the CFA in r10 (the interrupted frame\'s register), %d with '
+    'the CFA loaded from fp-8' % (by_r10, loaded))
 tap(not bad and after_leave > 0,
     'drap: %d unwinds after its leave, where rbp is the caller\'s: whole or a fault'
     % after_leave)
