@@ -65,7 +65,6 @@ static bool find_sframe(Elf *elf, struct section *sec, Elf_Scn **scn_out)
 		sec->size = d ? d->d_size : 0;
 		sec->addr = shdr.sh_addr;
 		sec->relocatable = ehdr.e_type == ET_REL;
-		sec->relocated = false;
 		*scn_out = scn;
 		return true;
 	}
@@ -89,7 +88,6 @@ static int visit_elf(Elf *elf, const char *path, const char *member,
 			return 1;
 		}
 		sec.data = copy;
-		sec.relocated = true;
 	}
 	int ret = visit(arg, member, &sec);
 	free(copy);
@@ -119,7 +117,7 @@ static int visit_blob(const char *path, uint64_t vaddr, visit_fn visit, void *ar
 	uint8_t *buf = read_file(path, &size);
 	if (!buf)
 		return -1;
-	struct section sec = { buf, size, vaddr, false, false };
+	struct section sec = { buf, size, vaddr, false };
 	int ret = visit(arg, NULL, &sec);
 	free(buf);
 	return ret;

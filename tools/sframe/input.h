@@ -16,7 +16,6 @@ struct section {
 	size_t size;
 	uint64_t addr;       /* sh_addr, or --vaddr for a blob */
 	bool relocatable;    /* ET_REL: start addresses await relocation */
-	bool relocated;      /* ... and .rela.sframe was applied (reloc.h) */
 };
 
 /*
