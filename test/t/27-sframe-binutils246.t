@@ -10,6 +10,7 @@
 #     linked files also by search, which must find the same FDE, and the
 #     bytes just outside each function must find no other;
 #   - `sframe dump --style=2.46` is byte-identical to readelf 2.46's dump;
+#   - every section passes the library's full validation (`sframe check`);
 #   - a relocation `sframe` cannot apply is an error, not a silent guess.
 use strict;
 use warnings;
@@ -139,6 +140,10 @@ for my $file (@files) {
 		or diag(first_difference($mine, $dump));
 }
 diag("$pcs pcs compared");
+my ($checked, $cst) = run($tool, 'check', map { "$dir/$_" } @files);
+my $valid = () = $checked =~ /: ok: version 3 at /g;
+ok($cst == 0 && $valid == @files, "sframe check: all $valid sections validate (relocated objects too)")
+	or diag($checked);
 ok($kinds{F} && $kinds{S} && $kinds{plt}, 'the fixtures hold flexible, signal and PLT FDEs');
 
 # The lookup of the flexible FDE is exactly the DRAP sequence: r10, then a
