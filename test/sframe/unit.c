@@ -22,7 +22,7 @@ static void ok(int cond, const char *name)
 	failed += !cond;
 }
 
-static uint8_t bytes[8][4096];
+static uint8_t bytes[9][4096];
 
 static struct sf_table open_vec(const char *name)
 {
@@ -104,6 +104,10 @@ static void rules(void)
 	ok(!sf_find_rule(&t, V + 8, &r) && r.cfa_reg == 29, "AArch64: FP-based CFA is x29");
 	ok(!sf_find_rule(&t, V, &r) && r.ra.how == SF_SAME,
 	   "AArch64: no RA offset means RA is still in the link register");
+
+	t = open_vec("v1-aarch64-ra-pad");
+	ok(!sf_find_rule(&t, V + 4, &r) && r.ra.how == SF_SAME && where_is(&r.fp, SF_AT_CFA, -16),
+	   "AArch64: an RA word of 0 is padding: RA in the link register, FP from the next word");
 
 	t = open_vec("v1-fixed-fp");
 	ok(!sf_find_rule(&t, V, &r) && where_is(&r.fp, SF_AT_CFA, -16),

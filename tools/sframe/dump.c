@@ -134,6 +134,10 @@ static void dump_row(FILE *out, const struct sf_table *t, const struct sf_fde *f
 		snprintf(cfa, sizeof cfa, "%s+0", fre->base == SF_BASE_FP ? "fp" : "sp");
 	where_text(t, &r->fp, t->fixed_fp, fp, sizeof fp);
 	where_text(t, &r->ra, t->fixed_ra, ra, sizeof ra);
+	/* An RA padding word is "not saved" to the rule; 2.40 prints it. */
+	if (!t->fixed_ra && fde->fde_type == SF_FDE_DEFAULT && fre->nwords > 1 &&
+	    fre->word[1] == 0)
+		snprintf(ra, sizeof ra, "c+0");
 	strcat(ra, fre->mangled_ra ? "[s]" : "   ");
 	fprintf(out, "\n    %016" PRIx64 "  %-10s%-10s%-13s", pc, cfa, fp, ra);
 }
