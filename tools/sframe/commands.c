@@ -199,16 +199,12 @@ static const char *attr_str(const struct sf_fde *fde)
 	return fde->signal ? (flex ? " attr=SF" : " attr=S") : flex ? " attr=F" : "";
 }
 
-/* The FDE covering pc: found by search, or FDE `only` if it covers pc. */
+/* The FDE to look pc up in: found by search, or --fde N (sf_fre_find
+ * then says SF_E_NO_FDE if that one does not cover pc). */
 static int fde_of(const struct sf_table *t, const struct options *o, uint64_t pc,
 		  struct sf_fde *fde)
 {
-	int err;
-	if (!o->fde_set)
-		return sf_fde_find(t, pc, fde);
-	if ((err = sf_fde_get(t, o->fde, fde)))
-		return err;
-	return pc >= fde->start && pc - fde->start < fde->size ? SF_OK : SF_E_NO_FDE;
+	return o->fde_set ? sf_fde_get(t, o->fde, fde) : sf_fde_find(t, pc, fde);
 }
 
 static int lookup_pc(const struct sf_table *t, const struct options *o, uint64_t pc)
