@@ -24,7 +24,7 @@ USER_SRCS_sfbad  := userland/deferred/sfbad.c
 USER_SRCS_sf246  := userland/deferred/sf246.c $(BUILD)/deferred/sf246-objects.c
 
 # sf246 loads code and SFrame sections that binutils 2.46 made (objects in
-# test/sframe/binutils-2.46; ld 2.40 cannot link them): stitch-mkobj turns
+# test/sframe/binutils-2.46; ld 2.40 drops their .sframe): stitch-mkobj turns
 # each object's .text, .sframe and .rela.sframe into C arrays. No ELF file
 # of SFrame version 3 lands under build/ (test 20 dumps them all with
 # readelf 2.40).

@@ -1,7 +1,7 @@
 /*
  * sf246 [rounds]: deferred unwinds through SFrame sections that GNU
  * binutils 2.46 wrote (test/sframe/binutils-2.46, test 54). Debian's ld
- * 2.40 cannot link version 3 input, so the two objects come in as C arrays
+ * 2.40 drops version 3 .sframe input, so the two objects come in as C arrays
  * (stitch-mkobj: their .text, .sframe as stored, .rela.sframe) and this
  * program loads them itself, as a loader would: each object's code into
  * pages of its own at a fixed address, its .sframe into memory with the
