@@ -11,8 +11,10 @@
  * in .text for each function. Refuses what such a loader cannot place: a
  * .text with relocations, a .sframe relocation against another section.
  */
+#include <ctype.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +79,17 @@ static void relocs(Elf *elf, Elf_Scn *rs, const GElf_Shdr *rh, size_t text_ndx)
 	printf("};\nconst unsigned long %s_nrela = %zu;\n", prefix, n);
 }
 
+/* A function's name becomes part of a C identifier. */
+static bool c_name(const char *s)
+{
+	if (!s || !*s || isdigit((unsigned char)*s))
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
 static void functions(Elf *elf, size_t text_ndx)
 {
 	GElf_Shdr sh;
@@ -86,11 +99,14 @@ static void functions(Elf *elf, size_t text_ndx)
 		die("no symbol table");
 	for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
 		GElf_Sym sym;
-		if (gelf_getsym(d, (int)i, &sym) && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
-		    sym.st_shndx == text_ndx)
-			printf("const unsigned long %s_sym_%s = %llu;\n", prefix,
-			       elf_strptr(elf, sh.sh_link, sym.st_name),
-			       (unsigned long long)sym.st_value);
+		if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx != text_ndx)
+			continue;
+		const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
+		if (!c_name(name))
+			die("a function name that is no C identifier");
+		printf("const unsigned long %s_sym_%s = %llu;\n", prefix, name,
+		       (unsigned long long)sym.st_value);
 	}
 }
 
