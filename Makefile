@@ -28,7 +28,7 @@ PACKAGES := make gcc binutils perl cpio python3
 ALL_TARGETS  :=
 TEST_PREREQS :=
 
-# Warnings are errors everywhere (DESIGN.md, conventions).
+# Warnings are errors everywhere in the project's own code.
 WARN := -Wall -Wextra -Werror
 
 # Host programs (tools/, tests): hosted C11 with debug info.

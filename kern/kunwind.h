@@ -49,7 +49,8 @@ int kunwind_from(uint64_t ip, uint64_t sp, uint64_t fp, uint64_t *ips,
 		 int max);
 
 /*
- * Software events (seed 001): no fake registers. Starts from this very
+ * Software events: no fake registers ("Re: [RFC PATCH v2] perf/x86: make
+ * perf callchain work without CONFIG_FRAME_POINTER", LKML, Apr 2019). Starts from this very
  * call, with the real pc, sp and fp, and drops frames until the one whose
  * sp reaches skip_sp. Pass KUNWIND_CALLER from a function F to get the
  * callchain of F's caller: ips[0] is the return address into it.

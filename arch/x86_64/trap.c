@@ -92,8 +92,9 @@ void trap_dump(const struct trap_frame *tf)
 		read_cr0(), read_cr2(), read_cr3(), read_cr4());
 }
 
-/* An exception nobody handles. A later issue kills the process when it
- * came from ring 3; today every one is fatal. */
+/* An exception with no handler: fault.c sets one for the page fault and
+ * for every exception ring 3 can raise, so what is left (double fault,
+ * machine check, reserved vectors) is fatal. */
 static void unhandled(struct trap_frame *tf)
 {
 	trap_dump(tf);

@@ -11,9 +11,6 @@
 #     the count before init started.
 #  4. Boot with init=/bin/demo: all workloads run at once and print the
 #     checksums that their native host build printed.
-#
-# Until the kernel has system calls (the kernel half of issue 4), this
-# test skips; it runs as soon as the kernel does.
 use strict;
 use warnings;
 use File::Temp qw(tempdir);
@@ -21,10 +18,6 @@ use Test::More;
 
 my $KERNEL   = 'build/kernel/kernel.elf';
 my $EXPECTED = 'build/userland/expected-checksums.txt';
-
-my $syms = join('', `nm $KERNEL 2>/dev/null`);
-plan(skip_all => "$KERNEL has no system-call entry yet (kernel side of issue 4)")
-	unless $syms =~ /\s\w*syscall\w*$/mi;
 
 my $dir = tempdir(CLEANUP => 1);
 

@@ -9,7 +9,8 @@
 #     build ID and text address;
 #   - one software-event sample (SYSCALL, as the tracer makes them) whose
 #     chain starts at the return address into its caller, unwound from the
-#     current frame without fake registers (seed 001);
+#     current frame without fake registers (LKML, "perf/x86: make perf
+#     callchain work without CONFIG_FRAME_POINTER", Apr 2019);
 #   - every other sample is a kernel CPU_CLOCK sample with period 1e9/hz whose
 #     callchain, symbolized with nm, is exactly the busy-loop chain down to
 #     kmain and _start; a few (at most 1% + 5) land around the loop, in
