@@ -32,7 +32,6 @@ struct kstack {
 
 /* Opens and validates the kernel's .sframe; panics if it is bad. */
 void kunwind_init(void);
-bool kunwind_ready(void);
 
 /*
  * The scheduler publishes the kernel stack of the task it switches to (one

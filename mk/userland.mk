@@ -159,15 +159,8 @@ $(USER_EXPECTED): $(addprefix $(USER_HOST)/bin/,demo $(USER_WORKLOADS)) $(USER_R
 	grep 'checksum=' $@.out | sort > $@
 	rm $@.out
 
-# stitch-usim: runs the programs on the Linux host under ptrace with the
-# Stitch system-call contract (userland/host/usim.c), for test 30.
-USER_USIM := $(BIN)/stitch-usim
-$(USER_USIM): userland/host/usim.c include/stitch/syscall.h
-	@mkdir -p $(@D)
-	$(HOST_CC) $(HOST_CFLAGS) -o $@ $<
-
 .PHONY: userland FORCE
-userland: $(INITRD) $(USER_ROOT_FILES) $(USER_EXPECTED) $(USER_USIM)
+userland: $(INITRD) $(USER_ROOT_FILES) $(USER_EXPECTED)
 
-ALL_TARGETS  += $(INITRD) $(USER_ROOT_FILES) $(USER_EXPECTED) $(USER_USIM)
-TEST_PREREQS += $(INITRD) $(USER_ROOT_FILES) $(USER_EXPECTED) $(USER_USIM)
+ALL_TARGETS  += $(INITRD) $(USER_ROOT_FILES) $(USER_EXPECTED)
+TEST_PREREQS += $(INITRD) $(USER_ROOT_FILES) $(USER_EXPECTED)

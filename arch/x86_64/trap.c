@@ -105,9 +105,7 @@ void trap_dispatch(struct trap_frame *tf)
 {
 	uint64_t v = tf->vector;
 	trap_handler_t fn = handlers[v];
-	/* NMIs neither enter nor leave like the rest: they may interrupt
-	 * ring 3 but must not run the return-to-user work. */
-	bool user = trap_from_user(tf) && v != VEC_NMI;
+	bool user = trap_from_user(tf);
 
 	if (user)
 		enter_from_user_mode(tf);

@@ -1,10 +1,14 @@
 /*
- * Traps: exceptions, NMIs and device interrupts all take one path.
+ * Traps: exceptions and device interrupts take one path.
  *
  *   trapentry.S   one stub per vector (pushes a zero error code where the
  *                 CPU does not, then the vector) -> trap_entry (saves the
  *                 registers into a struct trap_frame) -> trap_dispatch()
  *                 -> back through trap_entry's exit -> iretq
+ *
+ * The NMI has a path of its own (nmientry.S -> nmi_dispatch(), on IST1,
+ * no return-to-user work) that builds the same frame and calls the
+ * handler set for VEC_NMI. SYSCALL has its own entry too (syscallentry.S).
  *
  * A vector's handler is set with trap_set_handler(). Vectors without one:
  * exceptions print a register dump and a backtrace and panic; device

@@ -40,7 +40,6 @@ struct stack {
 struct stitch {
 	struct stack *v;        /* one per sample, stream order */
 	size_t n;
-	uint32_t max_frames;    /* bound for the libdw unwinder */
 };
 
 void stitch_run(struct stitch *st, const struct stream *s, struct procs *procs,
