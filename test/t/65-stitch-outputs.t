@@ -85,6 +85,45 @@ like($rep, qr/\[\.\]\s+fib\s+\/bin\/capture-static\s+work\.c/, 'report: object a
 is($r->{counters}{nmi_count}, 31, 'report: the run\'s REC_STATS counters at the end');
 is($r->{counters}{samples_stitched}, 30, 'report: and stitch\'s own counters');
 
+# perf report's --max-stack in the printed command: at least the longest
+# chain stitch shows (frames and the two context markers), so that perf
+# does not stop at its default of 127; here with user stacks of 300 frames.
+{
+	my $deep = run_case(build_run(deferred => sub { shift; (@_) x (300 / @_ + 1) })->{bytes},
+			    '--symfs', symfs());
+	my ($maxstack) = $deep->{summary} =~ /^perf report .* --max-stack (\d+)/m;
+	my $deepest = 0;
+	for my $s (@{$deep->{script}}) {
+		my $n = @{$s->{frames}} + 2;
+		$deepest = $n if $n > $deepest;
+	}
+	cmp_ok($deepest, '>', 300, "deep stacks: the deepest chain has $deepest entries");
+	ok(defined $maxstack && $maxstack >= $deepest,
+	   "... the perf command passes --max-stack " . ($maxstack // 'none') . " (at least that)");
+}
+
+# User parts cut at the frame bound (REC_DEFERRED stop max-frames): the
+# outermost frame shown is not the program's, and the folded stacks (so the
+# flame graph) say so with a frame of their own right after the command.
+{
+	my $cut = run_case(build_run(stop => 1, deferred => sub { shift; @_[0 .. 1] })->{bytes},
+			   '--symfs', symfs());
+	my $folded = folded_of($cut->{folded});
+	my ($marked, $unmarked) = (0, 0);
+	for my $stack (keys %$folded) {
+		my @f = split /;/, $stack;
+		if (@f > 1 && $f[1] eq '[cut at the frame bound]') {
+			$marked += $folded->{$stack};
+		} elsif ($f[0] ne 'idle') {
+			$unmarked += $folded->{$stack};
+		}
+	}
+	is($marked, 30, 'cut user stacks: all 30 deferred samples sit under "[cut at the frame bound]"');
+	is($unmarked, 0, '... and no user stack without it');
+	my $whole = folded_of($r->{folded});
+	ok(!grep({ /\[cut at the frame bound\]/ } keys %$whole), '... which whole stacks never carry');
+}
+
 # records.bin: a copy that redoes the run.
 is(read_file("$dir/records.bin"), $run->{bytes}, 'records.bin is the input stream, byte for byte');
 my (undef, $again) = run_stitch('--symfs', symfs(), "$dir/records.bin");

@@ -59,7 +59,11 @@ static void perf_hint(const struct options *o, const struct run *r)
 	struct proc *kp = &r->procs->kernel;
 	char *k = o->kernel ? xstrdup(o->kernel) :
 		  kp->nmaps ? symbols_host_path(r->sy, kp, kp->maps[0]) : NULL;
-	fprintf(o->out, "perf report -i %s/perf.data --stdio", o->outdir);
+	/* perf shows 127 frames unless told (kernel.perf_event_max_stack):
+	 * ask for the longest chain, so that it shows every frame stitch does. */
+	uint64_t depth = perf_max_chain(r);
+	fprintf(o->out, "perf report -i %s/perf.data --stdio --max-stack %" PRIu64,
+		o->outdir, depth > 127 ? depth : 127);
 	if (o->symfs)
 		fprintf(o->out, " --symfs %s", o->symfs);
 	/* perf joins a relative --vmlinux with --symfs: give it an absolute one */
