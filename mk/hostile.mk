@@ -17,7 +17,7 @@ USER_SRCS_h-sframe += userland/hostile/frames.S
 # The programs' shared header: the SDK's rule knows only its own headers.
 $(HOSTILE_PROGRAMS:%=$(BUILD)/userland/root/bin/%): userland/hostile/hostile.h
 
-# make load: the issue's load, 32 processes at 20 kHz for 60 s of guest
+# make load: the long load, 32 processes at 20 kHz for 60 s of guest
 # time with the default 2 MiB rings (test 83; `make test` runs it for 8 s
 # with 16 KiB rings, so that losses happen and their counting is checked).
 LOAD_PROCS   ?= 32

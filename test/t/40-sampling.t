@@ -263,7 +263,7 @@ def check_run(hz, ms, sym, bid, ring_kib=None):
                                      ('end', 'max_frames', 'fault', 'no_info', 'bad_sframe',
                                       'bad_frame', 'task_exited')]
     missing = [x for x in names if x not in stats]
-    tap(not missing, tag + ' REC_STATS names every counter of the issue' +
+    tap(not missing, tag + ' REC_STATS names every counter of docs/SAMPLING.md' +
         (' (missing %s)' % missing if missing else ''))
 
 
