@@ -9,8 +9,9 @@
  * (boot stack, an IST stack, or the current task's stack), after a bounds
  * check, so it never faults and may run in NMI context. It stops at the
  * first pc without an SFrame entry, which is how the assembly entry points
- * (_start, the trap stubs, the syscall entry) end every walk: they carry
- * no CFI on purpose. A return into the trap path's exit (a struct
+ * (_start, the trap stubs, the syscall entry) end every walk: the assembly
+ * has no SFrame entries on purpose (its CFI is for gdb: mk/kernel.mk). A
+ * return into the trap path's exit (a struct
  * trap_frame on the stack) continues into the interrupted kernel code, or
  * ends the walk if the trap came from user mode (docs/SAMPLING.md).
  */

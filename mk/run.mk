@@ -3,6 +3,11 @@
 # ARGS="a b c": init's arguments (the kernel's init.args=a,b,c; so no
 # commas or spaces inside one).
 
+# gdb for make qemu-gdb, and for test 12 (docs/DEBUGGING.md).
+ifneq ($(filter test qemu-gdb,$(MAKECMDGOALS)),)
+PACKAGES += gdb
+endif
+
 MODE ?= sframe
 HZ   ?= 1000
 RUN_INIT ?= /bin/demo
@@ -24,5 +29,5 @@ run: all
 	( $(STITCH_REPORT) ) || status=1; exit $$status
 
 qemu-gdb: all
-	@echo "In another terminal: gdb $(KERNEL_ELF) -ex 'target remote :1234'"
+	@echo "In another terminal: gdb -x .gdbinit -ex 'stitch-user $(RUN_INIT)' -ex 'target remote :1234'"
 	tools/qemu-run --cmdline "$(RUN_CMDLINE)" --gdb
