@@ -6,6 +6,12 @@
 # order): it hands its programs to the SDK through USER_EXTRA_PROGRAMS /
 # USER_SRCS_<name>, and they go into the initrd.
 
+# Tests 80 and 83 read the streams through build/bin/stitch --records-json
+# (test/hostile/Records.pm), with Perl's JSON::XS: a load run is large.
+ifneq ($(filter test load,$(MAKECMDGOALS)),)
+PACKAGES += libjson-xs-perl
+endif
+
 HOSTILE_FAMILIES := h-sys h-priv h-stack h-proc h-sframe h-load
 HOSTILE_PROGRAMS := hostile $(HOSTILE_FAMILIES)
 USER_EXTRA_PROGRAMS += $(HOSTILE_PROGRAMS)

@@ -124,6 +124,50 @@ is($r->{counters}{samples_stitched}, 30, 'report: and stitch\'s own counters');
 	ok(!grep({ /\[cut at the frame bound\]/ } keys %$whole), '... which whole stacks never carry');
 }
 
+# --records-json: every record as the stream carried it, for programs (the
+# kernel-boot tests read their streams this way).
+{
+	use JSON::PP;
+	my ($st, $json) = run_stitch('--records-json', '-', "$r->{dir}/records.bin");
+	my $d = eval { decode_json($json) } // {};
+	is($st, 0, '--records-json: exit status 0');
+	is_deeply($d->{stream}, { version => 1, ncpus => 2, tsc_hz => $d->{stream}{tsc_hz}, mode => 1,
+				  mode_name => 'sframe', sample_hz => 1000, max_frames => 64 },
+		  '... the stream parameters');
+	my %n;
+	$n{$_->{type}}++ for @{$d->{records} // []};
+	is_deeply([@n{qw(comm sample deferred exit stats end)}], [3, 31, 20, 2, 1, 1],
+		  '... every record: 3 comm, 31 sample, 20 deferred, 2 exit, stats, end');
+	my @s = grep { $_->{type} eq 'sample' } @{$d->{records}};
+	is_deeply([map { $_->{pid} } @s], [map { $_->{pid} } @{$run->{expect}}], '... samples in order, by pid');
+	# The kernel part: after PERF_CONTEXT_KERNEL, up to the next context marker.
+	sub kernel_part {
+		my @k;
+		my $in = 0;
+		for my $v (map { hex } @_) {
+			last if $in && $v >= 0xfffffffffffff000;
+			push @k, $v if $in;
+			$in ||= $v == 0xffffffffffffff80;
+		}
+		return \@k;
+	}
+	my @kernel = map { kernel_part(@{$_->{ips}}) } @s;
+	is_deeply(\@kernel, [map { $_->{kernel} } @{$run->{expect}}],
+		  '... each with its kernel chain (addresses as hex strings, all 64 bits)');
+	my %user = map { join(',', @{$_->{user}}) => 1 } grep { @{$_->{user}} } @{$run->{expect}};
+	my @d = grep { $_->{type} eq 'deferred' } @{$d->{records}};
+	ok(!grep({ my @i = map { hex } @{$_->{ips}}; shift(@i) != 0xfffffffffffffe00
+		   || !$user{join(',', @i)} || $_->{stop_name} ne 'end' } @d),
+	   '... deferred records: PERF_CONTEXT_USER, then one of the user chains, stop "end"');
+	is_deeply($d->{stop_names}, [qw(end max-frames fault no-info bad-sframe bad-frame task-exited)],
+		  '... and the stop reasons by number');
+	write_file("$r->{dir}/cut.bin", substr($run->{bytes}, 0, length($run->{bytes}) - 12));
+	($st, $json) = run_stitch('--records-json', '-', "$r->{dir}/cut.bin");
+	my $cut = eval { decode_json($json) } // {};
+	ok(!$cut->{ended} && $cut->{stitch}{truncated} == 1 && $cut->{stitch}{missing_end} == 1,
+	   '... a cut stream: not ended, one truncated record, REC_END missing');
+}
+
 # records.bin: a copy that redoes the run.
 is(read_file("$dir/records.bin"), $run->{bytes}, 'records.bin is the input stream, byte for byte');
 my (undef, $again) = run_stitch('--symfs', symfs(), "$dir/records.bin");

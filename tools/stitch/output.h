@@ -32,6 +32,8 @@ void write_flame(FILE *f, const struct run *r);
 void write_speedscope(FILE *f, const struct run *r);
 /* stats.c: the run in numbers, as JSON (--stats) */
 void write_stats(FILE *f, const struct run *r);
+/* records_json.c: every record, parsed, as JSON (--records-json) */
+void write_records_json(FILE *f, const struct run *r);
 /* perfdata.c: a perf.data file perf 6.1 reads; 0 on success */
 int write_perf_data(const char *path, const struct run *r);
 /* The longest callchain written there (entries, context markers included):

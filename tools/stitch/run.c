@@ -12,8 +12,13 @@
 
 typedef void writer_fn(FILE *, const struct run *);
 
+/* "-" is standard output. */
 static int write_path(const char *path, writer_fn *fn, const struct run *r)
 {
+	if (!strcmp(path, "-")) {
+		fn(stdout, r);
+		return fflush(stdout) ? -1 : 0;
+	}
 	FILE *f = fopen(path, "w");
 	int err = !f;
 	if (f) {
@@ -116,7 +121,9 @@ int run_stitch(const struct options *o, const uint8_t *buf, size_t len,
 	symbols_init(&sy, &procs, o->symfs, o->kernel, c);
 	struct run r = { &s, &procs, &sy, &st, c, o->input ? o->input : "-" };
 
-	if (o->no_stitch) {
+	if (o->records_json) {
+		err |= write_path(o->records_json, write_records_json, &r);
+	} else if (o->no_stitch) {
 		write_raw(o->out, &r);
 	} else {
 		stitch_run(&st, &s, &procs, &sy, c);
