@@ -4,7 +4,6 @@ deferred-unwinding tests (test/t/5*-deferred-*.t), through build/bin/stitch
 import bisect
 import json
 import os
-import struct
 import subprocess
 import sys
 import tempfile
@@ -44,10 +43,12 @@ def done():
     print('1..%d' % n_tests)
 
 
-def parse(data):
+def parse(data, counters=None):
     """The records of a stream as build/bin/stitch reads it (--records-json:
     the one decoder of the format), as dicts with the fields of
-    include/stitch/records.h; REC_STREAM first. Empty if no REC_STREAM."""
+    include/stitch/records.h; REC_STREAM first. Empty if no REC_STREAM.
+    counters, a dict, receives stitch's counters (junk_bytes, truncated,
+    after_end...: what the stream's framing was like)."""
     with tempfile.NamedTemporaryFile(suffix='.bin') as f:
         f.write(data)
         f.flush()
@@ -55,6 +56,8 @@ def parse(data):
                              capture_output=True, check=True).stdout
     d = json.loads(out)
     STOPS[:] = d['stop_names']
+    if counters is not None:
+        counters.update(d['stitch'])
     if not d['stream']:
         return []
     h = d['stream']
@@ -82,20 +85,6 @@ def record(j):
     elif r['type'] == REC['DEFERRED']:
         r['user'] = r['ips'][1:] if r['ips'][:1] == [CTX_USER] else None
     return r
-
-
-def split(data, start=0):
-    """(type, body) of every whole record from start on, and the offset
-    where that stopped (a cut or malformed record, or the end): the framing
-    alone, for the tests of the channel that carries the bytes."""
-    out, off = [], start
-    while off + 8 <= len(data):
-        typ, size = struct.unpack_from('<II', data, off)
-        if size < 8 or size % 8 or off + size > len(data):
-            break
-        out.append((typ, data[off:off + size]))
-        off += size
-    return out, off
 
 
 def split_chain(s):
