@@ -52,3 +52,15 @@ int counters_damage(const struct counters *c, char *buf, size_t size)
 	}
 	return kinds;
 }
+
+void json_counters(FILE *f, const struct counters *c)
+{
+	fputs("\"stitch\":{", f);
+	int first = 1;
+#define STITCH_COUNTER_JSON(name, text) \
+	fprintf(f, "%s\"" #name "\":%" PRIu64, first ? "" : ",", c->name); \
+	first = 0;
+	STITCH_COUNTERS(STITCH_COUNTER_JSON)
+#undef STITCH_COUNTER_JSON
+	fputc('}', f);
+}
