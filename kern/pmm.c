@@ -15,6 +15,8 @@ static size_t npages; /* pages the bitmap covers */
 static size_t nfree, ntotal;
 static size_t next;   /* where the next search starts (next fit) */
 
+#define LOW_LIMIT 0x100000ull /* real mode reaches the first MiB */
+
 static uint64_t *bitmap(void)
 {
 	return p2v(bitmap_pa);
@@ -46,6 +48,22 @@ static uint64_t place_bitmap(const struct boot_info *bi, uint64_t bytes)
 	panic("pmm: no usable region holds a %lu-byte bitmap", bytes);
 }
 
+/* The highest free page below 1 MiB, taken out of the pool for good: the
+ * other CPUs start there in real mode (arch/x86_64/smp.c). 0 if none. */
+uint64_t pmm_low_page;
+
+static void reserve_low_page(void)
+{
+	for (size_t pg = MIN(npages, LOW_LIMIT / PAGE_SIZE); pg-- > 1;)
+		if (!used(pg)) {
+			set_used(pg, true);
+			nfree--;
+			ntotal--;
+			pmm_low_page = pg * PAGE_SIZE;
+			return;
+		}
+}
+
 void pmm_init(const struct boot_info *bi)
 {
 	uint64_t top = 0;
@@ -71,6 +89,7 @@ void pmm_init(const struct boot_info *bi)
 		}
 	}
 	ntotal = nfree;
+	reserve_low_page();
 }
 
 /* First run of n free pages at or after `from`, or npages. */

@@ -3,6 +3,7 @@
 
 MODE ?= sframe
 HZ   ?= 1000
+CPUS ?= 1
 RUN_INIT ?= /bin/demo
 RUN_CMDLINE = init=$(RUN_INIT) profile.mode=$(MODE) profile.hz=$(HZ)
 
@@ -12,10 +13,10 @@ RUN_CMDLINE = init=$(RUN_INIT) profile.mode=$(MODE) profile.hz=$(HZ)
 run: all
 	@mkdir -p $(OUT)
 	@echo "make run: booting with: $(RUN_CMDLINE)"
-	@tools/qemu-run --cmdline "$(RUN_CMDLINE)" --serial $(OUT)/console.txt \
+	@tools/qemu-run --cpus $(CPUS) --cmdline "$(RUN_CMDLINE)" --serial $(OUT)/console.txt \
 		--records $(OUT)/records.bin; status=$$?; \
 	$(MAKE) --no-print-directory stitch-report || status=1; exit $$status
 
 qemu-gdb: all
 	@echo "In another terminal: gdb $(KERNEL_ELF) -ex 'target remote :1234'"
-	tools/qemu-run --cmdline "$(RUN_CMDLINE)" --gdb
+	tools/qemu-run --cpus $(CPUS) --cmdline "$(RUN_CMDLINE)" --gdb

@@ -35,6 +35,9 @@ static inline void arch_wait_for_interrupt(void) { sti_hlt(); }
 
 void arch_init_cpu(void);     /* serial, GDT, TSS, IDT: before anything can fault */
 void arch_init_devices(void); /* LAPIC, IOAPIC, PIT tick, calibration: after kvm_init */
+void arch_init_cpu_regs(void); /* EFER.NXE, CR0.WP, CR4.PGE: each CPU */
+/* Starts the other CPUs of the MADT (arch/x86_64/smp.c); after proc_init. */
+void arch_start_cpus(void);
 
 void arch_console_putc(char c);
 
@@ -77,7 +80,7 @@ unsigned arch_cpu_id(void);
 /* The TSC and the CPU index in one instruction where RDTSCP exists. */
 uint64_t arch_tsc_cpu(unsigned *cpu);
 
-/* CPUs that run kernel code (the kernel starts no APs: 1). */
+/* CPUs online: 1 until arch_start_cpus, then those that started. */
 unsigned arch_ncpus(void);
 
 /* Sampling NMIs (arch/x86_64/pmu.c): hz per second on this CPU, each
