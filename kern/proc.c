@@ -12,6 +12,7 @@
 #include "kern/pmm.h"
 #include "kern/record.h"
 #include "kern/sched.h"
+#include "kern/spinlock.h"
 #include "kern/string.h"
 #include "kern/task.h"
 #include "kern/task_work.h"
@@ -23,9 +24,10 @@
 void fault_init(void); /* arch/x86_64/fault.c */
 
 struct task tasks[NPROC];
-/* The boot thread, once kmain is done: it runs when nothing else can,
- * and reaps the processes whose parent is the kernel. */
-struct task idle_task;
+/* Each CPU's idle task. The boot CPU's is the boot thread once kmain is
+ * done: it runs when nothing else can, and reaps the processes whose
+ * parent is the kernel. */
+struct task idle_tasks[ARCH_MAX_CPUS];
 static int next_pid = 1;
 
 void proc_init(void)
@@ -33,12 +35,10 @@ void proc_init(void)
 	arch_proc_init();
 	fault_init();
 	clock_init();
-	strlcpy(idle_task.name, "idle", sizeof(idle_task.name));
-	idle_task.state = TASK_RUNNABLE;
-	arch_task_init(&idle_task.arch);
-	current = &idle_task;
+	sched_init_idle();
 }
 
+/* The process table is sched_lock's: the callers of these hold it. */
 struct task *task_by_pid(int pid)
 {
 	for (struct task *t = tasks; t < tasks + NPROC; t++)
@@ -82,11 +82,13 @@ static long build_stack(struct uvm *mm, char *const argv[], int argc)
 	return (long)sp;
 }
 
-/* Frees what a process still holds once it is a zombie (or never ran). */
+/* Frees what a process still holds once it is a zombie (or never ran);
+ * sched_lock held. */
 static void free_task(struct task *t)
 {
 	unwind_task_free(t);
-	pmm_free_pages(v2p((void *)t->kstack), KSTACK_PAGES);
+	if (t->kstack)
+		pmm_free_pages(v2p((void *)t->kstack), KSTACK_PAGES);
 	memset(t, 0, sizeof(*t)); /* TASK_FREE */
 }
 
@@ -145,7 +147,14 @@ int proc_spawn(const char *path, char *const argv[], int argc)
 		return err;
 	if (elf_parse(exe.data, exe.size, &img))
 		return -STITCH_ENOEXEC;
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
 	struct task *t = free_slot();
+	if (t) {
+		t->state = TASK_EMBRYO;
+		t->pid = t->tid = next_pid++;
+		t->parent = current == &idle_task ? NULL : current;
+	}
+	spin_unlock_irqrestore(&sched_lock, f);
 	if (!t)
 		return -STITCH_EAGAIN;
 	char *const only_path[] = { (char *)path };
@@ -157,13 +166,12 @@ int proc_spawn(const char *path, char *const argv[], int argc)
 	if (err) {
 		if (t->mm)
 			uvm_destroy(t->mm);
-		if (t->kstack)
-			free_task(t);
+		f = spin_lock_irqsave(&sched_lock);
+		free_task(t);
+		spin_unlock_irqrestore(&sched_lock, f);
 		return err;
 	}
-	t->pid = t->tid = next_pid++;
 	strlcpy(t->name, argv[0], sizeof(t->name));
-	t->parent = current == &idle_task ? NULL : current;
 	if (t->parent) {
 		fd_inherit(t, t->parent);
 	} else {
@@ -175,32 +183,39 @@ int proc_spawn(const char *path, char *const argv[], int argc)
 	return t->pid;
 }
 
-void task_kill(struct task *t, int sig, const char *reason, uint64_t rip,
-	       uint64_t addr)
+static void kill_locked(struct task *t, int sig, const char *reason,
+			uint64_t rip, uint64_t addr)
 {
-	irqflags_t f = irq_save();
-	if (!t->kill_sig && t->state != TASK_ZOMBIE) {
+	if (!t->kill_sig && t->state != TASK_ZOMBIE && t->state != TASK_FREE) {
 		strlcpy(t->kill_reason, reason, sizeof(t->kill_reason));
 		t->kill_rip = rip;
 		t->kill_addr = addr;
 		t->kill_sig = sig;
 		task_set_pending(t, TIF_KILLED);
-		task_wake(t);
+		task_wake_locked(t);
 	}
-	irq_restore(f);
+}
+
+void task_kill(struct task *t, int sig, const char *reason, uint64_t rip,
+	       uint64_t addr)
+{
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	kill_locked(t, sig, reason, rip, addr);
+	spin_unlock_irqrestore(&sched_lock, f);
 }
 
 long proc_kill(int pid, int sig)
 {
 	if (sig <= 0 || sig >= NSIG)
 		return -STITCH_EINVAL;
-	struct task *t = pid > 0 ? task_by_pid(pid) : NULL;
-	if (!t)
-		return -STITCH_ESRCH;
 	char reason[48];
 	ksnprintf(reason, sizeof(reason), "kill(%d) by pid %d", sig, current->pid);
-	task_kill(t, sig, reason, 0, 0);
-	return 0;
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	struct task *t = pid > 0 ? task_by_pid(pid) : NULL;
+	if (t)
+		kill_locked(t, sig, reason, 0, 0);
+	spin_unlock_irqrestore(&sched_lock, f);
+	return t ? 0 : -STITCH_ESRCH;
 }
 
 /* A zombie's resources go; its CPU time goes to its parent's children's. */
@@ -230,7 +245,10 @@ void task_exit(int wait_status)
 	/* No request can come now (no mm): answer those still pending. */
 	unwind_task_exit(t);
 
+	/* Held until the switch away is over: the parent, on another CPU,
+	 * cannot free this stack before. */
 	cli();
+	spin_lock(&sched_lock);
 	for (struct task *c = tasks; c < tasks + NPROC; c++) {
 		if (c->state == TASK_FREE || c->parent != t)
 			continue;
@@ -243,14 +261,14 @@ void task_exit(int wait_status)
 	t->exit_status = wait_status;
 	t->state = TASK_ZOMBIE;
 	if (t->parent)
-		wakeup(t->parent);
-	schedule();
-	panic("task_exit: zombie %d was scheduled", t->pid);
+		wakeup_locked(t->parent);
+	sched_exit_locked();
 }
 
 long proc_wait(int pid, uint64_t ustatus)
 {
 	struct task *me = current;
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
 	for (;;) {
 		bool have_child = false;
 		for (struct task *c = tasks; c < tasks + NPROC; c++) {
@@ -260,18 +278,23 @@ long proc_wait(int pid, uint64_t ustatus)
 			have_child = true;
 			if (c->state != TASK_ZOMBIE)
 				continue;
-			/* A bad pointer leaves the child to a later wait. */
-			if (put_user_int(ustatus, c->exit_status))
+			/* Only this task reaps its children: c stays a zombie
+			 * while the lock is off for the user copy, which may
+			 * fault. A bad pointer leaves it to a later wait. */
+			int cpid = c->pid, status = c->exit_status;
+			spin_unlock_irqrestore(&sched_lock, f);
+			if (put_user_int(ustatus, status))
 				return -STITCH_EFAULT;
-			int cpid = c->pid;
+			f = spin_lock_irqsave(&sched_lock);
 			reap(c, me);
+			spin_unlock_irqrestore(&sched_lock, f);
 			return cpid;
 		}
-		if (!have_child)
-			return -STITCH_ECHILD;
-		int err = sleep_on(me);
-		if (err)
+		int err = have_child ? sleep_on_locked(me, &sched_lock) : -STITCH_ECHILD;
+		if (err) {
+			spin_unlock_irqrestore(&sched_lock, f);
 			return err;
+		}
 	}
 }
 
@@ -334,19 +357,19 @@ int proc_run_init(const char *path, const char *args)
 	bool orphans_killed = false;
 	for (;;) {
 		cli();
+		spin_lock(&sched_lock);
 		reap_orphans(pid, &status);
 		bool init_gone = !task_by_pid(pid);
-		if (init_gone && !any_process())
-			break;
+		bool done = init_gone && !any_process();
 		if (init_gone && !orphans_killed) {
 			for (struct task *t = tasks; t < tasks + NPROC; t++)
-				if (t->state != TASK_FREE)
-					task_kill(t, SIGKILL, "init exited", 0, 0);
+				kill_locked(t, SIGKILL, "init exited", 0, 0);
 			orphans_killed = true;
 		}
-		if (sched_has_runnable())
-			schedule();
-		else
+		spin_unlock(&sched_lock);
+		if (done)
+			break;
+		if (!sched_run_next())
 			arch_wait_for_interrupt();
 	}
 	irq_enable();

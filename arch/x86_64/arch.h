@@ -82,6 +82,9 @@ uint64_t arch_tsc_cpu(unsigned *cpu);
 
 /* CPUs online: 1 until arch_start_cpus, then those that started. */
 unsigned arch_ncpus(void);
+/* Interrupts CPU cpu (not this one) so that it looks at the run queue or
+ * its task's TIF_NEED_RESCHED; normal context, interrupts off. */
+void arch_resched_ipi(unsigned cpu);
 
 /* Sampling NMIs (arch/x86_64/pmu.c): hz per second on this CPU, each
  * calling sample_nmi(). arch_sampling_source() names the source that
@@ -89,6 +92,13 @@ unsigned arch_ncpus(void);
 const char *arch_sampling_source(void);
 void arch_sampling_start(unsigned hz);
 void arch_sampling_stop(void);
+/* The same on every CPU online (arch/x86_64/smp.c). Stopping the others
+ * needs interrupts on here (smp_call); with them off (a panic) only this
+ * CPU stops, the others' NMIs find sampling disarmed and are counted as
+ * ignored. arch_nmi_quiesce() waits until no CPU is inside an NMI. */
+void arch_sampling_start_all(unsigned hz);
+void arch_sampling_stop_all(void);
+void arch_nmi_quiesce(void);
 
 /*
  * The record channel (arch/x86_64/channel.c): records out to the host,

@@ -26,6 +26,7 @@
 #include "kern/kernel.h"
 #include "kern/mm.h"
 #include "kern/pmm.h"
+#include "kern/sched.h"
 #include "kern/string.h"
 #include "kern/vm.h"
 
@@ -36,6 +37,7 @@ extern const char smp_trampoline[], smp_trampoline_end[], smp_trampoline_params[
 extern const char ap_entry[];
 void ap_main(unsigned cpu);
 static void call_ipi(struct trap_frame *tf);
+static void resched_ipi(struct trap_frame *tf);
 
 uint32_t cpu_apic_id[ARCH_MAX_CPUS];
 static unsigned ncpus_online = 1;
@@ -139,6 +141,7 @@ void arch_start_cpus(void)
 		return;
 	}
 	trap_set_handler(VEC_CALL, call_ipi);
+	trap_set_handler(VEC_RESCHED, resched_ipi);
 	place_trampoline(page, boot_space.root);
 	for (unsigned cpu = 1; cpu < n; cpu++) {
 		if (!start_ap(page, cpu)) {
@@ -168,8 +171,20 @@ void ap_main(unsigned cpu)
 	arch_proc_init_cpu(cpu);
 	kprintf("smp: cpu %u online, APIC id %u\n", arch_cpu_id(), lapic_id());
 	__atomic_store_n(&online[cpu], true, __ATOMIC_RELEASE);
-	for (;;)
-		arch_wait_for_interrupt();
+	sched_idle_cpu();
+}
+
+/* The IPI only has to arrive: from ring 3 its return path reschedules,
+ * and an idle CPU leaves its hlt and looks at the run queue. */
+static void resched_ipi(struct trap_frame *tf)
+{
+	(void)tf;
+}
+
+void arch_resched_ipi(unsigned cpu)
+{
+	if (cpu != arch_cpu_id() && cpu < arch_ncpus())
+		lapic_send_ipi(cpu_apic_id[cpu], VEC_RESCHED);
 }
 
 /*
@@ -218,4 +233,29 @@ void smp_call(unsigned cpu, void (*fn)(void *), void *arg)
 	while (__atomic_load_n(&slot[cpu].fn, __ATOMIC_ACQUIRE))
 		pause();
 	__atomic_store_n(&slot[cpu].busy, 0, __ATOMIC_RELEASE);
+}
+
+static void sampling_start_here(void *hz)
+{
+	arch_sampling_start((unsigned)(uintptr_t)hz);
+}
+
+static void sampling_stop_here(void *arg)
+{
+	(void)arg;
+	arch_sampling_stop();
+}
+
+void arch_sampling_start_all(unsigned hz)
+{
+	for (unsigned cpu = 0; cpu < arch_ncpus(); cpu++)
+		smp_call(cpu, sampling_start_here, (void *)(uintptr_t)hz);
+}
+
+void arch_sampling_stop_all(void)
+{
+	bool others = read_rflags() & RFLAGS_IF;
+	for (unsigned cpu = 0; cpu < arch_ncpus(); cpu++)
+		if (others || cpu == arch_cpu_id())
+			smp_call(cpu, sampling_stop_here, NULL);
 }
