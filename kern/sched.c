@@ -140,6 +140,10 @@ static bool sched_locked(void)
 	struct task *next = rq_pop();
 	if (!next)
 		next = &idle_task;
+	/* Still others waiting (the slice ended with more tasks than busy
+	 * CPUs): an idle CPU takes one. */
+	if (rq_head)
+		kick_idle_cpu();
 	if (next == prev)
 		return false;
 	switch_to(prev, next);
