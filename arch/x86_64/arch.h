@@ -92,9 +92,8 @@ void arch_resched_ipi(unsigned cpu);
 const char *arch_sampling_source(void);
 void arch_sampling_start(unsigned hz);
 void arch_sampling_stop(void);
-/* The same on every CPU online (arch/x86_64/smp.c). Stopping the others
- * needs interrupts on here (smp_call); with them off (a panic) only this
- * CPU stops, the others' NMIs find sampling disarmed and are counted as
+/* The same on every CPU online (arch/x86_64/smp.c). In a panic only this
+ * CPU stops; the others' NMIs find sampling disarmed and are counted as
  * ignored. arch_nmi_quiesce() waits until no CPU is inside an NMI. */
 void arch_sampling_start_all(unsigned hz);
 void arch_sampling_stop_all(void);

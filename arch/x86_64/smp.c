@@ -252,10 +252,13 @@ void arch_sampling_start_all(unsigned hz)
 		smp_call(cpu, sampling_start_here, (void *)(uintptr_t)hz);
 }
 
+/* smp_call works with interrupts off here too, as long as the target is
+ * not spinning with its interrupts off on something this CPU holds: true
+ * of every caller (the end of a run, a test) but a panic, which may hold
+ * anything: then only this CPU stops. */
 void arch_sampling_stop_all(void)
 {
-	bool others = read_rflags() & RFLAGS_IF;
 	for (unsigned cpu = 0; cpu < arch_ncpus(); cpu++)
-		if (others || cpu == arch_cpu_id())
+		if (!in_panic() || cpu == arch_cpu_id())
 			smp_call(cpu, sampling_stop_here, NULL);
 }
