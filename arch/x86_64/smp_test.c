@@ -11,6 +11,7 @@
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/trap.h"
 #include "kern/kernel.h"
+#include "kern/irq_work.h"
 #include "kern/ktest.h"
 
 #define IST_STACK_SIZE 16384
@@ -145,4 +146,43 @@ KTEST(smp_timer_nmi_every_cpu)
 	trap_set_handler(VEC_NMI, NULL);
 	for (unsigned cpu = 0; cpu < arch_ncpus(); cpu++)
 		KEXPECT_EQ(t, nmi_off_stack[cpu], 0);
+}
+
+/*
+ * A work queued on another CPU (idle there, halted) and still running
+ * when this CPU asks: irq_work_wait returns only once it has run, there.
+ * This is what task exit relies on before the task's unwind state goes.
+ */
+static struct irq_work slow;
+static unsigned slow_cpu, slow_runs;
+
+static void slow_func(struct irq_work *w)
+{
+	(void)w;
+	uint64_t end = rdtsc() + tsc_hz / 1000; /* 1 ms */
+	while (rdtsc() < end)
+		pause();
+	slow_cpu = arch_cpu_id();
+	__atomic_fetch_add(&slow_runs, 1, __ATOMIC_RELEASE);
+}
+
+/* In CPU 1's call handler, interrupts off: the self-IPI waits until the
+ * handler has returned, so the work runs after smp_call came back. */
+static void queue_slow(void *arg)
+{
+	(void)arg;
+	irq_work_queue(&slow);
+}
+
+KTEST(smp_irq_work_wait_other_cpu)
+{
+	if (!several(t))
+		return;
+	slow = (struct irq_work){ .func = slow_func };
+	slow_runs = 0;
+	smp_call(1, queue_slow, NULL);
+	irq_work_wait(&slow);
+	KEXPECT_EQ(t, __atomic_load_n(&slow_runs, __ATOMIC_ACQUIRE), 1);
+	KEXPECT_EQ(t, slow_cpu, 1);
+	KEXPECT(t, !slow.busy && !slow.running);
 }

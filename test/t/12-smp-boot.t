@@ -3,7 +3,8 @@
 # starts every CPU of the MADT through the real-mode trampoline, and the
 # smp_* kernel tests check each one from the inside (its index without GS,
 # its APIC id, its own GDT, TSS and GS base, an NMI on its own IST stack,
-# its own LAPIC timer NMIs). Booted --direct --icount with 2, 4 and 8 CPUs,
+# its own LAPIC timer NMIs, irq work queued on another CPU waited for until
+# it ran there). Booted --direct --icount with 2, 4 and 8 CPUs,
 # through OVMF with 4, and with 1, where no AP exists and the tests skip.
 use strict;
 use warnings;
@@ -13,7 +14,8 @@ chdir "$FindBin::Bin/../.." or die "chdir: $!";
 my $n = 0;
 sub tap { my ($ok, $name) = @_; $n++; print $ok ? "ok $n - $name\n" : "not ok $n - $name\n"; $ok ? 1 : 0 }
 
-my @smp_tests = qw(smp_every_cpu_online smp_nmi_on_own_ist_stack smp_timer_nmi_every_cpu);
+my @smp_tests = qw(smp_every_cpu_online smp_nmi_on_own_ist_stack smp_timer_nmi_every_cpu
+		   smp_irq_work_wait_other_cpu);
 
 sub boot {
 	my ($cpus, @args) = @_;
