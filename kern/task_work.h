@@ -24,7 +24,7 @@ void task_work_run(void);
  * task_exit's part: refuse new work and drop what is still queued, without
  * running it (the task has no user context left to work on). Returns how
  * many were dropped. Their owners answer for them: the deferred unwinder
- * serves its consumers in unwind_task_exit.
+ * serves its consumers in unwind_deferred_task_exit.
  */
 int task_work_exit(struct task *t);
 

@@ -54,7 +54,7 @@ void nmi_dispatch(struct trap_frame *tf)
 
 	stat_inc(STAT_NMI_COUNT);
 	check_smap(tf);
-	__atomic_store_n(&in_nmi[cpu], true, __ATOMIC_RELAXED);
+	__atomic_store_n(&in_nmi[cpu], true, __ATOMIC_SEQ_CST);
 	if (fn)
 		fn(tf);
 	else
@@ -63,4 +63,16 @@ void nmi_dispatch(struct trap_frame *tf)
 	uint64_t dt = rdtsc() - t0;
 	stat_add(STAT_NMI_CYCLES_TOTAL, dt);
 	stat_max(STAT_NMI_CYCLES_MAX, dt);
+}
+
+/* in_nmi is set before the handler looks at anything: once every flag was
+ * seen clear after the caller disarmed sampling, no NMI still writes. Not
+ * this CPU's: the caller may be its NMI (a panic there). */
+void arch_nmi_quiesce(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (unsigned cpu = 0; cpu < arch_ncpus(); cpu++)
+		while (cpu != arch_cpu_id() &&
+		       __atomic_load_n(&in_nmi[cpu], __ATOMIC_SEQ_CST))
+			pause();
 }

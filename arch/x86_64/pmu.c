@@ -160,6 +160,6 @@ void arch_sampling_stop(void)
 		pmu_stop();
 	else if (source == SRC_LAPIC)
 		lapic_timer_stop();
-	source = SRC_NONE;
-	/* An NMI already pending still finds a handler, which counts it. */
+	/* An NMI already pending still finds a handler, which counts it.
+	 * source stays: the other CPUs stop theirs by it too. */
 }

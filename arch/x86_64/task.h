@@ -3,9 +3,9 @@
  * and FPU/SSE state, starting a task in ring 3, switching tasks, the
  * SYSCALL entry and the per-CPU block that the entry reads through GS.
  *
- * GS: in the kernel, GS base is always &cpu_local; in ring 3 it is the
- * user's (0). Every entry from ring 3 (syscallentry.S, trapentry.S) swaps on the
- * way in and out. Only the syscall entry reads %gs: C code never does, so
+ * GS: in the kernel, GS base is always this CPU's struct cpu_local; in
+ * ring 3 it is the user's (0). Every entry from ring 3 (syscallentry.S,
+ * trapentry.S) swaps on the way in and out. Only the syscall entry reads %gs: C code never does, so
  * an NMI that lands in the few instructions before a swapgs is harmless.
  */
 #ifndef ARCH_X86_64_TASK_H
@@ -38,8 +38,10 @@ struct arch_task {
 	uint8_t fpu[512] __attribute__((aligned(16)));
 };
 
-/* SYSCALL/SYSRET MSRs, GS bases, FPU/SSE enable, SMEP and SMAP. */
+/* SYSCALL/SYSRET MSRs, GS bases, FPU/SSE enable, SMEP and SMAP: _cpu on
+ * the CPU it names, arch_proc_init on the boot CPU (and says what it set). */
 void arch_proc_init(void);
+void arch_proc_init_cpu(unsigned cpu);
 
 /* The FPU state of a task that has not run yet. */
 void arch_task_init(struct arch_task *a);

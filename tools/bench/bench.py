@@ -7,7 +7,7 @@ says what each number means; mk/bench.mk passes the paths.
              [--reuse] --qemu-run P --stitch P --symfs D --kernel P
              --initrd P [--unwind P]
 
-Parts: modes (the table: results.csv), depth, funcs, kentry, rate (curves:
+Parts: modes (the table: results.csv), depth, funcs, kentry, rate, cpus (curves:
 <part>.csv and <part>.png), host (host-unwind.csv); tables.md has every
 table in Markdown. Every boot's stream, console and stitch numbers stay in
 DIR/runs/.
@@ -51,6 +51,7 @@ CONFIGS = {
         "funcs": [10, 100, 1000, 10000, 100000], "funcs_rounds": 4000,
         "kentry": [1, 2, 4, 8, 16, 32, 64], "kentry_hz": 20000, "kentry_cycles": 200_000_000,
         "rate": [100, 200, 500, 1000, 2000, 5000, 10000, 20000], "rate_rounds": 40000,
+        "cpus": [1, 2, 4], "cpus_rounds": 4000,
         "host": True,
     },
     # development: every part, fewer points, shorter runs
@@ -61,6 +62,7 @@ CONFIGS = {
         "funcs": [10, 100000], "funcs_rounds": 500,
         "kentry": [1, 16], "kentry_hz": 20000, "kentry_cycles": 20_000_000,
         "rate": [100, 20000], "rate_rounds": 500,
+        "cpus": [1, 4], "cpus_rounds": 500,
         "host": True,
     },
     # test/t/72-bench-determinism.t: two modes, one small program
@@ -97,9 +99,10 @@ class Bench:
         self.log.write(text + "\n")
         self.log.flush()
 
-    def boot(self, name, progs, mode, hz):
+    def boot(self, name, progs, mode, hz, cpus=1):
         t0 = time.time()
-        s = guest.run(self.tools, self.runs, name, progs, mode, hz, FRAMES, self.args.reuse)
+        s = guest.run(self.tools, self.runs, name, progs, mode, hz, FRAMES, self.args.reuse,
+                      cpus=cpus)
         if fingerprint(self.args) != self.booted:
             raise guest.GuestError("the kernel or the initrd changed during the run "
                                    "(a make in the same tree?): its numbers would mix two builds")
@@ -107,14 +110,14 @@ class Bench:
                  f"{time.time() - t0:.1f} s wall")
         return s
 
-    def measure(self, name, progs, modes, hz):
+    def measure(self, name, progs, modes, hz, cpus=1):
         """One boot per mode ('none' first: the baseline); their metrics."""
         names = [comm(p) for p in progs]
-        base = self.boot(f"{name}-none", progs, "none", hz)
+        base = self.boot(f"{name}-none", progs, "none", hz, cpus)
         base_cycles = metrics.workload_cycles(base, names)
         if None in base_cycles.values():
             raise guest.GuestError(f"{name}: a workload did not finish in mode none")
-        runs = [("none", base)] + [(m, self.boot(f"{name}-{m}", progs, m, hz))
+        runs = [("none", base)] + [(m, self.boot(f"{name}-{m}", progs, m, hz, cpus))
                                    for m in modes if m != "none"]
         rows = []
         for mode, s in runs:
@@ -137,12 +140,13 @@ class Bench:
                 "rows": rows}
 
     # --- the curves -----------------------------------------------------
-    def curve(self, name, points, title, xlabel):
-        """points: [(x, progs, hz)]. One CSV and one plot per curve."""
+    def curve(self, name, points, title, xlabel, cpus=lambda x: 1):
+        """points: [(x, progs, hz)]; cpus(x): the CPUs to boot with. One
+        CSV and one plot per curve."""
         self.say(f"{name}: {title}")
         rows = []
         for x, progs, hz in points:
-            for r in self.measure(f"{name}-{x}", progs, self.cfg["curve_modes"], hz):
+            for r in self.measure(f"{name}-{x}", progs, self.cfg["curve_modes"], hz, cpus(x)):
                 r.update(curve=name, x=x)
                 rows.append(r)
         rows.sort(key=lambda r: (ALL_MODES.index(r["mode"]), r["x"]))
@@ -210,6 +214,15 @@ class Bench:
         return self.curve("rate", pts, "workload slowdown against sample rate (/bin/chain 32)",
                           "samples per second (Hz)")
 
+    def cpus(self):
+        """N CPUs, N copies of /bin/chain 32 at once: what a sample and an
+        unwind cost when the CPUs share the kernel (locks, one run queue,
+        irq work and task work across CPUs)."""
+        n = str(self.cfg["cpus_rounds"])
+        pts = [(c, [["/bin/chain", "32", n]] * c, self.cfg["hz"]) for c in self.cfg["cpus"]]
+        return self.curve("cpus", pts, "cost against CPUs (N x /bin/chain 32 at once)",
+                          "CPUs (QEMU -smp, one /bin/chain each)", cpus=lambda x: x)
+
     # --- host-side comparison -------------------------------------------
     def host(self):
         """Our SFrame unwinder, a frame-pointer walk, libunwind and libdw on
@@ -241,6 +254,10 @@ CURVE_TABLES = {
                ("profiler_cycles_per_sample", "{:.0f}", "guest cycles per sample (NMI + deferred unwind)")],
     "rate": [("slowdown_pct", "{:.2f}", "workload slowdown against no sampling (%)"),
              ("samples_lost", "{}", "samples lost")],
+    "cpus": [("nmi_cycles_per_sample", "{:.0f}", "NMI handler cycles per sample"),
+             ("unwind_cycles_per_sample", "{:.0f}", "deferred unwind cycles per sample"),
+             ("unwind_cycles_steady", "{:.0f}", "cycles per deferred unwind, the costliest left out"),
+             ("profiler_cycles_per_sample", "{:.0f}", "guest cycles per sample (NMI + deferred unwind)")],
 }
 
 
@@ -278,7 +295,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--config", choices=sorted(CONFIGS), default="full")
-    ap.add_argument("--parts", default="modes,depth,funcs,kentry,rate,host")
+    ap.add_argument("--parts", default="modes,depth,funcs,kentry,rate,cpus,host")
     ap.add_argument("--reuse", action="store_true",
                     help="do not boot again where DIR/runs/ has a run's numbers")
     ap.add_argument("--qemu-run", required=True)
@@ -309,7 +326,8 @@ def main():
             return 1
         if old.get("config") == args.config and old.get("sha256") == b.booted:
             results = {**old, **results}
-    unknown = [p for p in parts if p not in ("modes", "depth", "funcs", "kentry", "rate", "host")]
+    unknown = [p for p in parts if p not in ("modes", "depth", "funcs", "kentry", "rate", "cpus",
+                                             "host")]
     if unknown:
         ap.error(f"unknown parts {unknown}")
     # A configuration may leave parts out (tiny: the table only).
