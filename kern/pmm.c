@@ -13,7 +13,7 @@
 
 static uint64_t bitmap_pa;
 static size_t npages; /* pages the bitmap covers */
-static size_t nfree, ntotal;
+static size_t nfree;
 static size_t next;   /* where the next search starts (next fit) */
 /* Guards the bitmap, nfree and next; a leaf: nothing is taken under it. */
 static struct spinlock pmm_lock = SPINLOCK_INIT("pmm");
@@ -61,7 +61,6 @@ static void reserve_low_page(void)
 		if (!used(pg)) {
 			set_used(pg, true);
 			nfree--;
-			ntotal--;
 			pmm_low_page = pg * PAGE_SIZE;
 			return;
 		}
@@ -91,7 +90,6 @@ void pmm_init(const struct boot_info *bi)
 			}
 		}
 	}
-	ntotal = nfree;
 	reserve_low_page();
 }
 
@@ -169,9 +167,4 @@ void pmm_free(uint64_t pa)
 size_t pmm_nfree(void)
 {
 	return nfree;
-}
-
-size_t pmm_ntotal(void)
-{
-	return ntotal;
 }

@@ -25,6 +25,5 @@ void pmm_free_pages(uint64_t pa, size_t n); /* panics on a double free */
 extern uint64_t pmm_low_page;
 
 size_t pmm_nfree(void);  /* pages free now: leak tests compare this */
-size_t pmm_ntotal(void); /* pages the allocator manages */
 
 #endif

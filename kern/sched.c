@@ -147,6 +147,9 @@ static bool sched_locked(void)
 	if (next == prev)
 		return false;
 	switch_to(prev, next);
+	/* Running as next now (as prev when it is switched back to), on
+	 * whatever CPU, still under the lock. */
+	proc_finish_switch();
 	return true;
 }
 
@@ -171,6 +174,7 @@ bool sched_run_next(void)
 
 void sched_first_run(void)
 {
+	proc_finish_switch(); /* the end of the switch that started it */
 	spin_unlock(&sched_lock);
 }
 

@@ -7,8 +7,6 @@
  * to a task while it takes its list or exits. A leaf lock. */
 static struct spinlock task_work_lock = SPINLOCK_INIT("task_work");
 
-static task_work_exit_fn exit_hook;
-
 int task_work_add(struct task *t, struct task_work *work)
 {
 	irqflags_t f = spin_lock_irqsave(&task_work_lock);
@@ -52,21 +50,13 @@ void task_work_run(void)
 	}
 }
 
-void task_work_set_exit_hook(task_work_exit_fn hook)
-{
-	exit_hook = hook;
-}
-
-void task_work_exit(struct task *t)
+int task_work_exit(struct task *t)
 {
 	irqflags_t f = spin_lock_irqsave(&task_work_lock);
 	t->exiting = true;
 	spin_unlock_irqrestore(&task_work_lock, f);
-	struct task_work *w = take_all(t);
-	while (w) {
-		struct task_work *next = w->next;
-		if (exit_hook)
-			exit_hook(t, w);
-		w = next;
-	}
+	int n = 0;
+	for (struct task_work *w = take_all(t); w; w = w->next)
+		n++;
+	return n;
 }

@@ -28,7 +28,7 @@ void arch_init_cpu_regs(void)
 
 void arch_init_cpu(void)
 {
-	uart_init();
+	uart_init(UART_COM1);
 	gdt_init(0);
 	trap_init();
 	arch_init_cpu_regs();
