@@ -33,13 +33,12 @@ static int next_pid = 1;
  * sched_lock's. */
 static int init_pid;
 static int init_status = -1;
-/* A task that exited with the kernel as its parent: nobody waits for it,
- * so the task that runs next on its CPU frees it, once the switch has left
- * its kernel stack (as Linux's finish_task_switch drops a dead task). Set
- * by the dying task and taken right after its switch, in one holding of
- * sched_lock (held across the switch): no other CPU's switch comes in
- * between, so one variable serves every CPU. */
-static struct task *dead_task;
+/* Per CPU, a task that exited there with the kernel as its parent: nobody
+ * waits for it, so the next task to run on that CPU frees it, once the
+ * switch has left its kernel stack (as Linux's finish_task_switch drops a
+ * dead task). Written by the dying task and read right after the switch,
+ * both under sched_lock. */
+static struct task *dead_task[ARCH_MAX_CPUS];
 
 void proc_init(void)
 {
@@ -249,14 +248,14 @@ static void reap(struct task *z, struct task *parent)
 	free_task(z);
 }
 
-/* After every switch, sched_lock still held (kern/sched.c): frees the
- * kernel-parented task that just gave up this CPU for good. It is a zombie,
- * so no CPU can pick it; its stack is free since this CPU left it. */
+/* After every switch (kern/sched.c, sched_lock held): frees the
+ * kernel-parented task that just gave up this CPU for good. */
 void proc_finish_switch(void)
 {
-	struct task *t = dead_task;
-	if (t) {
-		dead_task = NULL;
+	unsigned cpu = arch_cpu_id();
+	struct task *t = dead_task[cpu];
+	if (t && t != current) {
+		dead_task[cpu] = NULL;
 		reap(t, NULL);
 	}
 }
@@ -312,7 +311,7 @@ void task_exit(int wait_status)
 	if (t->parent)
 		wakeup_locked(t->parent);
 	else
-		dead_task = t;
+		dead_task[arch_cpu_id()] = t;
 	sched_exit_locked();
 }
 

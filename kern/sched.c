@@ -150,7 +150,8 @@ static bool sched_locked(void)
 	if (next == prev)
 		return false;
 	switch_to(prev, next);
-	/* Running as next now (as prev when it is switched back to). */
+	/* Running as next now (as prev when it is switched back to), on
+	 * whatever CPU, still under the lock. */
 	proc_finish_switch();
 	return true;
 }

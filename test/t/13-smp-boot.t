@@ -6,6 +6,10 @@
 # its own LAPIC timer NMIs, irq work queued on another CPU waited for until
 # it ran there). Booted --direct --icount with 2, 4 and 8 CPUs,
 # through OVMF with 4, and with 1, where no AP exists and the tests skip.
+# The boots with 4 CPUs run every kernel test (`ktest`), which must all
+# pass, the deferred unwinder's across two CPUs included (an NMI's request
+# on CPU 1 unwound on CPU 0; a task exiting on CPU 0 while its irq work is
+# queued on CPU 1); the others run the smp_* tests.
 use strict;
 use warnings;
 use FindBin;
@@ -16,20 +20,22 @@ sub tap { my ($ok, $name) = @_; $n++; print $ok ? "ok $n - $name\n" : "not ok $n
 
 my @smp_tests = qw(smp_every_cpu_online smp_nmi_on_own_ist_stack smp_timer_nmi_every_cpu
 		   smp_irq_work_wait_other_cpu);
+my @cross_tests = qw(unwind_deferred_nmi_on_other_cpu unwind_deferred_exit_with_work_on_other_cpu);
 
 sub boot {
-	my ($cpus, @args) = @_;
-	my @log = `tools/qemu-run @args --cpus $cpus --timeout 300 --cmdline 'ktest=smp' 2>&1`;
+	my ($cpus, $cmdline, @args) = @_;
+	my @log = `tools/qemu-run @args --cpus $cpus --timeout 300 --cmdline '$cmdline' 2>&1`;
 	my $status = $? >> 8;
 	s/\r?\n\z// for @log;
 	return ($status, @log);
 }
 
-for my $case ([2, '--direct --icount'], [4, '--direct --icount'], [8, '--direct --icount'],
-	      [4, ''], [1, '--direct --icount']) {
-	my ($cpus, $args) = @$case;
-	my $how = $args ? "$cpus CPUs, $args" : "$cpus CPUs, OVMF";
-	my ($status, @log) = boot($cpus, split ' ', $args);
+for my $case ([2, '--direct --icount', 'ktest=smp'], [4, '--direct --icount', 'ktest'],
+	      [8, '--direct --icount', 'ktest=smp'], [4, '', 'ktest ktest.timing=off'],
+	      [1, '--direct --icount', 'ktest=smp']) {
+	my ($cpus, $args, $cmdline) = @$case;
+	my $how = ($args ? "$cpus CPUs, $args" : "$cpus CPUs, OVMF") . ", $cmdline";
+	my ($status, @log) = boot($cpus, $cmdline, split ' ', $args);
 	my $good = tap($status == 0, "$how: shuts down with success (qemu-run exit $status)");
 
 	my %apic;
@@ -45,9 +51,15 @@ for my $case ([2, '--direct --icount'], [4, '--direct --icount'], [8, '--direct 
 		     $cpus == 1 ? "$how: no AP, nothing said" : "$how: the boot CPU counts $cpus online");
 
 	my %res;
-	for (@log) { $res{$2} = $1 if /^(ok|not ok) \d+ (smp_\S+)(?: # SKIP|$)/ }
-	my %skip = map { /^ok \d+ (smp_\S+) # SKIP/ ? ($1 => 1) : () } @log;
-	for my $t (@smp_tests) {
+	for (@log) { $res{$2} = $1 if /^(ok|not ok) \d+ (\S+)(?: # SKIP|$)/ }
+	my %skip = map { /^ok \d+ (\S+) # SKIP/ ? ($1 => 1) : () } @log;
+	my $all = $cmdline =~ /^ktest(?: |$)/;
+	if ($all) {
+		my @failed = grep { $res{$_} ne 'ok' } sort keys %res;
+		$good &= tap(keys %res > 50 && !@failed, "$how: all " . keys(%res) .
+			     " kernel tests pass (@failed)");
+	}
+	for my $t (@smp_tests, $all ? @cross_tests : ()) {
 		my $want_skip = $cpus == 1;
 		$good &= tap(($res{$t} // '') eq 'ok' && !!$skip{$t} == !!$want_skip,
 			     "$how: kernel test $t " . ($want_skip ? 'skips' : 'passes'));
