@@ -98,7 +98,7 @@ static int decode_info(const struct sf_table *t, struct sf_fde *fde)
 
 int sf_fde_get(const struct sf_table *t, uint32_t idx, struct sf_fde *fde)
 {
-	uint8_t b[SF_FDE_V2_SIZE];
+	uint8_t b[SF_FDE_V2_SIZE] = { 0 };
 	int err;
 
 	if (idx >= t->num_fdes)
@@ -127,33 +127,127 @@ static bool covers(const struct sf_fde *fde, uint64_t pc)
 	return pc >= fde->start && pc - fde->start < fde->size;
 }
 
-/* Sorted: the last FDE starting at or before pc is the only candidate. */
-static int find_sorted(const struct sf_table *t, uint64_t pc, struct sf_fde *fde)
+/*
+ * The binary search, instantiated per source kind and start width (v3:
+ * 8 bytes, else 4), so that neither is decided per probe. Each probe reads
+ * the start field only. Along the search the starts must stay between
+ * those of the probes that bound it (Linux's sframe.c checks the same):
+ * a section that claims sorted FDEs and is not fails here, whatever pc.
+ * Returns the last FDE starting at or before pc (or 0).
+ */
+static SF_INLINE int search(const struct sf_table *t, enum sf_kind k, uint32_t width,
+			    uint64_t pc, uint32_t *found, uint32_t *work)
 {
 	uint32_t lo = 0, hi = t->num_fdes; /* candidates: [lo, hi) */
-	uint64_t start;
+	uint64_t base = t->src.vaddr, lo_start = 0, hi_start = UINT64_MAX;
+	/* pcrel: the start counts from the field itself. */
+	uint64_t rel = t->flags & SF_F_FUNC_START_PCREL ? UINT64_MAX : 0;
 	int err;
 
 	while (hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if ((err = fde_start(t, mid, &start)))
+		uint64_t at = fde_offset(t, mid), start;
+		uint8_t b[8] = { 0 };
+		if (!*work)
+			return SF_E_BUDGET;
+		--*work;
+		/* In bounds: sf_open checked the FDE array against the size. */
+		if ((err = sf_load(&t->src, k, at, width, b)))
 			return err;
-		if (start <= pc)
+		int64_t raw = width == 8 ? (int64_t)sf_le64(b) : (int32_t)sf_le32(b);
+		start = base + (at & rel) + (uint64_t)raw;
+		if (start < lo_start || start > hi_start)
+			return SF_E_FDE_UNSORTED;
+		if (start <= pc) {
 			lo = mid;
-		else
+			lo_start = start;
+		} else {
 			hi = mid;
+			hi_start = start;
+		}
 	}
-	if ((err = sf_fde_get(t, lo, fde)))
+	*found = lo;
+	return SF_OK;
+}
+
+static int search_any(const struct sf_table *t, uint64_t pc, uint32_t *found,
+		      uint32_t *work)
+{
+	bool v3 = t->version == 3;
+	switch (sf_kind(&t->src)) {
+	case SF_KIND_BASE:
+		return v3 ? search(t, SF_KIND_BASE, 8, pc, found, work) :
+			    search(t, SF_KIND_BASE, 4, pc, found, work);
+	case SF_KIND_IN_PLACE:
+		return v3 ? search(t, SF_KIND_IN_PLACE, 8, pc, found, work) :
+			    search(t, SF_KIND_IN_PLACE, 4, pc, found, work);
+	default:
+		return v3 ? search(t, SF_KIND_READ, 8, pc, found, work) :
+			    search(t, SF_KIND_READ, 4, pc, found, work);
+	}
+}
+
+/* The chosen FDE against its neighbours: starts increase and functions do
+ * not overlap there, so that the answer is the only one. (The search
+ * itself never looks at them when pc is past the last probe.) */
+static int check_neighbours(const struct sf_table *t, const struct sf_fde *fde)
+{
+	uint64_t start;
+	int err;
+
+	if (fde->index > 0) {
+		if ((err = fde_start(t, fde->index - 1, &start)))
+			return err;
+		if (start > fde->start)
+			return SF_E_FDE_UNSORTED;
+	}
+	if (fde->index + 1 < t->num_fdes) {
+		if ((err = fde_start(t, fde->index + 1, &start)))
+			return err;
+		if (start < fde->start)
+			return SF_E_FDE_UNSORTED;
+		if (start - fde->start < fde->size)
+			return SF_E_FDE_OVERLAP;
+	}
+	return SF_OK;
+}
+
+/* What a lookup checks of the one FDE it uses, instead of a validation of
+ * all: a size, no wrap, and inside the text the section describes. */
+static int check_found(const struct sf_table *t, const struct sf_fde *fde)
+{
+	if (fde->size == 0 || (fde->pc_type == SF_PC_MASK && fde->rep_size == 0))
+		return SF_E_FDE_SIZE;
+	if (fde->start + fde->size - 1 < fde->start)
+		return SF_E_FDE_RANGE;
+	if (fde->start < t->text_start || fde->start + fde->size - 1 >= t->text_end)
+		return SF_E_FDE_TEXT;
+	return SF_OK;
+}
+
+/* Sorted: the last FDE starting at or before pc is the only candidate. */
+static int find_sorted(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
+		       uint32_t *work)
+{
+	uint32_t idx;
+	int err;
+
+	if ((err = search_any(t, pc, &idx, work)) || (err = sf_fde_get(t, idx, fde)) ||
+	    (err = check_neighbours(t, fde)) || (err = check_found(t, fde)))
 		return err;
 	return covers(fde, pc) ? SF_OK : SF_E_NO_FDE;
 }
 
-static int find_linear(const struct sf_table *t, uint64_t pc, struct sf_fde *fde)
+static int find_linear(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
+		       uint32_t *work)
 {
 	uint64_t start;
 	int err;
 
 	for (uint32_t i = 0; i < t->num_fdes; i++) {
+		if (!*work)
+			return SF_E_BUDGET;
+		--*work;
 		if ((err = fde_start(t, i, &start)))
 			return err;
 		if (pc < start)
@@ -161,16 +255,23 @@ static int find_linear(const struct sf_table *t, uint64_t pc, struct sf_fde *fde
 		if ((err = sf_fde_get(t, i, fde)))
 			return err;
 		if (covers(fde, pc))
-			return SF_OK;
+			return check_found(t, fde);
 	}
 	return SF_E_NO_FDE;
 }
 
-int sf_fde_find(const struct sf_table *t, uint64_t pc, struct sf_fde *fde)
+int sf_fde_find_bounded(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
+			uint32_t *work)
 {
 	if (t->num_fdes == 0)
 		return SF_E_NO_FDE;
 	if (t->flags & SF_F_FDE_SORTED)
-		return find_sorted(t, pc, fde);
-	return find_linear(t, pc, fde);
+		return find_sorted(t, pc, fde, work);
+	return find_linear(t, pc, fde, work);
+}
+
+int sf_fde_find(const struct sf_table *t, uint64_t pc, struct sf_fde *fde)
+{
+	uint32_t work = UINT32_MAX;
+	return sf_fde_find_bounded(t, pc, fde, &work);
 }

@@ -90,23 +90,36 @@ enum sf_err {
 	SF_E_BAD_FRAME,      /* CFA not above sp, or misaligned */
 	SF_E_UNSUPPORTED,    /* cannot be expressed in the target version */
 	SF_E_NOSPACE,        /* encoder output buffer too small */
+	SF_E_FDE_TEXT,       /* function outside the text the section describes */
+	SF_E_BUDGET,         /* the lookup ran out of its work allowance */
 	SF_E_NERR
 };
 
 /*
  * Reads len bytes at run-time address addr into dst; returns false on a
  * fault. The same type serves both the section (addr = vaddr + offset) and
- * the stack, so a kernel can pass one fault-handling user-copy routine.
+ * the stack.
  */
 typedef bool (*sf_read_fn)(void *ctx, uint64_t addr, void *dst, uint32_t len);
 
-/* Where the section bytes come from. */
+/*
+ * Where the section bytes come from, one of three ways:
+ *   base      a buffer in this address space: plain loads;
+ *   in_place  the bytes are at vaddr itself, in memory that may fault:
+ *             each field is one load of 1, 2, 4 or 8 bytes through the
+ *             environment's checked load (sframe/internal.h: a kernel
+ *             build plugs in single user loads with exception fixups,
+ *             elsewhere it is a plain load), no call per read;
+ *   read      a callback per field (a file, another process).
+ * Every read is bounds-checked against size first, whichever way.
+ */
 struct sf_src {
-	const uint8_t *base; /* bytes readable directly, or NULL to use read */
-	sf_read_fn read;     /* used when base is NULL */
+	const uint8_t *base; /* bytes readable directly, or NULL */
+	sf_read_fn read;     /* used when base is NULL and not in_place */
 	void *ctx;           /* passed to read */
 	uint32_t size;       /* section length in bytes */
 	uint64_t vaddr;      /* run-time address of the section's first byte */
+	bool in_place;       /* base and read NULL: load at vaddr + offset */
 };
 
 /* A checked header: what sf_open() fills in and every other call reads. */
@@ -124,6 +137,10 @@ struct sf_table {
 	uint32_t fre_len;
 	uint32_t fdes;       /* section offset of the FDE array */
 	uint32_t fres;       /* section offset of the FRE sub-section */
+	/* The code the section describes: a found function must lie inside
+	 * (sf_open sets the whole address space; a caller that knows the
+	 * registered text narrows it). */
+	uint64_t text_start, text_end;
 };
 
 /* One function descriptor, whatever the version. */
@@ -195,8 +212,18 @@ struct sf_frame {
 /* Check the header and fill *t. Reads only the header. */
 int sf_open(struct sf_table *t, const struct sf_src *src);
 
+/* The header's cross-checks that need no walk: the FDE array before the
+ * FRE sub-section, no more FREs than its bytes can hold. Constant time. */
+int sf_check_layout(const struct sf_table *t);
+
+/* The bytes the header accounts for (FDE array and FRE sub-section): a
+ * section's real size when the container's is larger (ld 2.40's
+ * PT_GNU_SFRAME, docs/KERNEL.md). */
+uint32_t sf_used_size(const struct sf_table *t);
+
 /* Full pass: every FDE and FRE in bounds and well formed, FDEs sorted if
- * flagged, FREs increasing and inside their function, counts consistent. */
+ * flagged, FREs increasing and inside their function, counts consistent.
+ * Lookups do not need it: they check what they read (docs/SFRAME.md). */
 int sf_validate(const struct sf_table *t);
 
 /* The idx-th FDE. */
@@ -221,11 +248,23 @@ int sf_rule_of(const struct sf_table *t, const struct sf_fde *fde,
 /* FDE, FRE and rule for pc in one call. */
 int sf_find_rule(const struct sf_table *t, uint64_t pc, struct sf_rule *rule);
 
+/* The same with a work allowance: *work drops by one per FDE probe and
+ * per FRE row read; SF_E_BUDGET when it would run out (a valid section
+ * with a million rows in one function costs what the caller allows). */
+int sf_find_rule_bounded(const struct sf_table *t, uint64_t pc,
+			 struct sf_rule *rule, uint32_t *work);
+
 /* Unwind one frame: replace *f by its caller's pc, sp and fp, reading the
- * stack through read (which may fail). Returns SF_E_END at the outermost
+ * stack through read (which may fail), or with read NULL in place, through
+ * the environment's checked load. Returns SF_E_END at the outermost
  * frame. */
 int sf_step(const struct sf_table *t, struct sf_frame *f,
 	    sf_read_fn read, void *ctx);
+
+/* The second half of sf_step: apply a rule sf_find_rule gave for f->pc
+ * (or f->pc - 1 when f->caller). */
+int sf_step_rule(const struct sf_table *t, const struct sf_rule *rule,
+		 struct sf_frame *f, sf_read_fn read, void *ctx);
 
 /* Encode the section t describes as version `version` (2 or 3), to live at
  * run-time address vaddr. pcrel selects SF_F_FUNC_START_PCREL. Writes at

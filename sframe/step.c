@@ -19,12 +19,13 @@ static int reg_value(const struct sf_table *t, const struct sf_frame *f,
 	return SF_OK;
 }
 
-/* Stacks hold little-endian 64-bit words on both supported ABIs. */
+/* Stacks hold little-endian 64-bit words on both supported ABIs. Without
+ * a reader, one checked load in place. */
 static int load(sf_read_fn read, void *ctx, uint64_t addr, uint64_t *v)
 {
 	uint8_t b[8];
 
-	if (!read(ctx, addr, b, sizeof b))
+	if (read ? !read(ctx, addr, b, sizeof b) : !sf_env_load(addr, 8, b))
 		return SF_E_STACK_READ;
 	*v = sf_le64(b);
 	return SF_OK;
@@ -77,30 +78,23 @@ static int cfa_of(const struct sf_table *t, const struct sf_frame *f,
 	return above && !(*cfa & 7) ? SF_OK : SF_E_BAD_FRAME;
 }
 
-int sf_step(const struct sf_table *t, struct sf_frame *f,
-	    sf_read_fn read, void *ctx)
+int sf_step_rule(const struct sf_table *t, const struct sf_rule *r,
+		 struct sf_frame *f, sf_read_fn read, void *ctx)
 {
-	struct sf_rule r;
 	uint64_t cfa, ra, fp;
 	int err;
 
-	if (!t || !f || !read)
-		return SF_E_INVAL;
-	/* A return address may be one past a call at the very end of a
-	 * function (noreturn callee): look up the call instruction. */
-	if ((err = sf_find_rule(t, f->caller ? f->pc - 1 : f->pc, &r)))
-		return err;
-	if (r.signal)
+	if (r->signal)
 		return SF_E_SIGNAL;
-	if (r.ra.how == SF_UNDEFINED)
+	if (r->ra.how == SF_UNDEFINED)
 		return SF_E_END;
-	if (r.ra.how == SF_SAME)
+	if (r->ra.how == SF_SAME)
 		return SF_E_REG; /* RA still in a link register we do not have */
-	if ((err = cfa_of(t, f, &r, read, ctx, &cfa)))
+	if ((err = cfa_of(t, f, r, read, ctx, &cfa)))
 		return err;
-	if ((err = recover(t, f, read, ctx, cfa, &r.ra, 0, &ra)))
+	if ((err = recover(t, f, read, ctx, cfa, &r->ra, 0, &ra)))
 		return err;
-	if ((err = recover(t, f, read, ctx, cfa, &r.fp, f->fp, &fp)))
+	if ((err = recover(t, f, read, ctx, cfa, &r->fp, f->fp, &fp)))
 		return err;
 	if (ra == 0)
 		return SF_E_END;
@@ -109,4 +103,19 @@ int sf_step(const struct sf_table *t, struct sf_frame *f,
 	f->fp = fp;
 	f->caller = true;
 	return SF_OK;
+}
+
+int sf_step(const struct sf_table *t, struct sf_frame *f,
+	    sf_read_fn read, void *ctx)
+{
+	struct sf_rule r;
+	int err;
+
+	if (!t || !f)
+		return SF_E_INVAL;
+	/* A return address may be one past a call at the very end of a
+	 * function (noreturn callee): look up the call instruction. */
+	if ((err = sf_find_rule(t, f->caller ? f->pc - 1 : f->pc, &r)))
+		return err;
+	return sf_step_rule(t, &r, f, read, ctx);
 }

@@ -55,15 +55,8 @@ int sf_validate(const struct sf_table *t)
 
 	if (!t)
 		return SF_E_INVAL;
-	/* The FDE array comes first and ends where the FRE sub-section begins
-	 * (libsframe refuses the other order too). */
-	if ((uint64_t)t->fdes + (uint64_t)t->num_fdes * t->fde_size > t->fres)
-		return SF_E_HDR_LAYOUT;
-	/* Every FRE takes at least 2 bytes. Checking the counts before walking
-	 * bounds the work by the section size: FDEs that share or overlap
-	 * FREs cannot make validation quadratic. */
-	if (t->num_fres > t->fre_len / 2)
-		return SF_E_FRE_COUNT;
+	if ((err = sf_check_layout(t)))
+		return err;
 	for (uint32_t i = 0; i < t->num_fdes; i++) {
 		if ((err = sf_fde_get(t, i, &fde)))
 			return err;

@@ -142,8 +142,8 @@ static int run(void *arg, const char *member, const struct section *sec)
 	b.vaddr = sec->addr;
 	b.bytes = sec->data;
 	b.size = (uint32_t)sec->size;
-	struct sf_src direct = { b.bytes, NULL, NULL, b.size, b.vaddr };
-	struct sf_src viacb = { NULL, copy_cb, &b, b.size, b.vaddr };
+	struct sf_src direct = { b.bytes, NULL, NULL, b.size, b.vaddr, false };
+	struct sf_src viacb = { NULL, copy_cb, &b, b.size, b.vaddr, false };
 	if (sf_open(&b.direct, &direct) || sf_validate(&b.direct) || sf_open(&b.viacb, &viacb) ||
 	    !(b.d = sframe_decode((const char *)b.bytes, b.size, &err))) {
 		fprintf(stderr, "%s: cannot open its .sframe\n", path);

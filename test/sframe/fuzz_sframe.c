@@ -116,7 +116,7 @@ static void reencode(const struct sf_table *t, const uint64_t *pcs, int n)
 		uint8_t *out = malloc(len ? len : 1);
 		CHECK(sf_encode(t, v, pcrel, VADDR, out, len, &len) == SF_OK);
 		struct sf_table u;
-		struct sf_src src = { out, NULL, NULL, len, VADDR };
+		struct sf_src src = { out, NULL, NULL, len, VADDR, false };
 		CHECK(sf_open(&u, &src) == SF_OK && sf_validate(&u) == SF_OK);
 		for (int i = 0; i < n; i++) {
 			struct answer a, b;
@@ -135,8 +135,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > UINT32_MAX)
 		return 0;
 	struct reader r = { data, (uint32_t)size };
-	struct sf_src direct = { data, NULL, NULL, (uint32_t)size, VADDR };
-	struct sf_src cb = { NULL, read_cb, &r, (uint32_t)size, VADDR };
+	struct sf_src direct = { data, NULL, NULL, (uint32_t)size, VADDR, false };
+	struct sf_src cb = { NULL, read_cb, &r, (uint32_t)size, VADDR, false };
 
 	int err = sf_open(&t, &direct);
 	CHECK(err == sf_open(&c, &cb));

@@ -32,7 +32,7 @@ static struct sf_table open_vec(const char *name)
 		if (strcmp(vec_valid[i].name, name))
 			continue;
 		size_t n = vec_build(&vec_valid[i], bytes[i], sizeof bytes[i]);
-		struct sf_src src = { bytes[i], NULL, NULL, (uint32_t)n, V };
+		struct sf_src src = { bytes[i], NULL, NULL, (uint32_t)n, V, false };
 		if (sf_open(&t, &src) || sf_validate(&t))
 			printf("# %s does not validate\n", name);
 	}
