@@ -16,6 +16,7 @@
 #include "kern/strace.h"
 #include "kern/string.h"
 #include "kern/task.h"
+#include "kern/unwind_user.h"
 #include "kern/vm.h"
 
 struct boot_info boot_info;
@@ -78,6 +79,7 @@ void kmain(uint64_t boot_info_phys)
 	 * asks for it (the record stream is set up either way). */
 	const char *prefix = ktest_prefix();
 	irq_work_init();
+	unwind_user_init();
 	profile_init(!prefix);
 	/* The deferred unwinder's two consumers (docs/DEFERRED.md). */
 	sample_user_init();

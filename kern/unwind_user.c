@@ -1,6 +1,9 @@
 #include "kern/unwind_user.h"
+#include "arch/x86_64/uaccess.h"
 #include "arch/x86_64/unwind_user.h"
+#include "kern/cmdline.h"
 #include "kern/kernel.h"
+#include "kern/sched.h"
 #include "kern/mm.h"
 #include "kern/sframe_reg.h"
 #include "kern/stats.h"
@@ -13,6 +16,19 @@
 
 /* How far the guess method scans above sp: a bound on its work. */
 #define GUESS_SCAN_BYTES (16u << 10)
+
+/* What one SFrame unwind may spend: FDE search probes plus FRE rows read
+ * (unwind.budget). A chain of 512 frames of ordinary functions needs a
+ * few thousand; a million-row function needs more than this per step. */
+#define UNWIND_BUDGET_DEFAULT (1u << 16)
+static uint32_t budget = UNWIND_BUDGET_DEFAULT;
+
+void unwind_user_init(void)
+{
+	budget = (uint32_t)cmdline_int(&boot_args, "unwind.budget", UNWIND_BUDGET_DEFAULT,
+				       1, UINT32_MAX);
+	sframe_reg_init();
+}
 
 typedef int (*read_word_fn)(uint64_t *val, uint64_t uaddr);
 
@@ -62,15 +78,27 @@ static enum unwind_stop fp_fallback(struct sf_frame *f)
 	return fp_step(f, read_faulting);
 }
 
-static enum unwind_stop sframe_step(struct sf_frame *f)
+/* A section that read wrong: dropped (counted by reason), and the step
+ * ends with the stop that says why. */
+static enum unwind_stop drop(struct sframe_section *s, int err)
 {
-	int err;
-	struct sframe_section *s = sframe_lookup(f->caller ? f->pc - 1 : f->pc, &err);
-	if (err) /* the covering section was just dropped */
-		return err == SF_E_FAULT ? UNWIND_STOP_FAULT : UNWIND_STOP_BAD_SFRAME;
-	if (!s)
-		return fp_fallback(f);
-	switch ((err = sf_step(&s->table, f, sframe_user_read, NULL))) {
+	sframe_drop(s, err);
+	return err == SF_E_FAULT ? UNWIND_STOP_FAULT : UNWIND_STOP_BAD_SFRAME;
+}
+
+/* One SFrame step inside one user-access window: the rule (cached, or
+ * looked up in the section, within w's budget), then the stack reads. */
+static enum unwind_stop sframe_step(struct sf_frame *f, struct sframe_walk *w)
+{
+	struct sframe_section *s;
+	struct sf_rule r;
+
+	arch_user_access_begin();
+	int err = sframe_find_rule(f->caller ? f->pc - 1 : f->pc, &r, &s, w);
+	if (!err)
+		err = sf_step_rule(&s->table, &r, f, NULL, NULL);
+	arch_user_access_end();
+	switch (err) {
 	case SF_OK:
 		return STEPPED;
 	case SF_E_END:
@@ -82,13 +110,31 @@ static enum unwind_stop sframe_step(struct sf_frame *f)
 		return UNWIND_STOP_FAULT;
 	case SF_E_BAD_FRAME:
 		return UNWIND_STOP_BAD_FRAME;
-	case SF_E_FAULT:
-		/* Validated once, unreadable now (unmapped since): it goes. */
-		sframe_drop(s, SF_E_FAULT);
-		return UNWIND_STOP_FAULT;
-	default: /* a rule this unwinder cannot follow (SF_E_REG, ...) */
+	case SF_E_BUDGET:
+		return UNWIND_STOP_BUDGET;
+	case SF_E_REG:    /* a rule this unwinder cannot follow */
+	case SF_E_SIGNAL:
 		return UNWIND_STOP_NO_INFO;
+	default:          /* the section faulted, or what it says is not SFrame */
+		return drop(s, err);
 	}
+}
+
+/*
+ * Between two steps: the unwind may take long (a deep stack, a function
+ * of many rows, page faults), and the kernel is not preemptible, so this
+ * is where it lets others run when the tick asked for it, and ends when
+ * the task was killed meanwhile. The walk's state (frame, trace, what is
+ * left of the budget) is on this task's stack and survives the switch.
+ */
+static bool preempt_point(void)
+{
+	struct task *t = current;
+	if (__atomic_load_n(&t->pending, __ATOMIC_RELAXED) & (1ul << TIF_NEED_RESCHED)) {
+		stat_inc(STAT_UNWIND_PREEMPTED);
+		schedule();
+	}
+	return !task_killed(t);
 }
 
 /* Josh Poimboeuf's idea (seed 003): every stack word that points into
@@ -145,16 +191,20 @@ uint32_t unwind_user(enum unwind_method m, uint64_t *ips, uint32_t max,
 	if (m == UNWIND_METHOD_GUESS)
 		return guess(&f, ips, max, stop);
 
+	struct sframe_walk w = { .work = budget };
 	uint32_t n = 0;
 	ips[n++] = f.pc;
 	for (;;) {
 		enum unwind_stop why = m == UNWIND_METHOD_SFRAME ?
-			sframe_step(&f) : fp_step(&f, read_faulting);
+			sframe_step(&f, &w) : fp_step(&f, read_faulting);
 		if (why == STEPPED && f.pc >= USER_END)
 			why = UNWIND_STOP_BAD_FRAME;
 		if (why == STEPPED && n == max)
 			why = UNWIND_STOP_MAX_FRAMES;
+		if (why == STEPPED && !preempt_point())
+			why = UNWIND_STOP_KILLED;
 		if (why != STEPPED) {
+			sframe_walk_done(&w);
 			*stop = why;
 			return n;
 		}
