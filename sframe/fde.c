@@ -212,8 +212,9 @@ static int check_neighbours(const struct sf_table *t, const struct sf_fde *fde)
 	return SF_OK;
 }
 
-/* What a lookup checks of the one FDE it uses, instead of a validation of
- * all: a size, no wrap, and inside the text the section describes. */
+/* What a lookup checks of the function that covers pc, instead of a
+ * validation of all: no wrap, and inside the text the section describes
+ * (covering pc, its size is not 0). */
 static int check_found(const struct sf_table *t, const struct sf_fde *fde)
 {
 	if (fde->size == 0 || (fde->pc_type == SF_PC_MASK && fde->rep_size == 0))
@@ -233,9 +234,9 @@ static int find_sorted(const struct sf_table *t, uint64_t pc, struct sf_fde *fde
 	int err;
 
 	if ((err = search_any(t, pc, &idx, work)) || (err = sf_fde_get(t, idx, fde)) ||
-	    (err = check_neighbours(t, fde)) || (err = check_found(t, fde)))
+	    (err = check_neighbours(t, fde)))
 		return err;
-	return covers(fde, pc) ? SF_OK : SF_E_NO_FDE;
+	return covers(fde, pc) ? check_found(t, fde) : SF_E_NO_FDE;
 }
 
 static int find_linear(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,

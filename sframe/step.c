@@ -21,7 +21,7 @@ static int reg_value(const struct sf_table *t, const struct sf_frame *f,
 
 /* Stacks hold little-endian 64-bit words on both supported ABIs. Without
  * a reader, one checked load in place. */
-static int load(sf_read_fn read, void *ctx, uint64_t addr, uint64_t *v)
+static inline int load(sf_read_fn read, void *ctx, uint64_t addr, uint64_t *v)
 {
 	uint8_t b[8];
 
@@ -60,6 +60,16 @@ static int recover(const struct sf_table *t, const struct sf_frame *f,
 	return SF_E_RULE;
 }
 
+/* The caller's frame lies above this one (on AMD64 strictly: the return
+ * address sits between), and frames are word-aligned. A step that breaks
+ * this would loop or wander, so it ends the walk. */
+static inline int frame_ok(const struct sf_table *t, const struct sf_frame *f,
+			   uint64_t cfa)
+{
+	bool above = t->abi == SF_ABI_AMD64_LE ? cfa > f->sp : cfa >= f->sp;
+	return above && !(cfa & 7) ? SF_OK : SF_E_BAD_FRAME;
+}
+
 static int cfa_of(const struct sf_table *t, const struct sf_frame *f,
 		  const struct sf_rule *r, sf_read_fn read, void *ctx,
 		  uint64_t *cfa)
@@ -71,11 +81,41 @@ static int cfa_of(const struct sf_table *t, const struct sf_frame *f,
 	*cfa += (uint64_t)(int64_t)r->cfa_off;
 	if (r->cfa_deref && (err = load(read, ctx, *cfa, cfa)))
 		return err;
-	/* The caller's frame lies above this one (on AMD64 strictly: the
-	 * return address sits between), and frames are word-aligned. A step
-	 * that breaks this would loop or wander, so it ends the walk. */
-	bool above = t->abi == SF_ABI_AMD64_LE ? *cfa > f->sp : *cfa >= f->sp;
-	return above && !(*cfa & 7) ? SF_OK : SF_E_BAD_FRAME;
+	return frame_ok(t, f, *cfa);
+}
+
+/* The rule of almost every frame a compiler makes: CFA = sp or fp +
+ * offset, RA saved at the CFA, FP kept or saved at the CFA. */
+static bool simple(const struct sf_table *t, const struct sf_rule *r)
+{
+	return !r->cfa_deref && r->ra.how == SF_AT_CFA &&
+	       (r->fp.how == SF_SAME || r->fp.how == SF_AT_CFA) &&
+	       (r->cfa_reg == sf_sp_reg(t) || r->cfa_reg == sf_fp_reg(t));
+}
+
+/* sf_step_rule for a simple rule, in straight-line code: the same checks
+ * as the general path (cfa_of, recover), without its dispatch. */
+static int step_simple(const struct sf_table *t, const struct sf_rule *r,
+		       struct sf_frame *f, sf_read_fn read, void *ctx)
+{
+	uint64_t cfa = (r->cfa_reg == sf_sp_reg(t) ? f->sp : f->fp) +
+		       (uint64_t)(int64_t)r->cfa_off;
+	uint64_t ra, fp = f->fp;
+	int err;
+
+	if ((err = frame_ok(t, f, cfa)) ||
+	    (err = load(read, ctx, cfa + (uint64_t)(int64_t)r->ra.off, &ra)))
+		return err;
+	if (r->fp.how == SF_AT_CFA &&
+	    (err = load(read, ctx, cfa + (uint64_t)(int64_t)r->fp.off, &fp)))
+		return err;
+	if (ra == 0)
+		return SF_E_END;
+	f->pc = ra;
+	f->sp = cfa;
+	f->fp = fp;
+	f->caller = true;
+	return SF_OK;
 }
 
 int sf_step_rule(const struct sf_table *t, const struct sf_rule *r,
@@ -86,6 +126,8 @@ int sf_step_rule(const struct sf_table *t, const struct sf_rule *r,
 
 	if (r->signal)
 		return SF_E_SIGNAL;
+	if (simple(t, r))
+		return step_simple(t, r, f, read, ctx);
 	if (r->ra.how == SF_UNDEFINED)
 		return SF_E_END;
 	if (r->ra.how == SF_SAME)
