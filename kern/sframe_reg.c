@@ -103,10 +103,12 @@ static struct sframe_section *section_for(struct uvm *mm, uint64_t pc,
 }
 
 /*
- * The per-address-space rule cache: direct-mapped, pc -> (section, rule).
- * A flush bumps the generation; entries of an older one are empty. It
- * holds only rules a lookup gave, so it can only save the lookup, never
- * change the answer (test 54 compares stacks with it on and off).
+ * The per-address-space rule cache: direct-mapped, pc -> (section, rule),
+ * each entry tagged with mm->sframe_gen, which kern/uvm.c bumps when a
+ * section is added or removed or text is unmapped: entries of an older
+ * generation are empty. (A process's exit frees the cache with its mm.)
+ * It holds only rules a lookup gave, so it saves lookups without changing
+ * an answer.
  */
 #define RULE_CACHE_SIZE 256
 
@@ -118,7 +120,6 @@ struct rule_entry {
 };
 
 struct sframe_rule_cache {
-	uint64_t gen; /* starts at 1: a zeroed entry is empty */
 	struct rule_entry e[RULE_CACHE_SIZE];
 };
 
@@ -127,18 +128,14 @@ static struct rule_entry *rule_slot(struct sframe_rule_cache *c, uint64_t pc)
 	return &c->e[(pc * 0x9e3779b97f4a7c15ull) >> 56];
 }
 
-void sframe_rules_flush(struct uvm *mm)
-{
-	if (mm->rule_cache)
-		mm->rule_cache->gen++;
-}
-
 static struct sframe_rule_cache *rule_cache(struct uvm *mm)
 {
 	if (!rule_cache_on)
 		return NULL;
-	if (!mm->rule_cache && (mm->rule_cache = kzalloc(sizeof *mm->rule_cache)))
-		mm->rule_cache->gen = 1;
+	if (!mm->rule_cache) {
+		mm->rule_cache = kzalloc(sizeof *mm->rule_cache);
+		mm->sframe_gen++; /* a zeroed entry (generation 0) is empty */
+	}
 	return mm->rule_cache;
 }
 
@@ -157,7 +154,7 @@ int sframe_find_rule(uint64_t pc, struct sf_rule *rule,
 	struct rule_entry *e = c ? rule_slot(c, pc) : NULL;
 	int err;
 
-	if (e && e->gen == c->gen && e->pc == pc) {
+	if (e && e->gen == mm->sframe_gen && e->pc == pc) {
 		w->cache_hits++;
 		*sec = e->s;
 		*rule = e->rule;
@@ -170,7 +167,7 @@ int sframe_find_rule(uint64_t pc, struct sf_rule *rule,
 		return err;
 	if (e) {
 		w->cache_misses++;
-		*e = (struct rule_entry){ .pc = pc, .gen = c->gen, .s = *sec, .rule = *rule };
+		*e = (struct rule_entry){ .pc = pc, .gen = mm->sframe_gen, .s = *sec, .rule = *rule };
 	}
 	return SF_OK;
 }

@@ -55,7 +55,4 @@ int sframe_find_rule(uint64_t pc, struct sf_rule *rule,
  * sframe_dropped and sframe_dropped_fault / sframe_dropped_invalid. */
 void sframe_drop(struct sframe_section *s, int err);
 
-/* Empties mm's rule cache: a section came or went, or text was unmapped. */
-void sframe_rules_flush(struct uvm *mm);
-
 #endif

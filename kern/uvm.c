@@ -301,7 +301,7 @@ int uvm_munmap(struct uvm *mm, uint64_t addr, uint64_t len)
 		}
 	}
 	vm_unmap_range(&mm->vm, addr, end);
-	sframe_rules_flush(mm); /* the text of a cached rule may be gone */
+	mm->sframe_gen++; /* the text of a cached rule may be gone */
 	return 0;
 }
 
@@ -328,7 +328,7 @@ int uvm_sframe_add(struct uvm *mm, uint64_t sframe_addr, uint64_t sframe_len,
 	};
 	mm->sframes = s;
 	mm->nsframes++;
-	sframe_rules_flush(mm);
+	mm->sframe_gen++;
 	return 0;
 }
 
@@ -341,7 +341,7 @@ int uvm_sframe_remove(struct uvm *mm, uint64_t text_start)
 			mm->nsframes--;
 			if (mm->sframe_last == s)
 				mm->sframe_last = NULL;
-			sframe_rules_flush(mm);
+			mm->sframe_gen++;
 			kfree(s);
 			return 0;
 		}

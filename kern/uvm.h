@@ -78,6 +78,8 @@ struct uvm {
 	int nsframes;
 	struct sframe_section *sframe_last;    /* the last one a lookup used */
 	struct sframe_rule_cache *rule_cache;  /* pc -> rule, NULL until first use */
+	uint64_t sframe_gen;  /* bumped when a section comes or goes, or text is
+				 unmapped: cached rules of an older one are void */
 	/* The executable, for the profiler's MMAP record. */
 	const char *exe_path;     /* initrd name ("bin/fib") */
 	uint64_t text_start, text_end, text_pgoff;
