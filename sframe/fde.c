@@ -127,30 +127,41 @@ static bool covers(const struct sf_fde *fde, uint64_t pc)
 	return pc >= fde->start && pc - fde->start < fde->size;
 }
 
+/* Where a search ended: the candidate, and the start of the FDE after it
+ * when the search read it (next_known). */
+struct found {
+	uint32_t idx;
+	bool next_known;
+	uint64_t next_start;
+};
+
 /*
  * The binary search, instantiated per source kind and start width (v3:
  * 8 bytes, else 4), so that neither is decided per probe. Each probe reads
  * the start field only. Along the search the starts must stay between
  * those of the probes that bound it (Linux's sframe.c checks the same):
  * a section that claims sorted FDEs and is not fails here, whatever pc.
- * Returns the last FDE starting at or before pc (or 0).
+ * Finds the last FDE starting at or before pc (or 0). Its probes, at most
+ * the bit length of num_fdes, are charged to *work before it starts.
  */
 static SF_INLINE int search(const struct sf_table *t, enum sf_kind k, uint32_t width,
-			    uint64_t pc, uint32_t *found, uint32_t *work)
+			    uint64_t pc, struct found *f, uint32_t *work)
 {
 	uint32_t lo = 0, hi = t->num_fdes; /* candidates: [lo, hi) */
+	uint32_t probes = (uint32_t)(32 - __builtin_clz(hi)); /* hi > 0 */
 	uint64_t base = t->src.vaddr, lo_start = 0, hi_start = UINT64_MAX;
 	/* pcrel: the start counts from the field itself. */
 	uint64_t rel = t->flags & SF_F_FUNC_START_PCREL ? UINT64_MAX : 0;
+	uint64_t fdes = t->fdes, stride = t->fde_size;
 	int err;
 
+	if (*work < probes)
+		return SF_E_BUDGET;
+	*work -= probes;
 	while (hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		uint64_t at = fde_offset(t, mid), start;
+		uint64_t at = fdes + mid * stride, start;
 		uint8_t b[8] = { 0 };
-		if (!*work)
-			return SF_E_BUDGET;
-		--*work;
 		/* In bounds: sf_open checked the FDE array against the size. */
 		if ((err = sf_load(&t->src, k, at, width, b)))
 			return err;
@@ -166,31 +177,34 @@ static SF_INLINE int search(const struct sf_table *t, enum sf_kind k, uint32_t w
 			hi_start = start;
 		}
 	}
-	*found = lo;
+	f->idx = lo;
+	f->next_known = hi < t->num_fdes;
+	f->next_start = hi_start;
 	return SF_OK;
 }
 
-static int search_any(const struct sf_table *t, uint64_t pc, uint32_t *found,
+static int search_any(const struct sf_table *t, uint64_t pc, struct found *f,
 		      uint32_t *work)
 {
 	bool v3 = t->version == 3;
 	switch (sf_kind(&t->src)) {
 	case SF_KIND_BASE:
-		return v3 ? search(t, SF_KIND_BASE, 8, pc, found, work) :
-			    search(t, SF_KIND_BASE, 4, pc, found, work);
+		return v3 ? search(t, SF_KIND_BASE, 8, pc, f, work) :
+			    search(t, SF_KIND_BASE, 4, pc, f, work);
 	case SF_KIND_IN_PLACE:
-		return v3 ? search(t, SF_KIND_IN_PLACE, 8, pc, found, work) :
-			    search(t, SF_KIND_IN_PLACE, 4, pc, found, work);
+		return v3 ? search(t, SF_KIND_IN_PLACE, 8, pc, f, work) :
+			    search(t, SF_KIND_IN_PLACE, 4, pc, f, work);
 	default:
-		return v3 ? search(t, SF_KIND_READ, 8, pc, found, work) :
-			    search(t, SF_KIND_READ, 4, pc, found, work);
+		return v3 ? search(t, SF_KIND_READ, 8, pc, f, work) :
+			    search(t, SF_KIND_READ, 4, pc, f, work);
 	}
 }
 
 /* The chosen FDE against its neighbours: starts increase and functions do
- * not overlap there, so that the answer is the only one. (The search
- * itself never looks at them when pc is past the last probe.) */
-static int check_neighbours(const struct sf_table *t, const struct sf_fde *fde)
+ * not overlap there, so that the answer is the only one. (The search may
+ * never have read the one before; the one after it read, if any.) */
+static int check_neighbours(const struct sf_table *t, const struct sf_fde *fde,
+			    const struct found *f)
 {
 	uint64_t start;
 	int err;
@@ -201,12 +215,10 @@ static int check_neighbours(const struct sf_table *t, const struct sf_fde *fde)
 		if (start > fde->start)
 			return SF_E_FDE_UNSORTED;
 	}
-	if (fde->index + 1 < t->num_fdes) {
-		if ((err = fde_start(t, fde->index + 1, &start)))
-			return err;
-		if (start < fde->start)
+	if (f->next_known) {
+		if (f->next_start < fde->start)
 			return SF_E_FDE_UNSORTED;
-		if (start - fde->start < fde->size)
+		if (f->next_start - fde->start < fde->size)
 			return SF_E_FDE_OVERLAP;
 	}
 	return SF_OK;
@@ -230,11 +242,11 @@ static int check_found(const struct sf_table *t, const struct sf_fde *fde)
 static int find_sorted(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
 		       uint32_t *work)
 {
-	uint32_t idx;
+	struct found f;
 	int err;
 
-	if ((err = search_any(t, pc, &idx, work)) || (err = sf_fde_get(t, idx, fde)) ||
-	    (err = check_neighbours(t, fde)))
+	if ((err = search_any(t, pc, &f, work)) || (err = sf_fde_get(t, f.idx, fde)) ||
+	    (err = check_neighbours(t, fde, &f)))
 		return err;
 	return covers(fde, pc) ? check_found(t, fde) : SF_E_NO_FDE;
 }
