@@ -110,7 +110,8 @@ static struct sframe_section *section_for(struct uvm *mm, uint64_t pc,
  * It holds only rules a lookup gave, so it saves lookups without changing
  * an answer.
  */
-#define RULE_CACHE_SIZE 256
+#define RULE_CACHE_BITS 10 /* 1024 entries, 48 KiB per address space */
+#define RULE_CACHE_SIZE (1u << RULE_CACHE_BITS)
 
 struct rule_entry {
 	uint64_t pc;
@@ -125,7 +126,7 @@ struct sframe_rule_cache {
 
 static struct rule_entry *rule_slot(struct sframe_rule_cache *c, uint64_t pc)
 {
-	return &c->e[(pc * 0x9e3779b97f4a7c15ull) >> 56];
+	return &c->e[(pc * 0x9e3779b97f4a7c15ull) >> (64 - RULE_CACHE_BITS)];
 }
 
 static struct sframe_rule_cache *rule_cache(struct uvm *mm)
@@ -146,7 +147,7 @@ void sframe_walk_done(const struct sframe_walk *w)
 	stat_add(STAT_SFRAME_LAST_HITS, w->last_hits);
 }
 
-int sframe_find_rule(uint64_t pc, struct sf_rule *rule,
+int sframe_find_rule(uint64_t pc, const struct sf_rule **rule,
 		     struct sframe_section **sec, struct sframe_walk *w)
 {
 	struct uvm *mm = current->mm;
@@ -157,17 +158,18 @@ int sframe_find_rule(uint64_t pc, struct sf_rule *rule,
 	if (e && e->gen == mm->sframe_gen && e->pc == pc) {
 		w->cache_hits++;
 		*sec = e->s;
-		*rule = e->rule;
+		*rule = &e->rule;
 		return SF_OK;
 	}
 	*sec = section_for(mm, pc, w, &err);
 	if (!*sec)
 		return SF_E_NO_FDE;
-	if (err || (err = sf_find_rule_bounded(&(*sec)->table, pc, rule, &w->work)))
+	if (err || (err = sf_find_rule_bounded(&(*sec)->table, pc, &w->rule, &w->work)))
 		return err;
+	*rule = &w->rule;
 	if (e) {
 		w->cache_misses++;
-		*e = (struct rule_entry){ .pc = pc, .gen = mm->sframe_gen, .s = *sec, .rule = *rule };
+		*e = (struct rule_entry){ .pc = pc, .gen = mm->sframe_gen, .s = *sec, .rule = w->rule };
 	}
 	return SF_OK;
 }

@@ -35,19 +35,21 @@ void sframe_reg_init(void);
 struct sframe_walk {
 	uint32_t work;
 	uint32_t cache_hits, cache_misses, last_hits;
+	struct sf_rule rule; /* the last rule looked up (not from the cache) */
 };
 
 void sframe_walk_done(const struct sframe_walk *w);
 
 /*
- * The frame rule at pc in current's address space, with the user-access
+ * The frame rule at pc in current's address space (*rule points into the
+ * cache or at w->rule, valid until the next call), with the user-access
  * window open (arch_user_access_begin): from the rule cache, or from the
  * section covering pc, which is opened at its first use (header and
  * layout; everything with sframe.validate) and looked up with w->work
  * as the allowance. *sec is the section the answer or the error is about
  * (NULL: none covers pc, SF_E_NO_FDE). Reads may take page faults.
  */
-int sframe_find_rule(uint64_t pc, struct sf_rule *rule,
+int sframe_find_rule(uint64_t pc, const struct sf_rule **rule,
 		     struct sframe_section **sec, struct sframe_walk *w);
 
 /* Unregisters a section the unwinder found unusable at run time: err is

@@ -91,12 +91,12 @@ static enum unwind_stop drop(struct sframe_section *s, int err)
 static enum unwind_stop sframe_step(struct sf_frame *f, struct sframe_walk *w)
 {
 	struct sframe_section *s;
-	struct sf_rule r;
+	const struct sf_rule *r;
 
 	arch_user_access_begin();
 	int err = sframe_find_rule(f->caller ? f->pc - 1 : f->pc, &r, &s, w);
 	if (!err)
-		err = sf_step_rule(&s->table, &r, f, NULL, NULL);
+		err = sf_step_rule(&s->table, r, f, NULL, NULL);
 	arch_user_access_end();
 	switch (err) {
 	case SF_OK:
