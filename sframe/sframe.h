@@ -266,6 +266,60 @@ int sf_step(const struct sf_table *t, struct sf_frame *f,
 int sf_step_rule(const struct sf_table *t, const struct sf_rule *rule,
 		 struct sf_frame *f, sf_read_fn read, void *ctx);
 
+/*
+ * A rule in the shape almost every compiled frame has (CFA = sp or fp +
+ * offset, RA saved at the CFA, FP kept or saved at the CFA), reduced to
+ * what its step needs, so that a caller that caches rules can apply one
+ * with a few instructions (sf_quick_step); sf_step_rule uses it too.
+ */
+struct sf_quick {
+	int32_t cfa_off;
+	int32_t ra_off;
+	int32_t fp_off;
+	bool cfa_fp;    /* CFA from fp, else from sp */
+	bool fp_saved;  /* FP at CFA + fp_off, else unchanged */
+	bool strict;    /* the CFA must lie strictly above sp (AMD64) */
+};
+
+/* Fills *q and returns true when rule has that shape. */
+bool sf_quick_of(const struct sf_table *t, const struct sf_rule *rule,
+		 struct sf_quick *q);
+
+/* The caller's frame lies above this one (on AMD64 strictly: the return
+ * address sits between), and frames are word-aligned. A step that breaks
+ * this would loop or wander, so it ends the walk. */
+static inline bool sf_cfa_ok(uint64_t cfa, uint64_t sp, bool strict)
+{
+	return (strict ? cfa > sp : cfa >= sp) && !(cfa & 7);
+}
+
+/*
+ * One step by a quick rule: the checks of sf_step_rule (the CFA above sp
+ * and 8-byte aligned, SF_E_END for a return address 0), the stack read
+ * with load(ctx, addr, &word), false on a fault (SF_E_STACK_READ). Inline,
+ * so that a constant load is inlined too.
+ */
+static inline int sf_quick_step(const struct sf_quick *q, struct sf_frame *f,
+				bool (*load)(void *ctx, uint64_t addr, uint64_t *v),
+				void *ctx)
+{
+	uint64_t cfa = (q->cfa_fp ? f->fp : f->sp) + (uint64_t)(int64_t)q->cfa_off;
+	uint64_t ra, fp = f->fp;
+
+	if (!sf_cfa_ok(cfa, f->sp, q->strict))
+		return SF_E_BAD_FRAME;
+	if (!load(ctx, cfa + (uint64_t)(int64_t)q->ra_off, &ra) ||
+	    (q->fp_saved && !load(ctx, cfa + (uint64_t)(int64_t)q->fp_off, &fp)))
+		return SF_E_STACK_READ;
+	if (ra == 0)
+		return SF_E_END;
+	f->pc = ra;
+	f->sp = cfa;
+	f->fp = fp;
+	f->caller = true;
+	return SF_OK;
+}
+
 /* Encode the section t describes as version `version` (2 or 3), to live at
  * run-time address vaddr. pcrel selects SF_F_FUNC_START_PCREL. Writes at
  * most cap bytes to out; *len receives the size needed (also on

@@ -60,16 +60,6 @@ static int recover(const struct sf_table *t, const struct sf_frame *f,
 	return SF_E_RULE;
 }
 
-/* The caller's frame lies above this one (on AMD64 strictly: the return
- * address sits between), and frames are word-aligned. A step that breaks
- * this would loop or wander, so it ends the walk. */
-static inline int frame_ok(const struct sf_table *t, const struct sf_frame *f,
-			   uint64_t cfa)
-{
-	bool above = t->abi == SF_ABI_AMD64_LE ? cfa > f->sp : cfa >= f->sp;
-	return above && !(cfa & 7) ? SF_OK : SF_E_BAD_FRAME;
-}
-
 static int cfa_of(const struct sf_table *t, const struct sf_frame *f,
 		  const struct sf_rule *r, sf_read_fn read, void *ctx,
 		  uint64_t *cfa)
@@ -81,41 +71,34 @@ static int cfa_of(const struct sf_table *t, const struct sf_frame *f,
 	*cfa += (uint64_t)(int64_t)r->cfa_off;
 	if (r->cfa_deref && (err = load(read, ctx, *cfa, cfa)))
 		return err;
-	return frame_ok(t, f, *cfa);
+	return sf_cfa_ok(*cfa, f->sp, t->abi == SF_ABI_AMD64_LE) ? SF_OK : SF_E_BAD_FRAME;
 }
 
-/* The rule of almost every frame a compiler makes: CFA = sp or fp +
- * offset, RA saved at the CFA, FP kept or saved at the CFA. */
-static bool simple(const struct sf_table *t, const struct sf_rule *r)
+bool sf_quick_of(const struct sf_table *t, const struct sf_rule *r, struct sf_quick *q)
 {
-	return !r->cfa_deref && r->ra.how == SF_AT_CFA &&
-	       (r->fp.how == SF_SAME || r->fp.how == SF_AT_CFA) &&
-	       (r->cfa_reg == sf_sp_reg(t) || r->cfa_reg == sf_fp_reg(t));
+	if (r->signal || r->cfa_deref || r->ra.how != SF_AT_CFA ||
+	    (r->fp.how != SF_SAME && r->fp.how != SF_AT_CFA) ||
+	    (r->cfa_reg != sf_sp_reg(t) && r->cfa_reg != sf_fp_reg(t)))
+		return false;
+	q->cfa_off = r->cfa_off;
+	q->ra_off = r->ra.off;
+	q->fp_off = r->fp.off;
+	q->cfa_fp = r->cfa_reg == sf_fp_reg(t);
+	q->fp_saved = r->fp.how == SF_AT_CFA;
+	q->strict = t->abi == SF_ABI_AMD64_LE;
+	return true;
 }
 
-/* sf_step_rule for a simple rule, in straight-line code: the same checks
- * as the general path (cfa_of, recover), without its dispatch. */
-static int step_simple(const struct sf_table *t, const struct sf_rule *r,
-		       struct sf_frame *f, sf_read_fn read, void *ctx)
-{
-	uint64_t cfa = (r->cfa_reg == sf_sp_reg(t) ? f->sp : f->fp) +
-		       (uint64_t)(int64_t)r->cfa_off;
-	uint64_t ra, fp = f->fp;
-	int err;
+/* The stack reader of sf_step_rule's quick path: read, or in place. */
+struct stack_reader {
+	sf_read_fn read;
+	void *ctx;
+};
 
-	if ((err = frame_ok(t, f, cfa)) ||
-	    (err = load(read, ctx, cfa + (uint64_t)(int64_t)r->ra.off, &ra)))
-		return err;
-	if (r->fp.how == SF_AT_CFA &&
-	    (err = load(read, ctx, cfa + (uint64_t)(int64_t)r->fp.off, &fp)))
-		return err;
-	if (ra == 0)
-		return SF_E_END;
-	f->pc = ra;
-	f->sp = cfa;
-	f->fp = fp;
-	f->caller = true;
-	return SF_OK;
+static bool quick_load(void *ctx, uint64_t addr, uint64_t *v)
+{
+	const struct stack_reader *r = ctx;
+	return load(r->read, r->ctx, addr, v) == SF_OK;
 }
 
 int sf_step_rule(const struct sf_table *t, const struct sf_rule *r,
@@ -124,10 +107,13 @@ int sf_step_rule(const struct sf_table *t, const struct sf_rule *r,
 	uint64_t cfa, ra, fp;
 	int err;
 
+	struct sf_quick q;
+	if (sf_quick_of(t, r, &q)) {
+		struct stack_reader sr = { read, ctx };
+		return sf_quick_step(&q, f, quick_load, &sr);
+	}
 	if (r->signal)
 		return SF_E_SIGNAL;
-	if (simple(t, r))
-		return step_simple(t, r, f, read, ctx);
 	if (r->ra.how == SF_UNDEFINED)
 		return SF_E_END;
 	if (r->ra.how == SF_SAME)
