@@ -102,33 +102,6 @@ static struct sframe_section *section_for(struct uvm *mm, uint64_t pc,
 	return s;
 }
 
-/*
- * The per-address-space rule cache: direct-mapped, pc -> (section, rule),
- * each entry tagged with mm->sframe_gen, which kern/uvm.c bumps when a
- * section is added or removed or text is unmapped: entries of an older
- * generation are empty. (A process's exit frees the cache with its mm.)
- * It holds only rules a lookup gave, so it saves lookups without changing
- * an answer.
- */
-#define RULE_CACHE_BITS 10 /* 1024 entries, 48 KiB per address space */
-#define RULE_CACHE_SIZE (1u << RULE_CACHE_BITS)
-
-struct rule_entry {
-	uint64_t pc;
-	uint64_t gen;
-	struct sframe_section *s;
-	struct sf_rule rule;
-};
-
-struct sframe_rule_cache {
-	struct rule_entry e[RULE_CACHE_SIZE];
-};
-
-static struct rule_entry *rule_slot(struct sframe_rule_cache *c, uint64_t pc)
-{
-	return &c->e[(pc * 0x9e3779b97f4a7c15ull) >> (64 - RULE_CACHE_BITS)];
-}
-
 static struct sframe_rule_cache *rule_cache(struct uvm *mm)
 {
 	if (!rule_cache_on)
@@ -152,24 +125,20 @@ int sframe_find_rule(uint64_t pc, const struct sf_rule **rule,
 {
 	struct uvm *mm = current->mm;
 	struct sframe_rule_cache *c = rule_cache(mm);
-	struct rule_entry *e = c ? rule_slot(c, pc) : NULL;
 	int err;
 
-	if (e && e->gen == mm->sframe_gen && e->pc == pc) {
-		w->cache_hits++;
-		*sec = e->s;
-		*rule = &e->rule;
-		return SF_OK;
-	}
 	*sec = section_for(mm, pc, w, &err);
 	if (!*sec)
 		return SF_E_NO_FDE;
 	if (err || (err = sf_find_rule_bounded(&(*sec)->table, pc, &w->rule, &w->work)))
 		return err;
 	*rule = &w->rule;
-	if (e) {
+	if (c) {
+		struct sframe_rule_entry *e = sframe_rule_slot(c, pc);
 		w->cache_misses++;
-		*e = (struct rule_entry){ .pc = pc, .gen = mm->sframe_gen, .s = *sec, .rule = w->rule };
+		*e = (struct sframe_rule_entry){ .pc = pc, .gen = mm->sframe_gen, .s = *sec,
+						 .rule = w->rule };
+		e->quick = sf_quick_of(&(*sec)->table, &w->rule, &e->q);
 	}
 	return SF_OK;
 }

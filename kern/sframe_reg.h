@@ -41,13 +41,56 @@ struct sframe_walk {
 void sframe_walk_done(const struct sframe_walk *w);
 
 /*
- * The frame rule at pc in current's address space (*rule points into the
- * cache or at w->rule, valid until the next call), with the user-access
- * window open (arch_user_access_begin): from the rule cache, or from the
- * section covering pc, which is opened at its first use (header and
- * layout; everything with sframe.validate) and looked up with w->work
- * as the allowance. *sec is the section the answer or the error is about
- * (NULL: none covers pc, SF_E_NO_FDE). Reads may take page faults.
+ * The per-address-space rule cache (unwind.rule_cache=0 turns it off):
+ * direct-mapped, pc -> (section, rule, and its quick form when it has
+ * one), each entry tagged with mm->sframe_gen, which kern/uvm.c bumps
+ * when a section is added or removed or text is unmapped: entries of an
+ * older generation are empty. (A process's exit frees the cache with its
+ * mm.) It holds only rules a lookup gave, so it saves lookups without
+ * changing an answer (test 55).
+ */
+#define RULE_CACHE_BITS 10 /* 1024 entries, 80 KiB per address space */
+#define RULE_CACHE_SIZE (1u << RULE_CACHE_BITS)
+
+struct sframe_rule_entry {
+	uint64_t pc;
+	uint64_t gen;
+	struct sframe_section *s;
+	bool quick;           /* q holds the rule */
+	struct sf_quick q;
+	struct sf_rule rule;
+};
+
+struct sframe_rule_cache {
+	struct sframe_rule_entry e[RULE_CACHE_SIZE];
+};
+
+static inline struct sframe_rule_entry *sframe_rule_slot(struct sframe_rule_cache *c,
+							 uint64_t pc)
+{
+	return &c->e[(pc * 0x9e3779b97f4a7c15ull) >> (64 - RULE_CACHE_BITS)];
+}
+
+/* The cached rule for pc in mm, or NULL. */
+static inline const struct sframe_rule_entry *sframe_rule_cached(const struct uvm *mm,
+								  uint64_t pc)
+{
+	struct sframe_rule_entry *e;
+	if (!mm->rule_cache)
+		return NULL;
+	e = sframe_rule_slot(mm->rule_cache, pc);
+	return e->gen == mm->sframe_gen && e->pc == pc ? e : NULL;
+}
+
+/*
+ * The frame rule at pc in current's address space when the cache has
+ * none (*rule points at w->rule, valid until the next call), with the
+ * user-access window open (arch_user_access_begin): from the section
+ * covering pc, which is opened at its first use (header and layout;
+ * everything with sframe.validate) and looked up with w->work as the
+ * allowance; the answer goes into the cache. *sec is the section the
+ * answer or the error is about (NULL: none covers pc, SF_E_NO_FDE).
+ * Reads may take page faults.
  */
 int sframe_find_rule(uint64_t pc, const struct sf_rule **rule,
 		     struct sframe_section **sec, struct sframe_walk *w);

@@ -1,5 +1,6 @@
 #include "kern/unwind_user.h"
 #include "arch/x86_64/uaccess.h"
+#include "arch/x86_64/user_load.h"
 #include "arch/x86_64/unwind_user.h"
 #include "kern/cmdline.h"
 #include "kern/kernel.h"
@@ -86,21 +87,19 @@ static enum unwind_stop drop(struct sframe_section *s, int err)
 	return err == SF_E_FAULT ? UNWIND_STOP_FAULT : UNWIND_STOP_BAD_SFRAME;
 }
 
-/* One SFrame step inside one user-access window: the rule (cached, or
- * looked up in the section, within w's budget), then the stack reads. */
-static enum unwind_stop sframe_step(struct sf_frame *f, struct sframe_walk *w)
+/* A stack word, read in the walk's window (sf_quick_step's loader). */
+static inline bool user_word(void *ctx, uint64_t addr, uint64_t *v)
 {
-	struct sframe_section *s;
-	const struct sf_rule *r;
+	(void)ctx;
+	return arch_user_load(addr, 8, v);
+}
 
-	arch_user_access_begin();
-	int err = sframe_find_rule(f->caller ? f->pc - 1 : f->pc, &r, &s, w);
-	if (!err)
-		err = sf_step_rule(&s->table, r, f, NULL, NULL);
-	arch_user_access_end();
+/* What ends an SFrame step other than the step itself; runs with the
+ * user-access window closed (it may call the faulting helpers, free). */
+static enum unwind_stop step_failed(struct sf_frame *f, struct sframe_section *s,
+				    int err)
+{
 	switch (err) {
-	case SF_OK:
-		return STEPPED;
 	case SF_E_END:
 		return UNWIND_STOP_END;
 	case SF_E_NO_FDE:
@@ -120,19 +119,53 @@ static enum unwind_stop sframe_step(struct sf_frame *f, struct sframe_walk *w)
 	}
 }
 
+/* One SFrame step, in the user-access window the walk holds open: the
+ * rule (cached, or looked up in the section, within w's budget), then
+ * the stack reads. The window closes around anything else. */
+static enum unwind_stop sframe_step(struct sf_frame *f, struct sframe_walk *w)
+{
+	uint64_t pc = f->caller ? f->pc - 1 : f->pc;
+	const struct sframe_rule_entry *e = sframe_rule_cached(current->mm, pc);
+	struct sframe_section *s;
+	const struct sf_rule *r;
+	int err;
+
+	if (e) {
+		w->cache_hits++;
+		s = e->s;
+		err = e->quick ? sf_quick_step(&e->q, f, user_word, NULL) :
+				 sf_step_rule(&s->table, &e->rule, f, NULL, NULL);
+	} else {
+		err = sframe_find_rule(pc, &r, &s, w);
+		if (!err)
+			err = sf_step_rule(&s->table, r, f, NULL, NULL);
+	}
+	if (!err)
+		return STEPPED;
+	arch_user_access_end();
+	enum unwind_stop why = step_failed(f, s, err);
+	arch_user_access_begin();
+	return why;
+}
+
 /*
  * Between two steps: the unwind may take long (a deep stack, a function
  * of many rows, page faults), and the kernel is not preemptible, so this
- * is where it lets others run when the tick asked for it, and ends when
- * the task was killed meanwhile. The walk's state (frame, trace, what is
- * left of the budget) is on this task's stack and survives the switch.
+ * is where it lets others run when the tick asked for it (closing the
+ * SFrame walk's window, window), and ends when the task was killed
+ * meanwhile. The walk's state (frame, trace, what is left of the budget)
+ * is on this task's stack and survives the switch.
  */
-static bool preempt_point(void)
+static bool preempt_point(bool window)
 {
 	struct task *t = current;
 	if (__atomic_load_n(&t->pending, __ATOMIC_RELAXED) & (1ul << TIF_NEED_RESCHED)) {
 		stat_inc(STAT_UNWIND_PREEMPTED);
+		if (window)
+			arch_user_access_end();
 		schedule();
+		if (window)
+			arch_user_access_begin();
 	}
 	return !task_killed(t);
 }
@@ -192,18 +225,23 @@ uint32_t unwind_user(enum unwind_method m, uint64_t *ips, uint32_t max,
 		return guess(&f, ips, max, stop);
 
 	struct sframe_walk w = { .work = budget };
+	bool sframe = m == UNWIND_METHOD_SFRAME;
 	uint32_t n = 0;
 	ips[n++] = f.pc;
+	/* The SFrame walk holds one user-access window for all its steps. */
+	if (sframe)
+		arch_user_access_begin();
 	for (;;) {
-		enum unwind_stop why = m == UNWIND_METHOD_SFRAME ?
-			sframe_step(&f, &w) : fp_step(&f, read_faulting);
+		enum unwind_stop why = sframe ? sframe_step(&f, &w) : fp_step(&f, read_faulting);
 		if (why == STEPPED && f.pc >= USER_END)
 			why = UNWIND_STOP_BAD_FRAME;
 		if (why == STEPPED && n == max)
 			why = UNWIND_STOP_MAX_FRAMES;
-		if (why == STEPPED && !preempt_point())
+		if (why == STEPPED && !preempt_point(sframe))
 			why = UNWIND_STOP_KILLED;
 		if (why != STEPPED) {
+			if (sframe)
+				arch_user_access_end();
 			sframe_walk_done(&w);
 			*stop = why;
 			return n;
