@@ -104,7 +104,11 @@ int sf_fde_get(const struct sf_table *t, uint32_t idx, struct sf_fde *fde)
 	if (idx >= t->num_fdes)
 		return SF_E_FDE_INDEX;
 	uint64_t at = fde_offset(t, idx);
-	if ((err = sf_get(&t->src, at, t->fde_size, b)))
+	/* A constant length per version: a few plain loads, no copy loop. */
+	err = t->version == 1 ? sf_get(&t->src, at, SF_FDE_V1_SIZE, b) :
+	      t->version == 2 ? sf_get(&t->src, at, SF_FDE_V2_SIZE, b) :
+				sf_get(&t->src, at, SF_FDE_V3_SIZE, b);
+	if (err)
 		return err;
 
 	fde->index = idx;

@@ -59,10 +59,15 @@ static int fill(const struct sf_table *t, uint32_t asz, uint32_t off,
 	fre->start = start;
 	fre->off = off;
 	fre->size = (uint8_t)size;
-	for (uint8_t i = 0; i < fre->nwords; i++) {
-		uint8_t b[8] = { 0 };
-		if ((err = sf_get(&t->src, (uint64_t)off + asz + 1 + i * fre->word_size,
-				  fre->word_size, b)))
+	/* In bounds: the whole FRE was checked above. */
+	uint64_t at = (uint64_t)off + asz + 1;
+	enum sf_kind k = sf_kind(&t->src);
+	for (uint8_t i = 0; i < fre->nwords; i++, at += fre->word_size) {
+		uint8_t b[4] = { 0 };
+		err = fre->word_size == 1 ? sf_load(&t->src, k, at, 1, b) :
+		      fre->word_size == 2 ? sf_load(&t->src, k, at, 2, b) :
+					    sf_load(&t->src, k, at, 4, b);
+		if (err)
 			return err;
 		fre->word[i] = sign_extend(b, fre->word_size);
 	}
