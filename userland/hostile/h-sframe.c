@@ -247,9 +247,11 @@ static int unmapped(void)
  * Correct and used, then rewritten under the kernel's feet: the FDE now
  * claims a huge function (past the registered text), the row a CFA offset
  * of 127 (misaligned), the FRE offset points past the section. The
- * unwinder checks what each lookup reads: the first lookup after the
- * rewrite finds the function outside its text, and the section is dropped
- * (sframe_dropped_invalid); later unwinds fall back to the frame pointer.
+ * kernel's rule cache keeps the rules it read before the rewrite for the
+ * pcs it has seen (the program changes only its own unwinds, and every
+ * stack read stays checked); a pc it has not seen, or a boot with
+ * unwind.rule_cache=0, reads the rewritten section, finds the function
+ * outside its text and drops the section (sframe_dropped_invalid).
  */
 static int rewritten(void)
 {
