@@ -133,12 +133,11 @@ int sframe_find_rule(uint64_t pc, const struct sf_rule **rule,
 	if (err || (err = sf_find_rule_bounded(&(*sec)->table, pc, &w->rule, &w->work)))
 		return err;
 	*rule = &w->rule;
-	if (c) {
-		struct sframe_rule_entry *e = sframe_rule_slot(c, pc);
+	struct sf_quick q;
+	if (c && sf_quick_of(&(*sec)->table, &w->rule, &q)) {
 		w->cache_misses++;
-		*e = (struct sframe_rule_entry){ .pc = pc, .gen = mm->sframe_gen, .s = *sec,
-						 .rule = w->rule };
-		e->quick = sf_quick_of(&(*sec)->table, &w->rule, &e->q);
+		*sframe_rule_slot(c, pc) = (struct sframe_rule_entry){
+			.pc = pc, .gen = mm->sframe_gen, .s = *sec, .q = q };
 	}
 	return SF_OK;
 }

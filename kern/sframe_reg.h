@@ -42,23 +42,21 @@ void sframe_walk_done(const struct sframe_walk *w);
 
 /*
  * The per-address-space rule cache (unwind.rule_cache=0 turns it off):
- * direct-mapped, pc -> (section, rule, and its quick form when it has
- * one), each entry tagged with mm->sframe_gen, which kern/uvm.c bumps
+ * direct-mapped, pc -> (section, rule in its quick form; rules of another
+ * shape, which x86-64 code hardly has, are looked up each time), each entry tagged with mm->sframe_gen, which kern/uvm.c bumps
  * when a section is added or removed or text is unmapped: entries of an
  * older generation are empty. (A process's exit frees the cache with its
  * mm.) It holds only rules a lookup gave, so it saves lookups without
  * changing an answer (test 55).
  */
-#define RULE_CACHE_BITS 10 /* 1024 entries, 80 KiB per address space */
+#define RULE_CACHE_BITS 10 /* 1024 entries, 40 KiB per address space */
 #define RULE_CACHE_SIZE (1u << RULE_CACHE_BITS)
 
 struct sframe_rule_entry {
 	uint64_t pc;
 	uint64_t gen;
 	struct sframe_section *s;
-	bool quick;           /* q holds the rule */
 	struct sf_quick q;
-	struct sf_rule rule;
 };
 
 struct sframe_rule_cache {

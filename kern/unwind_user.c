@@ -133,8 +133,7 @@ static enum unwind_stop sframe_step(struct sf_frame *f, struct sframe_walk *w)
 	if (e) {
 		w->cache_hits++;
 		s = e->s;
-		err = e->quick ? sf_quick_step(&e->q, f, user_word, NULL) :
-				 sf_step_rule(&s->table, &e->rule, f, NULL, NULL);
+		err = sf_quick_step(&e->q, f, user_word, NULL);
 	} else {
 		err = sframe_find_rule(pc, &r, &s, w);
 		if (!err)
@@ -240,9 +239,10 @@ uint32_t unwind_user(enum unwind_method m, uint64_t *ips, uint32_t max,
 		if (why == STEPPED && !preempt_point(sframe))
 			why = UNWIND_STOP_KILLED;
 		if (why != STEPPED) {
-			if (sframe)
+			if (sframe) {
 				arch_user_access_end();
-			sframe_walk_done(&w);
+				sframe_walk_done(&w);
+			}
 			*stop = why;
 			return n;
 		}
