@@ -102,15 +102,16 @@ static struct sframe_section *section_for(struct uvm *mm, uint64_t pc,
 	return s;
 }
 
-static struct sframe_rule_cache *rule_cache(struct uvm *mm)
+void sframe_walk_begin(struct sframe_walk *w, uint32_t budget)
 {
-	if (!rule_cache_on)
-		return NULL;
-	if (!mm->rule_cache) {
+	struct uvm *mm = current->mm;
+	*w = (struct sframe_walk){ .work = budget };
+	/* Allocated here, outside the walk's user-access window. Without
+	 * memory the walk simply looks every rule up. */
+	if (rule_cache_on && !mm->rule_cache) {
 		mm->rule_cache = kzalloc(sizeof *mm->rule_cache);
 		mm->sframe_gen++; /* a zeroed entry (generation 0) is empty */
 	}
-	return mm->rule_cache;
 }
 
 void sframe_walk_done(const struct sframe_walk *w)
@@ -124,7 +125,7 @@ int sframe_find_rule(uint64_t pc, const struct sf_rule **rule,
 		     struct sframe_section **sec, struct sframe_walk *w)
 {
 	struct uvm *mm = current->mm;
-	struct sframe_rule_cache *c = rule_cache(mm);
+	struct sframe_rule_cache *c = mm->rule_cache;
 	int err;
 
 	*sec = section_for(mm, pc, w, &err);
@@ -153,8 +154,9 @@ void sframe_drop(struct sframe_section *s, int err)
  * The system call's ADD also reads the header now, from the caller's
  * memory, so that a loader that registers something that is not SFrame
  * hears it at once: -ENOEXEC (not an SFrame section: bad magic, version,
- * ABI, layout) or -EFAULT (unreadable). The full validation still happens
- * at first use: the section is user memory and may change meanwhile.
+ * ABI, layout) or -EFAULT (unreadable). The rest is checked where the
+ * unwinder reads it (and in full at first use with sframe.validate): the
+ * section is user memory and may change meanwhile.
  */
 static int check_header(uint64_t sframe, uint64_t len)
 {

@@ -38,6 +38,9 @@ struct sframe_walk {
 	struct sf_rule rule; /* the last rule looked up (not from the cache) */
 };
 
+/* Before the walk's window opens: its budget, and current's rule cache
+ * allocated if it is on and not there yet. After it: the counters. */
+void sframe_walk_begin(struct sframe_walk *w, uint32_t budget);
 void sframe_walk_done(const struct sframe_walk *w);
 
 /*

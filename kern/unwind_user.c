@@ -223,13 +223,15 @@ uint32_t unwind_user(enum unwind_method m, uint64_t *ips, uint32_t max,
 	if (m == UNWIND_METHOD_GUESS)
 		return guess(&f, ips, max, stop);
 
-	struct sframe_walk w = { .work = budget };
+	struct sframe_walk w;
 	bool sframe = m == UNWIND_METHOD_SFRAME;
 	uint32_t n = 0;
 	ips[n++] = f.pc;
 	/* The SFrame walk holds one user-access window for all its steps. */
-	if (sframe)
+	if (sframe) {
+		sframe_walk_begin(&w, budget);
 		arch_user_access_begin();
+	}
 	for (;;) {
 		enum unwind_stop why = sframe ? sframe_step(&f, &w) : fp_step(&f, read_faulting);
 		if (why == STEPPED && f.pc >= USER_END)
