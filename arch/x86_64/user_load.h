@@ -28,8 +28,10 @@
 	".pushsection .uaccess_fixups, \"a\"\n\t.balign 8\n\t" \
 	".quad " insn ", " fixup "\n\t.popsection\n\t"
 
+/* volatile: GCC 12 drops an asm goto whose outputs are unused, fault
+ * path and all (the uaccess_user_loads kernel test caught it). */
 #define ARCH_USER_LOAD_INSN(op, out, addr, fault)                           \
-	__asm__ goto("1: " op " (%1), %0\n\t" ARCH_UACCESS_FIXUP("1b", "%l2")   \
+	__asm__ volatile goto("1: " op " (%1), %0\n\t" ARCH_UACCESS_FIXUP("1b", "%l2")   \
 		 : "=r"(out) : "r"(addr) : : fault)
 
 /*
