@@ -242,12 +242,37 @@ static int check_found(const struct sf_table *t, const struct sf_fde *fde)
 	return SF_OK;
 }
 
+/* With an index: the validated starts, searched as a dense array, and the
+ * decoded FDE. */
+static int find_indexed(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
+			uint32_t *work)
+{
+	const uint64_t *starts = t->index;
+	uint32_t lo = 0, n = t->num_fdes;
+	uint32_t probes = (uint32_t)(32 - __builtin_clz(n));
+
+	if (*work < probes)
+		return SF_E_BUDGET;
+	*work -= probes;
+	while (n > 1) {
+		uint32_t half = n / 2;
+		if (starts[lo + half] <= pc)
+			lo += half;
+		n -= half;
+	}
+	*fde = ((const struct sf_fde *)(starts + t->num_fdes))[lo];
+	return covers(fde, pc) ? check_found(t, fde) : SF_E_NO_FDE;
+}
+
 /* Sorted: the last FDE starting at or before pc is the only candidate. */
 static int find_sorted(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
 		       uint32_t *work)
 {
 	struct found f;
 	int err;
+
+	if (t->index)
+		return find_indexed(t, pc, fde, work);
 
 	if ((err = search_any(t, pc, &f, work)) || (err = sf_fde_get(t, f.idx, fde)) ||
 	    (err = check_neighbours(t, fde, &f)))

@@ -122,8 +122,8 @@ struct row {
  * sub-section's end, whatever num_fres claims, and at *work.
  */
 static SF_INLINE int scan(const struct sf_table *t, enum sf_kind k, uint32_t asz,
-			  const struct sf_fde *fde, uint32_t key, uint32_t limit,
-			  struct row *best, uint32_t *work)
+			  bool trusted, const struct sf_fde *fde, uint32_t key,
+			  uint32_t limit, struct row *best, uint32_t *work)
 {
 	uint64_t end = (uint64_t)t->fres + t->fre_len, off = fde->first_fre;
 	uint32_t n = fde->num_fres, prev = 0;
@@ -136,18 +136,19 @@ static SF_INLINE int scan(const struct sf_table *t, enum sf_kind k, uint32_t asz
 		uint8_t b[4] = { 0 }, info = 0;
 		if (i == *work)
 			return SF_E_BUDGET;
-		if (off + asz + 1 > end)
+		if (!trusted && off + asz + 1 > end)
 			return SF_E_FRE_BOUNDS;
 		if ((err = sf_load(&t->src, k, off, asz, b)) ||
 		    (err = sf_load(&t->src, k, off + asz, 1, &info)))
 			return err;
 		uint32_t start = asz == 1 ? b[0] : asz == 2 ? sf_le16(b) : sf_le32(b);
 		uint32_t code = (info >> 5) & 3; /* word size 1 << code */
-		if (code == 3)
+		/* Rows an index's validation checked need no second look. */
+		if (!trusted && code == 3)
 			return SF_E_FRE_INFO;
-		if (i > 0 && start <= prev)
+		if (!trusted && i > 0 && start <= prev)
 			return SF_E_FRE_ORDER;
-		if (start >= limit)
+		if (!trusted && start >= limit)
 			return SF_E_FRE_OUTSIDE;
 		if (start > key) {
 			*work -= i + 1;
@@ -167,16 +168,18 @@ static SF_INLINE int scan(const struct sf_table *t, enum sf_kind k, uint32_t asz
 static int scan_any(const struct sf_table *t, const struct sf_fde *fde, uint32_t key,
 		    uint32_t limit, struct row *best, uint32_t *work)
 {
-#define SCAN(kind) (fde->fre_type == SF_FRE_ADDR1 ? scan(t, kind, 1, fde, key, limit, best, work) : \
-		    fde->fre_type == SF_FRE_ADDR2 ? scan(t, kind, 2, fde, key, limit, best, work) : \
-						    scan(t, kind, 4, fde, key, limit, best, work))
+#define SCAN(kind, trusted) \
+	(fde->fre_type == SF_FRE_ADDR1 ? scan(t, kind, 1, trusted, fde, key, limit, best, work) : \
+	 fde->fre_type == SF_FRE_ADDR2 ? scan(t, kind, 2, trusted, fde, key, limit, best, work) : \
+					 scan(t, kind, 4, trusted, fde, key, limit, best, work))
 	switch (sf_kind(&t->src)) {
 	case SF_KIND_BASE:
-		return SCAN(SF_KIND_BASE);
+		/* A buffer the caller owns, indexed (validated): trusted. */
+		return t->index ? SCAN(SF_KIND_BASE, true) : SCAN(SF_KIND_BASE, false);
 	case SF_KIND_IN_PLACE:
-		return SCAN(SF_KIND_IN_PLACE);
+		return SCAN(SF_KIND_IN_PLACE, false);
 	default:
-		return SCAN(SF_KIND_READ);
+		return SCAN(SF_KIND_READ, false);
 	}
 #undef SCAN
 }

@@ -141,6 +141,9 @@ struct sf_table {
 	 * (sf_open sets the whole address space; a caller that knows the
 	 * registered text narrows it). */
 	uint64_t text_start, text_end;
+	/* NULL, or what sf_index_build wrote: the FDEs' starts, then the
+	 * decoded FDEs (struct sf_fde), num_fdes of each. */
+	const uint64_t *index;
 };
 
 /* One function descriptor, whatever the version. */
@@ -225,6 +228,21 @@ uint32_t sf_used_size(const struct sf_table *t);
  * flagged, FREs increasing and inside their function, counts consistent.
  * Lookups do not need it: they check what they read (docs/SFRAME.md). */
 int sf_validate(const struct sf_table *t);
+
+/*
+ * An optional lookup index, in memory the caller provides (the library
+ * still allocates nothing): sf_index_size() bytes, 8-byte aligned. Built
+ * once (a full sf_validate, then every FDE decoded, in order), it lets a
+ * lookup search a dense array of starts and take the decoded FDE, and,
+ * for a section in a buffer (src.base, which the caller promises not to
+ * change), walk rows the validation already checked without checking
+ * them again. Sources read in place or through a callback keep every
+ * check. sf_index_build sets t->index; SF_E_NOSPACE when size is short,
+ * SF_E_FDE_UNSORTED for a section without SF_F_FDE_SORTED, or why the
+ * section is not valid.
+ */
+uint64_t sf_index_size(const struct sf_table *t);
+int sf_index_build(struct sf_table *t, void *mem, uint64_t size);
 
 /* The idx-th FDE. */
 int sf_fde_get(const struct sf_table *t, uint32_t idx, struct sf_fde *fde);
