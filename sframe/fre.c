@@ -136,14 +136,15 @@ static SF_INLINE int scan(const struct sf_table *t, enum sf_kind k, uint32_t asz
 		uint8_t b[4] = { 0 }, info = 0;
 		if (i == *work)
 			return SF_E_BUDGET;
-		if (!trusted && off + asz + 1 > end)
+		if (off + asz + 1 > end)
 			return SF_E_FRE_BOUNDS;
 		if ((err = sf_load(&t->src, k, off, asz, b)) ||
 		    (err = sf_load(&t->src, k, off + asz, 1, &info)))
 			return err;
 		uint32_t start = asz == 1 ? b[0] : asz == 2 ? sf_le16(b) : sf_le32(b);
 		uint32_t code = (info >> 5) & 3; /* word size 1 << code */
-		/* Rows an index's validation checked need no second look. */
+		/* Rows an index's validation checked need no second look
+		 * (their bounds still get one, like every read). */
 		if (!trusted && code == 3)
 			return SF_E_FRE_INFO;
 		if (!trusted && i > 0 && start <= prev)

@@ -235,8 +235,9 @@ int sf_validate(const struct sf_table *t);
  * once (a full sf_validate, then every FDE decoded, in order), it lets a
  * lookup search a dense array of starts and take the decoded FDE, and,
  * for a section in a buffer (src.base, which the caller promises not to
- * change), walk rows the validation already checked without checking
- * them again. Sources read in place or through a callback keep every
+ * change), walk rows without checking again what the validation checked
+ * (order, place in the function, word size; every read stays
+ * bounds-checked). Sources read in place or through a callback keep every
  * check. sf_index_build sets t->index; SF_E_NOSPACE when size is short,
  * SF_E_FDE_UNSORTED for a section without SF_F_FDE_SORTED, or why the
  * section is not valid.
