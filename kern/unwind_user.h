@@ -3,10 +3,10 @@
  * context at its latest kernel entry, read from user memory now.
  *
  * Runs in task context on the way back to ring 3 (the deferred unwind's
- * task work), so it may take page faults: each SFrame step opens the
- * user-access window once and reads the section and the stack with
- * single user loads (only addresses below USER_END), and a page that was
- * never touched is simply faulted in. Every read is checked, every loop bounded by the buffer,
+ * task work), so it may take page faults: an SFrame walk holds one
+ * user-access window open across its steps and reads the section and the
+ * stack with single user loads (only addresses below USER_END), and a page
+ * that was never touched is simply faulted in. Every read is checked, every loop bounded by the buffer,
  * every way to stop counted (unwind_stop_<reason>).
  *
  * The frame-pointer walk also exists in an NMI-safe form, which reads
