@@ -50,7 +50,7 @@ void sframe_walk_done(const struct sframe_walk *w);
  * when a section is added or removed or text is unmapped: entries of an
  * older generation are empty. (A process's exit frees the cache with its
  * mm.) It holds only rules a lookup gave, so it saves lookups without
- * changing an answer (test 55).
+ * changing an answer (test 56).
  */
 #define RULE_CACHE_BITS 10 /* 1024 entries, 40 KiB per address space */
 #define RULE_CACHE_SIZE (1u << RULE_CACHE_BITS)

@@ -33,6 +33,7 @@
 	X(UNWIND_STOP_BAD_SFRAME, "unwind_stop_bad_sframe", SUM)              \
 	X(UNWIND_STOP_BAD_FRAME, "unwind_stop_bad_frame", SUM)                \
 	X(UNWIND_STOP_TASK_EXITED, "unwind_stop_task_exited", SUM)            \
+	X(UNWIND_STOP_SIGNAL_FRAME, "unwind_stop_signal_frame", SUM)          \
 	X(UNWIND_STOP_BUDGET, "unwind_stop_budget", SUM)                      \
 	X(UNWIND_STOP_KILLED, "unwind_stop_killed", SUM)                      \
 	X(SFRAME_REGISTERED, "sframe_registered", SUM)                        \

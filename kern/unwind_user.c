@@ -111,8 +111,11 @@ static enum unwind_stop step_failed(struct sf_frame *f, struct sframe_section *s
 		return UNWIND_STOP_BAD_FRAME;
 	case SF_E_BUDGET:
 		return UNWIND_STOP_BUDGET;
-	case SF_E_REG:    /* a rule this unwinder cannot follow */
 	case SF_E_SIGNAL:
+		/* The caller's registers are in the signal frame, whose layout
+		 * SFrame does not give (and Stitch delivers no signals). */
+		return UNWIND_STOP_SIGNAL_FRAME;
+	case SF_E_REG:    /* a rule this unwinder cannot follow */
 		return UNWIND_STOP_NO_INFO;
 	default:          /* the section faulted, or what it says is not SFrame */
 		return drop(s, err);
@@ -121,8 +124,11 @@ static enum unwind_stop step_failed(struct sf_frame *f, struct sframe_section *s
 
 /* One SFrame step, in the user-access window the walk holds open: the
  * rule (cached, or looked up in the section, within w's budget), then
- * the stack reads. The window closes around anything else. */
-static enum unwind_stop sframe_step(struct sf_frame *f, struct sframe_walk *w)
+ * the stack reads. The window closes around anything else. regs: the
+ * interrupted frame's registers by DWARF number, which a flexible FDE
+ * may name in that frame (ignored after it). */
+static enum unwind_stop sframe_step(struct sf_frame *f, const uint64_t *regs,
+				    struct sframe_walk *w)
 {
 	uint64_t pc = f->caller ? f->pc - 1 : f->pc;
 	const struct sframe_rule_entry *e = sframe_rule_cached(current->mm, pc);
@@ -137,7 +143,8 @@ static enum unwind_stop sframe_step(struct sf_frame *f, struct sframe_walk *w)
 	} else {
 		err = sframe_find_rule(pc, &r, &s, w);
 		if (!err)
-			err = sf_step_rule(&s->table, r, f, NULL, NULL);
+			err = sf_step_rule(&s->table, r, f, regs, UNWIND_USER_DWARF_REGS,
+					   NULL, NULL);
 	}
 	if (!err)
 		return STEPPED;
@@ -169,7 +176,8 @@ static bool preempt_point(bool window)
 	return !task_killed(t);
 }
 
-/* Josh Poimboeuf's idea (seed 003): every stack word that points into
+/* Josh Poimboeuf's idea ("Re: [PATCH v3 00/10] x86: ORC unwinder", LKML,
+ * 13 Jul 2017): every stack word that points into
  * registered text is taken for a return address. Needs no unwind data, and
  * is wrong both ways: stale return addresses of finished calls show up, and
  * nothing tells a saved function pointer from a return address. */
@@ -215,7 +223,9 @@ uint32_t unwind_user(enum unwind_method m, uint64_t *ips, uint32_t max,
 		     enum unwind_stop *stop)
 {
 	struct sf_frame f;
+	uint64_t regs[UNWIND_USER_DWARF_REGS];
 	unwind_user_start(task_user_frame(current), &f);
+	unwind_user_dwarf_regs(task_user_frame(current), regs);
 	if (max == 0) {
 		*stop = UNWIND_STOP_MAX_FRAMES;
 		return 0;
@@ -233,7 +243,8 @@ uint32_t unwind_user(enum unwind_method m, uint64_t *ips, uint32_t max,
 		arch_user_access_begin();
 	}
 	for (;;) {
-		enum unwind_stop why = sframe ? sframe_step(&f, &w) : fp_step(&f, read_faulting);
+		enum unwind_stop why = sframe ? sframe_step(&f, regs, &w) :
+						fp_step(&f, read_faulting);
 		if (why == STEPPED && f.pc >= USER_END)
 			why = UNWIND_STOP_BAD_FRAME;
 		if (why == STEPPED && n == max)

@@ -3,7 +3,13 @@
 # docs/SECURITY.md.
 #
 #   make fuzz [FUZZ_SECONDS=n]   every fuzz target for n seconds each (the
-#                                SFrame target of mk/sframe.mk included)
+#                                SFrame target of mk/sframe.mk included),
+#                                one after the other whatever the others
+#                                did; then one line per target (ok, or
+#                                FAILED with its artifacts), and a failure
+#                                status if any failed
+#   make fuzz FUZZ_ONLY="a b"    those targets only, the same way
+#   make fuzz-NAME               one target
 #   make test                    test/t/81-fuzz.t: each target here for
 #                                FUZZ_TEST_SECONDS (10 s) from its seeds
 #
@@ -64,11 +70,29 @@ fuzz_run = mkdir -p $(FUZZ_DIR)/corpus/$(1) && $(FUZZ_DIR)/$(1) \
 	-artifact_prefix=$(FUZZ_DIR)/$(1)- -timeout=10 -rss_limit_mb=2048 -max_len=131072 \
 	-print_final_stats=1 -max_total_time=$(2) $(FUZZ_DIR)/corpus/$(1) test/fuzz/corpus/$(1)
 
-# `make fuzz` (mk/sframe.mk owns the recipe for its target) also runs these.
+# make fuzz-NAME: one target (fuzz-fuzz_sframe is in mk/sframe.mk).
 .PHONY: fuzz $(FUZZ_NAMES:%=fuzz-%)
-fuzz: $(FUZZ_NAMES:%=fuzz-%)
 $(FUZZ_NAMES:%=fuzz-%): fuzz-%: $(FUZZ_DIR)/%
 	$(call fuzz_run,$*,$(FUZZ_SECONDS))
+
+# make fuzz: each target in turn, a failure not stopping the rest (a crash
+# in one says nothing about the others), then what each did.
+FUZZ_SECONDS ?= 600
+FUZZ_ONLY ?= $(FUZZ_NAMES) fuzz_sframe
+fuzz:
+	@failed=0; report=; \
+	for t in $(FUZZ_ONLY); do \
+		if $(MAKE) --no-print-directory fuzz-$$t FUZZ_SECONDS=$(FUZZ_SECONDS); then \
+			report="$$report  $$t: ok\n"; \
+		else \
+			failed=$$((failed + 1)); \
+			art=$(FUZZ_DIR)/$$t-*; \
+			[ $$t = fuzz_sframe ] && art="$(SFRAME_DIR)/fuzz/crash-* $(SFRAME_DIR)/fuzz/timeout-*"; \
+			report="$$report  $$t: FAILED (artifacts: $$(ls -d $$art 2>/dev/null | tr '\n' ' '))\n"; \
+		fi; \
+	done; \
+	printf "fuzz: %s targets, %d failed\n$$report" "$(words $(FUZZ_ONLY))" $$failed; \
+	test $$failed = 0
 
 TEST_PREREQS += $(FUZZ_TARGETS)
 
@@ -92,17 +116,17 @@ $(FUZZ_SAN_DIR)/sframe-unit: test/sframe/unit.c test/sframe/vecgen.c test/sframe
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(FUZZ_SAN_SFLAGS) -o $@ test/sframe/unit.c test/sframe/vecgen.c sframe/*.c
 
-$(FUZZ_SAN_DIR)/vs_libsframe: test/sframe/vs_libsframe.c tools/sframe/input.c \
+$(FUZZ_SAN_DIR)/vs_libsframe: test/sframe/vs_libsframe.c tools/sframe/input.c tools/sframe/reloc.c \
 		tools/sframe/input.h $(FUZZ_SAN_SFRAME)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(FUZZ_SAN_SFLAGS) -iquote tools/sframe -o $@ test/sframe/vs_libsframe.c \
-		tools/sframe/input.c sframe/*.c -lsframe -lelf
+		tools/sframe/input.c tools/sframe/reloc.c sframe/*.c -lsframe -lelf
 
-$(FUZZ_SAN_DIR)/conv_check: test/sframe/conv_check.c tools/sframe/input.c \
+$(FUZZ_SAN_DIR)/conv_check: test/sframe/conv_check.c tools/sframe/input.c tools/sframe/reloc.c \
 		tools/sframe/input.h $(FUZZ_SAN_SFRAME)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(FUZZ_SAN_SFLAGS) -iquote tools/sframe -o $@ test/sframe/conv_check.c \
-		tools/sframe/input.c sframe/*.c -lelf
+		tools/sframe/input.c tools/sframe/reloc.c sframe/*.c -lelf
 
 # The whole of stitch, main() included (test 60's driver has all but main).
 $(FUZZ_SAN_DIR)/stitch: $(wildcard tools/stitch/*.c tools/stitch/*.h) include/stitch/records.h

@@ -280,10 +280,20 @@ int sf_find_rule_bounded(const struct sf_table *t, uint64_t pc,
 int sf_step(const struct sf_table *t, struct sf_frame *f,
 	    sf_read_fn read, void *ctx);
 
-/* The second half of sf_step: apply a rule sf_find_rule gave for f->pc
- * (or f->pc - 1 when f->caller). */
+/* sf_step for the interrupted frame, whose other registers are known:
+ * regs[i] is DWARF register i, for i < nregs (AMD64: 0-16, rax to rip).
+ * A flexible FDE may base the CFA, RA or FP on one of them (x86-64 DRAP:
+ * r10 around a stack realignment); beyond the first frame only sp and fp
+ * are known, so regs is ignored when f->caller is set. */
+int sf_step_first(const struct sf_table *t, struct sf_frame *f,
+		  const uint64_t *regs, uint32_t nregs, sf_read_fn read, void *ctx);
+
+/* The second half of sf_step_first: apply a rule sf_find_rule gave for
+ * f->pc (or f->pc - 1 when f->caller); regs as for sf_step_first (NULL:
+ * none). */
 int sf_step_rule(const struct sf_table *t, const struct sf_rule *rule,
-		 struct sf_frame *f, sf_read_fn read, void *ctx);
+		 struct sf_frame *f, const uint64_t *regs, uint32_t nregs,
+		 sf_read_fn read, void *ctx);
 
 /*
  * A rule in the shape almost every compiled frame has (CFA = sp or fp +

@@ -3,17 +3,26 @@
  *
  * Only sp and fp are known beyond the first frame, so a rule that needs any
  * other register (a flex FDE's DRAP register, AArch64's link register)
- * fails with SF_E_REG rather than guess.
+ * fails with SF_E_REG rather than guess. The interrupted frame's registers
+ * are all known: sf_step_first() takes them.
  */
 #include "internal.h"
 
+/* The first frame's registers by DWARF number, or none. */
+struct regs {
+	const uint64_t *v;
+	uint32_t n;
+};
+
 static int reg_value(const struct sf_table *t, const struct sf_frame *f,
-		     uint8_t reg, uint64_t *v)
+		     const struct regs *regs, uint8_t reg, uint64_t *v)
 {
 	if (reg == sf_sp_reg(t))
 		*v = f->sp;
 	else if (reg == sf_fp_reg(t))
 		*v = f->fp;
+	else if (reg < regs->n)
+		*v = regs->v[reg];
 	else
 		return SF_E_REG;
 	return SF_OK;
@@ -33,7 +42,7 @@ static inline int load(sf_read_fn read, void *ctx, uint64_t addr, uint64_t *v)
 
 /* The caller's value of one register; cur is its value in this frame. */
 static int recover(const struct sf_table *t, const struct sf_frame *f,
-		   sf_read_fn read, void *ctx, uint64_t cfa,
+		   const struct regs *regs, sf_read_fn read, void *ctx, uint64_t cfa,
 		   const struct sf_where *w, uint64_t cur, uint64_t *out)
 {
 	uint64_t off = (uint64_t)(int64_t)w->off, base;
@@ -50,7 +59,7 @@ static int recover(const struct sf_table *t, const struct sf_frame *f,
 		return SF_OK;
 	case SF_REG:
 	case SF_AT_REG:
-		if ((err = reg_value(t, f, w->reg, &base)))
+		if ((err = reg_value(t, f, regs, w->reg, &base)))
 			return err;
 		if (w->how == SF_AT_REG)
 			return load(read, ctx, base + off, out);
@@ -61,12 +70,12 @@ static int recover(const struct sf_table *t, const struct sf_frame *f,
 }
 
 static int cfa_of(const struct sf_table *t, const struct sf_frame *f,
-		  const struct sf_rule *r, sf_read_fn read, void *ctx,
-		  uint64_t *cfa)
+		  const struct regs *regs, const struct sf_rule *r,
+		  sf_read_fn read, void *ctx, uint64_t *cfa)
 {
 	int err;
 
-	if ((err = reg_value(t, f, r->cfa_reg, cfa)))
+	if ((err = reg_value(t, f, regs, r->cfa_reg, cfa)))
 		return err;
 	*cfa += (uint64_t)(int64_t)r->cfa_off;
 	if (r->cfa_deref && (err = load(read, ctx, *cfa, cfa)))
@@ -89,7 +98,7 @@ bool sf_quick_of(const struct sf_table *t, const struct sf_rule *r, struct sf_qu
 	return true;
 }
 
-/* The stack reader of sf_step_rule's quick path: read, or in place. */
+/* The stack reader of the quick path: read, or in place. */
 struct stack_reader {
 	sf_read_fn read;
 	void *ctx;
@@ -101,8 +110,9 @@ static bool quick_load(void *ctx, uint64_t addr, uint64_t *v)
 	return load(r->read, r->ctx, addr, v) == SF_OK;
 }
 
-int sf_step_rule(const struct sf_table *t, const struct sf_rule *r,
-		 struct sf_frame *f, sf_read_fn read, void *ctx)
+/* The rule r applied to *f: the quick path for the common shape. */
+static int apply(const struct sf_table *t, const struct sf_rule *r, struct sf_frame *f,
+		 const struct regs *regs, sf_read_fn read, void *ctx)
 {
 	uint64_t cfa, ra, fp;
 	int err;
@@ -118,11 +128,11 @@ int sf_step_rule(const struct sf_table *t, const struct sf_rule *r,
 		return SF_E_END;
 	if (r->ra.how == SF_SAME)
 		return SF_E_REG; /* RA still in a link register we do not have */
-	if ((err = cfa_of(t, f, r, read, ctx, &cfa)))
+	if ((err = cfa_of(t, f, regs, r, read, ctx, &cfa)))
 		return err;
-	if ((err = recover(t, f, read, ctx, cfa, &r->ra, 0, &ra)))
+	if ((err = recover(t, f, regs, read, ctx, cfa, &r->ra, 0, &ra)))
 		return err;
-	if ((err = recover(t, f, read, ctx, cfa, &r->fp, f->fp, &fp)))
+	if ((err = recover(t, f, regs, read, ctx, cfa, &r->fp, f->fp, &fp)))
 		return err;
 	if (ra == 0)
 		return SF_E_END;
@@ -133,8 +143,24 @@ int sf_step_rule(const struct sf_table *t, const struct sf_rule *r,
 	return SF_OK;
 }
 
-int sf_step(const struct sf_table *t, struct sf_frame *f,
-	    sf_read_fn read, void *ctx)
+/* The interrupted frame's registers, when f is that frame. */
+static struct regs first_regs(const struct sf_frame *f, const uint64_t *regs,
+			      uint32_t nregs)
+{
+	struct regs known = { regs, f && regs && !f->caller ? nregs : 0 };
+	return known;
+}
+
+int sf_step_rule(const struct sf_table *t, const struct sf_rule *r,
+		 struct sf_frame *f, const uint64_t *regs, uint32_t nregs,
+		 sf_read_fn read, void *ctx)
+{
+	struct regs known = first_regs(f, regs, nregs);
+	return apply(t, r, f, &known, read, ctx);
+}
+
+int sf_step_first(const struct sf_table *t, struct sf_frame *f,
+		  const uint64_t *regs, uint32_t nregs, sf_read_fn read, void *ctx)
 {
 	struct sf_rule r;
 	int err;
@@ -145,5 +171,11 @@ int sf_step(const struct sf_table *t, struct sf_frame *f,
 	 * function (noreturn callee): look up the call instruction. */
 	if ((err = sf_find_rule(t, f->caller ? f->pc - 1 : f->pc, &r)))
 		return err;
-	return sf_step_rule(t, &r, f, read, ctx);
+	return sf_step_rule(t, &r, f, regs, nregs, read, ctx);
+}
+
+int sf_step(const struct sf_table *t, struct sf_frame *f,
+	    sf_read_fn read, void *ctx)
+{
+	return sf_step_first(t, f, NULL, 0, read, ctx);
 }

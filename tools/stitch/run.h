@@ -15,10 +15,12 @@ struct options {
 	const char *outdir; /* -o: write the output files there */
 	int no_stitch;      /* --no-stitch: list the records as they came */
 	const char *stats;  /* --stats: write the run's numbers as JSON there */
+	const char *records_json; /* --records-json: every record as JSON there */
 	FILE *out;          /* listings and the summary go here */
 };
 
-/* Returns 0, or -1 if an output file could not be written. */
+/* Returns 0, or -1 if an output file could not be written. A damaged
+ * stream is not an error here: it is counted in c (counters_damage). */
 int run_stitch(const struct options *o, const uint8_t *buf, size_t len,
 	       struct counters *c);
 

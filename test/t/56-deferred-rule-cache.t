@@ -26,7 +26,7 @@ if not all(os.path.exists(p) for p in (KERNEL, 'build/esp.img', ROOT + '/bin/dlw
 
 
 def run(cache):
-    tmp = tempfile.mkdtemp(prefix='stitch-t55-')
+    tmp = tempfile.mkdtemp(prefix='stitch-t56-')
     recs, console, rc = boot('init=/bin/bsuite init.args=%s profile.mode=sframe '
                              'profile.hz=1000 trace.syscalls=read,write,exit '
                              'unwind.rule_cache=%d' % (SUITE, cache), tmp + '/records.bin')

@@ -27,7 +27,7 @@ SLEEP_MS = 10
 if not all(os.path.exists(p) for p in (KERNEL, 'build/esp.img', ROOT + '/bin/manyrows')):
     print('1..0 # SKIP kernel, ESP or userland not built')
     sys.exit(0)
-tmp = tempfile.mkdtemp(prefix='stitch-t54-')
+tmp = tempfile.mkdtemp(prefix='stitch-t55-')
 recs, console, rc = boot('init=/bin/manyrows profile.mode=sframe profile.hz=1000',
                          tmp + '/records.bin')
 st = stats(recs)
