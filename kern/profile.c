@@ -9,6 +9,7 @@
 #include "kern/sample.h"
 #include "kern/stats.h"
 #include "kern/string.h"
+#include "kern/summary.h"
 
 #define NORMAL_RING_BYTES (256u << 10)
 
@@ -115,6 +116,7 @@ void profile_init(bool sample)
 	struct profile_config c;
 	if (!profile_parse(&c))
 		c.mode = MODE_NONE;
+	summary_init();
 	if (begin_stream(&c)) {
 		kprintf("profile: no memory for the record rings: no stream\n");
 		return;
@@ -135,6 +137,7 @@ void profile_finish(void)
 		return;
 	record_stream_end();
 	stats_print();
+	summary_print();
 }
 
 /* What the tick drains at most depends on the channel: a bound on the
