@@ -123,6 +123,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 
 	InitializeLib(image, systab);
 	Print(L"stitch-boot: loading the kernel\n");
+	keep_save_previous(image);
 
 	TRY(alloc_stitch_pages((sizeof(*bi) + PAGE_SIZE - 1) / PAGE_SIZE, &bi_page),
 	    L"no memory for boot_info");
@@ -142,6 +143,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 
 	find_rsdp(bi);
 	find_framebuffer(bi);
+	keep_reserve(image, bi);
 	if ((status = top_of_memory(&top)) != EFI_SUCCESS ||
 	    (status = build_boot_page_tables(bi, top, &pml4)) != EFI_SUCCESS)
 		return status;

@@ -11,6 +11,7 @@
  * What does not fit is counted and printed, not dropped silently.
  */
 #include "kern/summary.h"
+#include "arch/x86_64/arch.h"
 #include "kern/elfsym.h"
 #include "kern/initrd.h"
 #include "kern/kernel.h"
@@ -237,8 +238,9 @@ void summary_print(void)
 		kprintf("summary: none (no memory for its table)\n");
 		return;
 	}
-	kprintf("profile summary: %lu samples, %lu lost, %lu records lost\n",
+	kprintf("profile summary: %lu samples, %lu lost; %lu records to %s, %lu lost\n",
 		stat_total(STAT_SAMPLES), stat_total(STAT_SAMPLES_LOST),
+		stat_total(STAT_RECORDS_DRAINED), arch_channel_name(),
 		stat_total(STAT_RECORDS_LOST));
 	for (uint32_t i = 0; i < nprocs; i++) {
 		const struct proc *p = &procs[i];

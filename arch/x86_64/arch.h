@@ -98,6 +98,8 @@ void arch_sampling_stop(void);
  */
 void arch_channel_init(uint64_t reserve);
 bool arch_channel_write(const void *buf, uint64_t n, bool final);
+/* Where the records go, for the console. */
+const char *arch_channel_name(void);
 /* What a 10 ms tick may drain: the channel's speed. */
 uint64_t arch_channel_tick_bytes(void);
 

@@ -88,6 +88,12 @@ struct boot_info {
 
 	struct boot_framebuffer fb;
 
+	/* RAM the loader reserved for records kept across a warm reset
+	 * (include/stitch/keep.h), 2 MiB aligned; size 0 when there is no
+	 * writable data partition on the boot medium to save them to. */
+	uint64_t keep_phys;
+	uint64_t keep_size;
+
 	char cmdline[BOOT_CMDLINE_MAX]; /* NUL-terminated, from \stitch\cmdline.txt */
 
 	uint32_t mem_count;   /* entries used in mem[], sorted by base */
