@@ -4,6 +4,8 @@
 # as partition 2), made with xorriso.
 
 PACKAGES += mtools dosfstools xorriso qemu-system-x86 ovmf fdisk
+# test/t/08-boot-stick.t reads the screen with OCR.
+PACKAGES += tesseract-ocr
 
 # The kernel command line written into the ESP (tests override it per boot
 # with tools/qemu-run --cmdline).

@@ -64,7 +64,7 @@ void arch_shutdown(bool success)
 	if (keep_seal()) {
 		kprintf("stitch: %lu bytes of records kept in RAM; resetting so that "
 			"the loader saves them to the stick\n", keep_bytes());
-		delay_us(2000000); /* long enough to read the screen */
+		delay_us(10000000); /* the summary stays on the screen 10 s */
 		warm_reset();
 		kprintf("stitch: the machine did not reset: the records stay in RAM\n");
 	}
