@@ -53,8 +53,11 @@ static void wr(unsigned reg, uint64_t v)
 }
 
 /* The lowest route of a periodic comparator that an IOAPIC serves,
- * preferring inputs 16 and up: 0-15 are the ISA IRQs, edge-triggered and
- * possibly in use (the PIT tick is IRQ 0). */
+ * preferring inputs 16 and up: 0-15 are the ISA IRQs, and the PIT tick is
+ * on 0 or 2 (IRQ 0, usually overridden to GSI 2), never shared. Inputs 16
+ * and up may be PCI INTx lines that devices share; the kernel enables no
+ * device interrupts, so at most a line left asserted by the firmware
+ * gives one stray edge. */
 static bool pick_timer(void)
 {
 	unsigned ntimers = ((rd(REG_CAP) >> 8) & 0x1f) + 1;
@@ -65,7 +68,7 @@ static bool pick_timer(void)
 			if (!(c & TCONF_PER_CAP))
 				continue;
 			for (uint32_t g = from; g < 32; g++)
-				if ((routes >> g & 1) && ioapic_serves(g)) {
+				if ((routes >> g & 1) && g != 0 && g != 2 && ioapic_serves(g)) {
 					timer = n;
 					gsi = g;
 					return true;

@@ -5,7 +5,8 @@
 # channel, the sampling NMIs from the HPET through the IOAPIC
 # (profile.source=ioapic, written into the stick's cmdline.txt).
 #   - screenshots (QMP screendump, the VM stopped meanwhile) read by OCR
-#     (tesseract) show the kernel banner with its build ID and, at the end,
+#     (tesseract) show the loader's lines, below them the kernel banner
+#     with its build ID and, at the end,
 #     the kernel's profile summary naming each workload's top function;
 #   - the kernel's summary agrees with the host's report on the top
 #     function of the CPU-bound workloads;
@@ -15,6 +16,13 @@
 #     build/bin/stitch with 0 samples missing their user stack, and its
 #     stacks are right (each workload's leaf under its callers);
 #   - records.txt says every chunk was intact.
+# Two more boots, each changing something while the machine is stopped
+# between the kernel's seal and its reset (guest RAM is a shared file):
+#   - bytes of the kept region overwritten, as firmware might during the
+#     reset: the loader names the damaged chunk on the screen and in
+#     records.txt (its byte range), and saves the region as it is;
+#   - the data partition filled up: the loader reports that records.bin
+#     was not saved and leaves no partial file.
 import difflib
 import json
 import os
@@ -41,23 +49,17 @@ if not shutil.which('tesseract') or not os.path.exists(ISO):
     sys.exit(0)
 
 tmp = tempfile.mkdtemp(prefix='stitch-t08-')
-stick = os.path.join(tmp, 'stick.img')
-shutil.copy(ISO, stick)
 
 
-def partition_offset(n):
-    out = subprocess.run(['sfdisk', '-J', stick], capture_output=True, text=True).stdout
+def partition_offset(image, n):
+    out = subprocess.run(['sfdisk', '-J', image], capture_output=True, text=True).stdout
     for p in json.loads(out)['partitiontable']['partitions']:
         if p['node'].endswith(str(n)):
             return p['start'] * 512
     return None
 
 
-esp, data = partition_offset(2), partition_offset(3)
-with open(os.path.join(tmp, 'cmdline.txt'), 'w') as f:
-    f.write(CMDLINE + '\n')
-subprocess.run(['mcopy', '-o', '-i', '%s@@%d' % (stick, esp),
-                os.path.join(tmp, 'cmdline.txt'), '::/stitch/cmdline.txt'], check=True)
+ESP, DATA = partition_offset(ISO, 2), partition_offset(ISO, 3)
 
 
 class Qmp:
@@ -121,26 +123,64 @@ def squash(s):
     return re.sub(r'[^a-z0-9]', '', s.lower())
 
 
-com1 = os.path.join(tmp, 'com1.log')
-sock = os.path.join(tmp, 'qmp.sock')
-start = time.time()
-qemu = subprocess.Popen(['tools/qemu-run', '--stick', stick, '--no-debug-exit',
-                         '--channel', 'serial', '--qmp', sock, '--serial', com1,
-                         '--timeout', str(TIMEOUT)],
-                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-qmp = Qmp(sock, start + 60)
+class Boot:
+    """tools/qemu-run on a fresh copy of the ISO as a stick, COM1 to a
+    file, a QMP socket, guest RAM in a file."""
+    def __init__(self, tag, cmdline=None):
+        self.dir = os.path.join(tmp, tag)
+        os.mkdir(self.dir)
+        self.stick = os.path.join(self.dir, 'stick.img')
+        shutil.copy(ISO, self.stick)
+        if cmdline:
+            path = os.path.join(self.dir, 'cmdline.txt')
+            with open(path, 'w') as f:
+                f.write(cmdline + '\n')
+            subprocess.run(['mcopy', '-o', '-i', '%s@@%d' % (self.stick, ESP), path,
+                            '::/stitch/cmdline.txt'], check=True)
+        self.com1 = os.path.join(self.dir, 'com1.log')
+        self.ram = os.path.join(self.dir, 'ram')
+        self.start = time.time()
+        self.qemu = subprocess.Popen(
+            ['tools/qemu-run', '--stick', self.stick, '--no-debug-exit', '--channel',
+             'serial', '--qmp', os.path.join(self.dir, 'qmp.sock'), '--serial', self.com1,
+             '--mem-file', self.ram, '--timeout', str(TIMEOUT)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.qmp = Qmp(os.path.join(self.dir, 'qmp.sock'), self.start + 60)
+
+    def log(self):
+        if not os.path.exists(self.com1):
+            return ''
+        return open(self.com1, errors='replace').read().replace('\r', '')
+
+    def wait_for(self, text):
+        """Until COM1 shows text (the kernel prints the same on the screen)."""
+        while time.time() < self.start + TIMEOUT and self.qemu.poll() is None:
+            log = self.log()
+            if text in log:
+                return log
+            time.sleep(0.1)
+        return None
+
+    def finish(self):
+        """Until QEMU ends: its status, its stderr and COM1."""
+        try:
+            err = self.qemu.communicate(timeout=max(1, self.start + TIMEOUT + 30 - time.time()))[1]
+        except subprocess.TimeoutExpired:
+            self.qemu.kill()
+            err = self.qemu.communicate()[1]
+        return self.qemu.returncode, err, self.log()
+
+    def data(self, path):
+        """A file of the data partition (None if absent)."""
+        p = subprocess.run(['mtype', '-i', '%s@@%d' % (self.stick, DATA), path],
+                           capture_output=True)
+        return p.stdout if p.returncode == 0 else None
 
 
-def wait_for(text):
-    """Until COM1 shows text (the kernel prints the same on the screen)."""
-    while time.time() < start + TIMEOUT and qemu.poll() is None:
-        log = open(com1, errors='replace').read() if os.path.exists(com1) else ''
-        if text in log:
-            return log.replace('\r', '')
-        time.sleep(0.1)
-    return None
-
-
+RESETTING = 'records kept in RAM; resetting'
+boot = Boot('screen', CMDLINE)
+qmp = boot.qmp
+wait_for = boot.wait_for
 log = wait_for('profile: mode')
 banner = re.search(r'Stitch kernel \(x86_64\), build ([0-9a-f]{40})', log or '')
 first = screen_text(qmp, 'banner') if banner else ''
@@ -155,6 +195,10 @@ tap(shown and match >= 0.8,
     % (shown.group(0) if shown else None, 100 * match))
 if match < 0.8:
     diag(first)
+# The loader's lines stay above the kernel's console.
+tap(re.search(r'stitch-boot: loading the kernel(.|\n)*stitch-boot: kernel .* bytes at'
+              r'(.|\n)*Stitch kernel', first, re.I),
+    'the loader\'s lines are still on the screen above the kernel\'s')
 tap('NMIs from the HPET timer' in (log or ''),
     'the boot line says the NMIs come from the HPET through the IOAPIC')
 
@@ -173,27 +217,21 @@ tap(all(summary.get(p) == f for p, f in LEAF.items()),
 if not seen:
     diag(last)
 
-try:
-    err = qemu.communicate(timeout=max(1, start + TIMEOUT + 30 - time.time()))[1]
-except subprocess.TimeoutExpired:
-    qemu.kill()
-    err = qemu.communicate()[1]
-log = open(com1, errors='replace').read().replace('\r', '')
-tap(qemu.returncode == 0 and 'demo: 5 of 5 workloads ok' in log and
-    'records kept in RAM; resetting' in log and 'saved' in log,
+rc, err, log = boot.finish()
+tap(rc == 0 and 'demo: 5 of 5 workloads ok' in log and RESETTING in log and 'saved' in log,
     'the demo passed, the kernel kept the records and reset, the loader saved them'
-    ' and powered off (qemu-run exit %d)' % qemu.returncode)
-if qemu.returncode != 0:
+    ' and powered off (qemu-run exit %d)' % rc)
+if rc != 0:
     diag(err + log[-3000:])
 
-img = '%s@@%d' % (stick, data)
 rec = os.path.join(tmp, 'records.bin')
-got = subprocess.run(['mcopy', '-o', '-i', img, '::/stitch/records.bin', rec]).returncode == 0
-txt = subprocess.run(['mtype', '-i', img, '::/stitch/records.txt'], capture_output=True,
-                     text=True).stdout
-tap(got and re.search(r'all \d+ chunks intact', txt) and 'saved %d bytes' % os.path.getsize(rec) in txt,
+data = boot.data('::/stitch/records.bin') or b''
+with open(rec, 'wb') as f:
+    f.write(data)
+txt = (boot.data('::/stitch/records.txt') or b'').decode(errors='replace')
+tap(data and re.search(r'all \d+ chunks intact', txt) and 'saved %d bytes' % len(data) in txt,
     'records.bin and records.txt on the data partition: every chunk intact, %d bytes'
-    % (os.path.getsize(rec) if got else 0))
+    % len(data))
 diag(txt)
 
 out = os.path.join(tmp, 'out')
@@ -218,5 +256,69 @@ for p, f in LEAF.items():
     tap(user[:1] == [summary.get(p)],
         '%s: the host report\'s top user function by self (%s) is the kernel\'s (%s)'
         % (p, user[:1], summary.get(p)))
+
+
+def stopped_at_reset(b, change):
+    """Run b to the kernel's reset line, stop it, change(), let it go on."""
+    log = b.wait_for(RESETTING)
+    if log:
+        b.qmp.cmd('stop')
+        change(log)
+        b.qmp.cmd('cont')
+    return b.finish()
+
+
+# Damage: 64 bytes in the region's second chunk, as firmware that used the
+# memory during the reset would leave them.
+KEEP_DATA_OFFSET, KEEP_CHUNK = 20480, 65536
+boot = Boot('damage')
+
+
+def damage(log):
+    at = int(re.search(r'records kept in RAM at 0x([0-9a-f]+)', log).group(1), 16)
+    with open(boot.ram, 'r+b') as f:
+        f.seek(at + KEEP_DATA_OFFSET + KEEP_CHUNK + 100)
+        f.write(b'\xa5' * 64)
+
+
+rc, err, log = stopped_at_reset(boot, damage)
+txt = (boot.data('::/stitch/records.txt') or b'').decode(errors='replace')
+saved = boot.data('::/stitch/records.bin') or b''
+m = re.search(r'saved (\d+) bytes', txt)
+tap(rc == 0 and 'DAMAGED: chunk 1 (bytes 65536-131071)' in log and
+    re.search(r'1 of \d+ chunks DAMAGED', txt) and m and int(m.group(1)) == len(saved) > 0,
+    'a damaged chunk: named on the screen and in records.txt, the region saved as it is'
+    ' (%d bytes)' % len(saved))
+if 'DAMAGED' not in txt:
+    diag(err + log[-2000:] + txt)
+# The area starts with the 64-byte shared-memory header, records.bin
+# with the stream after it: the damaged bytes are in the file as they
+# were in RAM, where records.txt says.
+at = KEEP_CHUNK + 100 - 64
+tap(saved[at:at + 64] == b'\xa5' * 64,
+    'records.bin holds the damaged bytes as they were, at byte %d of chunk 1' % at)
+
+# A full data partition at the time of saving: nothing but the report.
+boot = Boot('full')
+
+
+def fill(log):
+    img = '%s@@%d' % (boot.stick, DATA)
+    free = int(re.search(r'([\d ]+) bytes free', subprocess.run(
+        ['mdir', '-i', img, '::/'], capture_output=True, text=True).stdout)
+        .group(1).replace(' ', ''))
+    path = os.path.join(boot.dir, 'fill')
+    with open(path, 'wb') as f:
+        f.truncate(free - 32768)
+    subprocess.run(['mcopy', '-i', img, path, '::/fill'], check=True)
+
+
+rc, err, log = stopped_at_reset(boot, fill)
+tap(rc == 0 and 'records.bin NOT saved: Volume Full' in log and
+    boot.data('::/stitch/records.bin') is None,
+    'a full data partition: the loader says records.bin was not saved and leaves no'
+    ' partial file')
+if 'NOT saved' not in log:
+    diag(err + log[-2000:])
 shutil.rmtree(tmp, ignore_errors=True)
 done()
