@@ -23,7 +23,11 @@
 #     records.txt (its byte range), and saves the region as it is;
 #   - the data partition filled up: the loader reports that records.bin
 #     was not saved and leaves no partial file.
+# The machine has a disk of its own with a partition labelled STITCHDATA
+# too, in every boot: nothing is ever written to it, not even when the
+# stick's partition is full.
 import difflib
+import hashlib
 import json
 import os
 import re
@@ -123,6 +127,27 @@ def squash(s):
     return re.sub(r'[^a-z0-9]', '', s.lower())
 
 
+def own_disk(path):
+    """A GPT disk whose one partition is a FAT volume labelled STITCHDATA,
+    like the stick's: the loader must tell them apart by the disk."""
+    part = path + '.part'
+    subprocess.run(['mkfs.fat', '-C', '-n', 'STITCHDATA', part, '16384'], check=True,
+                   stdout=subprocess.DEVNULL)
+    with open(path, 'wb') as f:
+        f.truncate(20 << 20)
+    subprocess.run(['sfdisk', '-q', path], input='label: gpt\nstart=2048, size=32768\n',
+                   text=True, check=True)
+    with open(path, 'r+b') as f, open(part, 'rb') as p:
+        f.seek(2048 * 512)
+        f.write(p.read())
+    os.unlink(part)
+    return path
+
+
+def digest(path):
+    return hashlib.sha256(open(path, 'rb').read()).hexdigest()
+
+
 class Boot:
     """tools/qemu-run on a fresh copy of the ISO as a stick, COM1 to a
     file, a QMP socket, guest RAM in a file."""
@@ -139,11 +164,13 @@ class Boot:
                             '::/stitch/cmdline.txt'], check=True)
         self.com1 = os.path.join(self.dir, 'com1.log')
         self.ram = os.path.join(self.dir, 'ram')
+        self.disk = own_disk(os.path.join(self.dir, 'disk.img'))
+        self.disk_digest = digest(self.disk)
         self.start = time.time()
         self.qemu = subprocess.Popen(
             ['tools/qemu-run', '--stick', self.stick, '--no-debug-exit', '--channel',
              'serial', '--qmp', os.path.join(self.dir, 'qmp.sock'), '--serial', self.com1,
-             '--mem-file', self.ram, '--timeout', str(TIMEOUT)],
+             '--mem-file', self.ram, '--disk', self.disk, '--timeout', str(TIMEOUT)],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         self.qmp = Qmp(os.path.join(self.dir, 'qmp.sock'), self.start + 60)
 
@@ -179,21 +206,23 @@ class Boot:
 
 RESETTING = 'records kept in RAM; resetting'
 boot = Boot('screen', CMDLINE)
+boots = [boot]
 qmp = boot.qmp
 wait_for = boot.wait_for
 log = wait_for('profile: mode')
 banner = re.search(r'Stitch kernel \(x86_64\), build ([0-9a-f]{40})', log or '')
 first = screen_text(qmp, 'banner') if banner else ''
-# OCR confuses some digits of the console font (6 and @, 8 and 6): the
-# build ID on the screen must match the one on COM1 to 80%, as a
-# different one would not (two random IDs match to about a third).
+# OCR confuses some digits of the console font (6 and @, 8 and 6, 7 and
+# ?): the build ID on the screen must match the one on COM1 to 70%, as a
+# different one would not (two random IDs match to about a third; runs
+# here read 83% to 92%).
 shown = re.search(r'stitch kernel.*build (.*)', first, re.I)
 match = difflib.SequenceMatcher(None, squash(shown.group(1)) if shown else '',
                                 banner.group(1) if banner else '-').ratio()
-tap(shown and match >= 0.8,
+tap(shown and match >= 0.7,
     'the screen shows the kernel banner with its build ID (OCR: %s, %.0f%% alike)'
     % (shown.group(0) if shown else None, 100 * match))
-if match < 0.8:
+if match < 0.7:
     diag(first)
 # The loader's lines stay above the kernel's console.
 tap(re.search(r'stitch-boot: loading the kernel(.|\n)*stitch-boot: kernel .* bytes at'
@@ -272,6 +301,7 @@ def stopped_at_reset(b, change):
 # memory during the reset would leave them.
 KEEP_DATA_OFFSET, KEEP_CHUNK = 20480, 65536
 boot = Boot('damage')
+boots.append(boot)
 
 
 def damage(log):
@@ -300,6 +330,7 @@ tap(saved[at:at + 64] == b'\xa5' * 64,
 
 # A full data partition at the time of saving: nothing but the report.
 boot = Boot('full')
+boots.append(boot)
 
 
 def fill(log):
@@ -318,6 +349,8 @@ tap(rc == 0 and 'records.bin NOT saved: Volume Full' in log and
     boot.data('::/stitch/records.bin') is None,
     'a full data partition: the loader says records.bin was not saved and leaves no'
     ' partial file')
+tap(all(digest(b.disk) == b.disk_digest for b in boots),
+    'the machine\'s own disk, with a STITCHDATA partition too, was never written')
 if 'NOT saved' not in log:
     diag(err + log[-2000:])
 shutil.rmtree(tmp, ignore_errors=True)
