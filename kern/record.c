@@ -126,7 +126,7 @@ int record_exit(uint32_t pid, uint32_t tid, int32_t status)
 {
 	struct rec_exit r = { .time = record_time(), .pid = pid, .tid = tid,
 			      .status = status };
-	summary_exit(tid);
+	summary_exit(pid, tid);
 	return record_write(REC_EXIT, &r, sizeof r);
 }
 

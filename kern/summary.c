@@ -31,8 +31,15 @@ struct proc {
 	uint32_t pid;
 	char name[16];
 	uint64_t samples; /* counted on a user stack */
-	uint32_t nmaps;
-	struct { uint64_t start, len, pgoff; const struct elfsyms *syms; } map[MAX_MAPS];
+	uint32_t nmaps;   /* until the process exits */
+	struct { uint64_t start, len, pgoff; struct file *f; } map[MAX_MAPS];
+};
+
+/* An ELF file's symbols while processes map it: the names point into the
+ * initrd, so the counts keep them after the table is freed. */
+struct file {
+	struct elfsyms syms;
+	uint32_t refs; /* maps that use it; 0: free slot */
 };
 
 struct fn {
@@ -42,8 +49,8 @@ struct fn {
 };
 
 static struct proc procs[MAX_PROCS];
-static struct elfsyms files[MAX_FILES];
-static uint32_t nprocs, nfiles;
+static struct file files[MAX_FILES];
+static uint32_t nprocs;
 static struct { uint32_t tid, user, kernel; } pending[MAX_PENDING];
 static struct fn *table;
 static uint64_t stamp;
@@ -74,17 +81,33 @@ void summary_comm(uint32_t pid, const char *name)
 		strlcpy(p->name, name, sizeof(p->name));
 }
 
-static const struct elfsyms *syms_of(const char *path)
+/* The symbols of an initrd file, loaded once while any process maps it. */
+static struct file *file_get(const char *path)
 {
 	struct initrd_file f;
+	struct file *free = NULL;
 	if (initrd_lookup(path, &f))
 		return NULL;
-	for (uint32_t i = 0; i < nfiles; i++)
-		if (files[i].file == f.data)
+	for (uint32_t i = 0; i < MAX_FILES; i++) {
+		if (files[i].refs && files[i].syms.file == f.data) {
+			files[i].refs++;
 			return &files[i];
-	if (nfiles == MAX_FILES || elfsyms_load(f.data, f.size, &files[nfiles]))
+		}
+		if (!files[i].refs && !free)
+			free = &files[i];
+	}
+	if (!free || elfsyms_load(f.data, f.size, &free->syms))
 		return NULL;
-	return &files[nfiles++];
+	free->refs = 1;
+	return free;
+}
+
+static void file_put(struct file *f)
+{
+	if (--f->refs == 0) {
+		kfree(f->syms.sym);
+		f->syms.sym = NULL;
+	}
 }
 
 void summary_mmap(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
@@ -93,9 +116,9 @@ void summary_mmap(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 	struct proc *p = on ? proc_of(pid, true) : NULL;
 	if (!p || p->nmaps == MAX_MAPS)
 		return;
-	const struct elfsyms *s = syms_of(path);
-	if (s)
-		p->map[p->nmaps++] = (typeof(p->map[0])){ start, len, pgoff, s };
+	struct file *f = file_get(path);
+	if (f)
+		p->map[p->nmaps++] = (typeof(p->map[0])){ start, len, pgoff, f };
 }
 
 void summary_note_sample(const struct task *t, bool user)
@@ -119,8 +142,12 @@ void summary_note_sample(const struct task *t, bool user)
 			   __ATOMIC_RELAXED);
 }
 
-void summary_exit(uint32_t tid)
+void summary_exit(uint32_t pid, uint32_t tid)
 {
+	struct proc *p = on ? proc_of(pid, false) : NULL;
+	/* Its stacks are all in: the symbol tables can go (no leak). */
+	while (p && p->nmaps)
+		file_put(p->map[--p->nmaps].f);
 	for (uint32_t i = 0; i < MAX_PENDING; i++)
 		if (pending[i].tid == tid) {
 			not_counted += __atomic_exchange_n(&pending[i].user, 0, __ATOMIC_RELAXED) +
@@ -134,11 +161,11 @@ static const char *name_at(const struct proc *p, uint64_t pc)
 {
 	for (uint32_t i = 0; i < p->nmaps; i++) {
 		uint64_t vaddr;
+		const struct elfsyms *s = &p->map[i].f->syms;
 		if (pc - p->map[i].start >= p->map[i].len ||
-		    !elfsyms_vaddr(p->map[i].syms, pc - p->map[i].start + p->map[i].pgoff,
-				   &vaddr))
+		    !elfsyms_vaddr(s, pc - p->map[i].start + p->map[i].pgoff, &vaddr))
 			continue;
-		const char *name = elfsyms_find(p->map[i].syms, vaddr);
+		const char *name = elfsyms_find(s, vaddr);
 		return name ? name : "[unknown]";
 	}
 	return "[unknown]";

@@ -26,8 +26,9 @@ void summary_init(void);
 void summary_comm(uint32_t pid, const char *name);
 void summary_mmap(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		  const char *path);
-/* The task is gone: its waiting samples (if any) are not counted. */
-void summary_exit(uint32_t tid);
+/* The task is gone: its waiting samples (if any) are not counted, and
+ * the symbol tables only it used are freed. */
+void summary_exit(uint32_t pid, uint32_t tid);
 /* NMI context: one sample of task t, taken in user or kernel mode, whose
  * user stack was requested from the deferred unwinder. */
 void summary_note_sample(const struct task *t, bool user);

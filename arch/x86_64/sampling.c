@@ -78,34 +78,47 @@ static const char *refusal(enum source w, bool pmu, const char *pmu_why,
 	return NULL;
 }
 
+/* The automatic choice, and why, into why[n]. */
+static enum source choose(bool pmu, const char *pmu_why, bool hpet,
+			  const char *hpet_why, char *why, size_t n)
+{
+	const char *qemu = qemu_accel();
+	if (pmu) {
+		ksnprintf(why, n, "%s", pmu_why);
+		return SRC_PMU;
+	}
+	if (qemu) {
+		ksnprintf(why, n, "%s; %s delivers NMIs from the timer LVT", pmu_why, qemu);
+		return SRC_LAPIC;
+	}
+	if (hpet) {
+		ksnprintf(why, n, "%s", pmu_why);
+		return SRC_IOAPIC;
+	}
+	ksnprintf(why, n, "%s; %s; this machine may deliver none", pmu_why, hpet_why);
+	return SRC_LAPIC;
+}
+
 const char *arch_sampling_select(const char *want)
 {
-	const char *pmu_why, *hpet_why, *qemu = qemu_accel();
+	const char *pmu_why, *hpet_why;
 	bool pmu = pmu_detect(&pmu_why), hpet = hpet_detect(&hpet_why);
 	char why[160];
 
+	chosen = SRC_NONE;
 	if (want && *want && strcmp(want, "auto")) {
 		enum source w = parse(want);
 		const char *no = refusal(w, pmu, pmu_why, hpet, hpet_why);
-		if (!no) {
+		if (no) {
+			kprintf("profile: profile.source=%s refused: %s; choosing\n", want, no);
+		} else {
 			chosen = w;
 			ksnprintf(why, sizeof(why), "profile.source=%s", want);
-			goto named;
 		}
-		kprintf("profile: profile.source=%s refused: %s; choosing\n", want, no);
 	}
-	chosen = pmu ? SRC_PMU : qemu ? SRC_LAPIC : hpet ? SRC_IOAPIC : SRC_LAPIC;
-	if (chosen == SRC_PMU)
-		ksnprintf(why, sizeof(why), "%s", pmu_why);
-	else if (qemu)
-		ksnprintf(why, sizeof(why), "%s; %s delivers NMIs from the timer LVT",
-			  pmu_why, qemu);
-	else if (hpet)
-		ksnprintf(why, sizeof(why), "%s", pmu_why);
-	else
-		ksnprintf(why, sizeof(why), "%s; %s; this machine may deliver none",
-			  pmu_why, hpet_why);
-named:
+	if (chosen == SRC_NONE)
+		chosen = choose(pmu, pmu_why, hpet, hpet_why, why, sizeof(why));
+
 	if (chosen == SRC_PMU)
 		ksnprintf(line, sizeof(line), "PMU counter overflow (%s)", why);
 	else if (chosen == SRC_IOAPIC)
