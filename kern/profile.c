@@ -116,7 +116,11 @@ void profile_init(bool sample)
 	struct profile_config c;
 	if (!profile_parse(&c))
 		c.mode = MODE_NONE;
-	summary_init();
+	/* The summary costs a symbol lookup per frame of every deferred user
+	 * stack: it is for a screen, on by default where there is one (not
+	 * in the direct boots the benchmarks use). */
+	summary_init(cmdline_get(&boot_args, "profile.summary") ?
+		     cmdline_flag(&boot_args, "profile.summary") : boot_info.fb.base != 0);
 	if (begin_stream(&c)) {
 		kprintf("profile: no memory for the record rings: no stream\n");
 		return;

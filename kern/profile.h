@@ -12,6 +12,8 @@
  *   profile.source=auto|pmu|lapic|ioapic
  *                        the clock behind the sampling NMIs (default auto:
  *                        arch/x86_64/sampling.c says how it chooses)
+ *   profile.summary=on|off the kernel's own summary at the end of a run
+ *                        (kern/summary.h; default: on if there is a screen)
  *
  * kmain calls profile_init() once the timers run: it sets up the record
  * stream and starts sampling, except in kernel-test runs, where the LAPIC

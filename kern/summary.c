@@ -57,9 +57,12 @@ static uint64_t stamp;
 static uint64_t not_counted; /* samples: no room (tasks, table) */
 static bool on;
 
-void summary_init(void)
+static bool wanted;
+
+void summary_init(bool want)
 {
-	table = kzalloc(TABLE_SIZE * sizeof(*table));
+	wanted = want;
+	table = want ? kzalloc(TABLE_SIZE * sizeof(*table)) : NULL;
 	on = table != NULL;
 }
 
@@ -124,6 +127,8 @@ void summary_mmap(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 void summary_note_sample(const struct task *t, bool user)
 {
 	uint32_t tid = (uint32_t)t->tid, free = MAX_PENDING;
+	if (!on)
+		return;
 	for (uint32_t i = 0; i < MAX_PENDING; i++) {
 		uint32_t have = __atomic_load_n(&pending[i].tid, __ATOMIC_RELAXED);
 		if (have == tid) {
@@ -133,7 +138,7 @@ void summary_note_sample(const struct task *t, bool user)
 		if (have == 0 && free == MAX_PENDING)
 			free = i;
 	}
-	if (!on || free == MAX_PENDING) {
+	if (free == MAX_PENDING) {
 		__atomic_add_fetch(&not_counted, 1, __ATOMIC_RELAXED);
 		return;
 	}
@@ -203,12 +208,14 @@ void summary_user_stack(const struct unwind_trace *trace)
 {
 	struct task *t = current;
 	uint32_t user = 0, kernel = 0;
+	if (!on)
+		return;
 	for (uint32_t i = 0; i < MAX_PENDING; i++)
 		if (pending[i].tid == (uint32_t)t->tid) {
 			user = __atomic_exchange_n(&pending[i].user, 0, __ATOMIC_RELAXED);
 			kernel = __atomic_exchange_n(&pending[i].kernel, 0, __ATOMIC_RELAXED);
 		}
-	struct proc *p = on ? proc_of((uint32_t)t->pid, false) : NULL;
+	struct proc *p = proc_of((uint32_t)t->pid, false);
 	if (user + kernel == 0)
 		return;
 	bool ok = p != NULL;
@@ -262,7 +269,8 @@ static void print_top(const struct proc *p, bool by_self)
 void summary_print(void)
 {
 	if (!on) {
-		kprintf("summary: none (no memory for its table)\n");
+		if (wanted)
+			kprintf("profile summary: none (no memory for its table)\n");
 		return;
 	}
 	kprintf("profile summary: %lu samples, %lu lost; %lu records to %s, %lu lost\n",

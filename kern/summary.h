@@ -21,7 +21,8 @@
 
 struct task;
 
-void summary_init(void);
+/* want: profile.summary (kern/profile.h); off, every hook returns at once. */
+void summary_init(bool want);
 /* From the records the host gets too (kern/record.c). */
 void summary_comm(uint32_t pid, const char *name);
 void summary_mmap(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
