@@ -15,7 +15,7 @@ CTX_KERNEL = (1 << 64) - 128
 CTX_USER = (1 << 64) - 512
 CTX_USER_DEFERRED = (1 << 64) - 640
 STOPS = ['end', 'max-frames', 'fault', 'no-info', 'bad-sframe', 'bad-frame',
-         'task-exited']
+         'task-exited', 'signal-frame']
 SAMPLER, TRACER = 0, 1
 EVENT_CPU_CLOCK, EVENT_SYSCALL = 0, 1
 SAMPLE_USER, SAMPLE_STACK_COPY = 1, 2

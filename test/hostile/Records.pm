@@ -16,7 +16,7 @@ use constant {
 	USER_TOP => 0x00007ffffffff000,
 	PERF_CONTEXT_USER => 0xfffffffffffffe00,
 };
-our @STOP_NAMES = qw(end max-frames fault no-info bad-sframe bad-frame task-exited);
+our @STOP_NAMES = qw(end max-frames fault no-info bad-sframe bad-frame task-exited signal-frame);
 
 # { stream => {...}, samples => [...], deferred => [...], comm => {pid => name},
 #   ppid => {pid => ppid}, exits => {pid => status}, lost => n, stats => {name => v},
