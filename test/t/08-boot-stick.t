@@ -112,6 +112,8 @@ def for_ocr(ppm, pgm):
 def screen_text(qmp, name):
     """Stop the machine, take a screenshot, read it, let it go on."""
     ppm, pgm = (os.path.join(tmp, name + ext) for ext in ('.ppm', '.pgm'))
+    if not qmp:
+        return ''
     qmp.cmd('stop')
     r = qmp.cmd('screendump', filename=ppm)
     qmp.cmd('cont')
@@ -172,7 +174,11 @@ class Boot:
              'serial', '--qmp', os.path.join(self.dir, 'qmp.sock'), '--serial', self.com1,
              '--mem-file', self.ram, '--disk', self.disk, '--timeout', str(TIMEOUT)],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        self.qmp = Qmp(os.path.join(self.dir, 'qmp.sock'), self.start + 60)
+        try:
+            self.qmp = Qmp(os.path.join(self.dir, 'qmp.sock'), self.start + 120)
+        except OSError as e:  # QEMU did not start: the checks below fail
+            diag('no QMP socket: %s' % e)
+            self.qmp = None
 
     def log(self):
         if not os.path.exists(self.com1):
@@ -290,7 +296,7 @@ for p, f in LEAF.items():
 def stopped_at_reset(b, change):
     """Run b to the kernel's reset line, stop it, change(), let it go on."""
     log = b.wait_for(RESETTING)
-    if log:
+    if log and b.qmp:
         b.qmp.cmd('stop')
         change(log)
         b.qmp.cmd('cont')
