@@ -14,7 +14,7 @@
 #     them to the stick's data partition and powers the machine off;
 #   - \stitch\records.bin, read from the image with mtools, is stitched by
 #     build/bin/stitch with 0 samples missing their user stack, and its
-#     stacks are right (each workload's leaf under its callers);
+#     stacks are right (each workload's leaf under all of its callers);
 #   - records.txt says every chunk was intact.
 # Two more boots, each changing something while the machine is stopped
 # between the kernel's seal and its reset (guest RAM is a shared file):
@@ -276,14 +276,36 @@ m = re.search(r'(\d+) samples, (\d+) stitched, (\d+) missing', st.stdout + st.st
 tap(st.returncode == 0 and m and int(m.group(1)) > 100 and m.group(3) == '0',
     'build/bin/stitch stitches it: %s' % (m.group(0) if m else st.stderr.strip()))
 
-# The stacks: in profile.folded, each workload's leaf sits under its own
-# callers (main, and the workload's loop), as the program calls it.
+# The stacks: in profile.folded, every stack of fib and sort through their
+# leaf runs from _start through the workload's own callers, and every
+# chain stack through chain_leaf has chain_N under chain_N+1 all the way
+# down it goes (128 frames bound it: the bottom may be cut).
 folded = open(os.path.join(out, 'profile.folded')).read() if st.returncode == 0 else ''
-callers = {'fib': 'main;fib_rounds;fib_recursive', 'chain': 'chain_1;chain_2;chain_3',
-           'sort': 'sort_rounds;qsort'}
-ok = {p: any(line.startswith(p) and c in line for line in folded.splitlines())
-      for p, c in callers.items()}
-tap(all(ok.values()), 'stitched stacks run through the callers: %s' % ok)
+CALLERS = {'fib': ('fib_recursive', '_start;stitch_start;main;fib_rounds;fib_recursive'),
+           'sort': ('qsort', '_start;stitch_start;main;sort_rounds;qsort')}
+
+
+def right(prog, frames):
+    if prog == 'chain':
+        at = frames.index('chain_leaf')
+        below = frames[:at][::-1]
+        nums = [int(f[6:]) if re.fullmatch(r'chain_\d+', f) else None for f in below]
+        run = nums[:next((i for i, n in enumerate(nums) if n is None), len(nums))]
+        return len(run) > 8 and all(a == b + 1 for a, b in zip(run, run[1:]))
+    return CALLERS[prog][1] in ';'.join(frames)
+
+
+counts = {}
+for line in folded.splitlines():
+    frames = line.rsplit(' ', 1)[0].split(';')
+    prog, frames = frames[0], frames[1:]
+    leaf = CALLERS.get(prog, ('chain_leaf',))[0]
+    if prog in ('fib', 'sort', 'chain') and leaf in frames:
+        ok, n = counts.get(prog, (0, 0))
+        counts[prog] = (ok + right(prog, frames), n + 1)
+tap(len(counts) == 3 and all(ok == n > 0 for ok, n in counts.values()),
+    'every stitched stack through the leaf has the workload\'s callers under it'
+    ' (right/stacks: %s)' % counts)
 report = open(os.path.join(out, 'report.txt')).read() if st.returncode == 0 else ''
 for p, f in LEAF.items():
     sect = re.search(r'== %s \(pid \d+\).*?\n\nBy self:\n.*?\n(.*?)\n\n' % p, report, re.S)
