@@ -98,7 +98,8 @@ static enum unwind_stop sframe_step(struct sf_frame *f, const uint64_t *regs)
 	}
 }
 
-/* Josh Poimboeuf's idea (seed 003): every stack word that points into
+/* Josh Poimboeuf's idea ("Re: [PATCH v3 00/10] x86: ORC unwinder", LKML,
+ * 13 Jul 2017): every stack word that points into
  * registered text is taken for a return address. Needs no unwind data, and
  * is wrong both ways: stale return addresses of finished calls show up, and
  * nothing tells a saved function pointer from a return address. */

@@ -10,27 +10,15 @@
  *     reserved some: it does so when the boot medium has a data partition
  *     to save it to (a stick made by `make iso`), and the loader saves it
  *     there on the next boot. The same writer as for ivshmem, bounded too.
- *   - COM2 (port 0x2f8) otherwise, real hardware included, which QEMU can
- *     write to a host file (tools/qemu-run --channel serial). A 16550 with
- *     its 16-byte FIFO: when the line status says the transmitter is
- *     empty, 16 bytes go out without asking again, which saves 15 of 16
- *     port reads (each one an exit to QEMU). Never refuses.
+ *   - COM2 (arch/x86_64/uart.c) otherwise, real hardware included, which
+ *     QEMU can write to a host file (tools/qemu-run --channel serial).
+ *     Never refuses.
  */
 #include "arch/x86_64/arch.h"
 #include "arch/x86_64/ivshmem.h"
 #include "arch/x86_64/keep.h"
+#include "arch/x86_64/uart.h"
 #include "kern/kernel.h"
-
-enum {
-	COM2 = 0x2f8,
-	REG_DATA = 0, REG_IER = 1, REG_FCR = 2, REG_LCR = 3, REG_MCR = 4,
-	REG_LSR = 5,
-};
-
-#define LCR_8N1       0x03
-#define LCR_DLAB      0x80
-#define LSR_THR_EMPTY 0x20
-#define FIFO_BYTES    16
 
 /* What a 10 ms tick drains at most (kern/profile.c). COM2 moves about
  * 550 KB/s under TCG: 4 KiB is about 7 ms. The drain into shared memory
@@ -42,36 +30,6 @@ enum {
 
 static struct shm_stream shm;
 static bool use_shm;
-
-static void com2_init(void)
-{
-	outb(COM2 + REG_IER, 0);
-	outb(COM2 + REG_LCR, LCR_DLAB);
-	outb(COM2 + REG_DATA, 1); /* 115200 baud; QEMU ignores the rate */
-	outb(COM2 + REG_IER, 0);
-	outb(COM2 + REG_LCR, LCR_8N1);
-	outb(COM2 + REG_FCR, 0x07); /* FIFOs on and cleared */
-	outb(COM2 + REG_MCR, 0x03);
-}
-
-/* Bounded: a machine without COM2 reads 0xff and must not hang us. */
-static void wait_empty(void)
-{
-	for (int i = 0; i < 100000 && !(inb(COM2 + REG_LSR) & LSR_THR_EMPTY); i++)
-		pause();
-}
-
-static void com2_write(const uint8_t *p, uint64_t n)
-{
-	while (n) {
-		wait_empty();
-		uint64_t burst = n < FIFO_BYTES ? n : FIFO_BYTES;
-		for (uint64_t i = 0; i < burst; i++)
-			outb(COM2 + REG_DATA, p[i]);
-		p += burst;
-		n -= burst;
-	}
-}
 
 void arch_channel_init(uint64_t reserve)
 {
@@ -93,7 +51,7 @@ void arch_channel_init(uint64_t reserve)
 			"stick's data partition\n", boot_info.keep_phys, shm.size >> 10);
 		return;
 	}
-	com2_init();
+	uart_init(UART_COM2);
 	kprintf("channel: records to COM2\n");
 }
 
@@ -101,7 +59,7 @@ bool arch_channel_write(const void *buf, uint64_t n, bool final)
 {
 	if (use_shm)
 		return shm_stream_append(&shm, buf, n, final);
-	com2_write(buf, n);
+	uart_write(UART_COM2, buf, n);
 	return true;
 }
 

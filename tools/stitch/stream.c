@@ -365,6 +365,16 @@ const char *mode_name(uint32_t mode)
 	return mode < sizeof names / sizeof names[0] ? names[mode] : "unknown";
 }
 
+const char *type_name(uint32_t type)
+{
+	static const char *const names[] = {
+		[REC_STREAM] = "stream", [REC_COMM] = "comm", [REC_MMAP] = "mmap",
+		[REC_SAMPLE] = "sample", [REC_DEFERRED] = "deferred", [REC_EXIT] = "exit",
+		[REC_LOST] = "lost", [REC_STATS] = "stats", [REC_END] = "end",
+	};
+	return type < sizeof names / sizeof names[0] && names[type] ? names[type] : "unknown";
+}
+
 const char *stop_name(uint32_t stop)
 {
 	static const char *const names[] = {
