@@ -36,8 +36,11 @@ static void unwind_in_handler(struct trap_frame *tf)
 
 /* Spins until the NMI handler has unwound (a one-shot LAPIC NMI), or for
  * a second. */
+/* Arms the timer itself: on a loaded host the 200 us may pass before
+ * any later instruction, and the NMI must land in here, not earlier. */
 __attribute__((noipa)) static void kt_wait_nmi(void)
 {
+	lapic_timer_oneshot(200000, LAPIC_TIMER_NMI);
 	uint64_t end = rdtsc() + tsc_hz;
 	while (!__atomic_load_n(&nips, __ATOMIC_ACQUIRE) && rdtsc() < end)
 		sink++;
@@ -138,7 +141,6 @@ KTEST(kunwind_from_nmi)
 {
 	trap_set_handler(VEC_NMI, unwind_in_handler);
 	irqflags_t f = irq_save();
-	lapic_timer_oneshot(200000, LAPIC_TIMER_NMI);
 	run(NMI);
 	irq_restore(f);
 	trap_set_handler(VEC_NMI, NULL);
