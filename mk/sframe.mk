@@ -147,10 +147,10 @@ $(SFRAME_FUZZ): test/sframe/fuzz_sframe.c $(SFRAME_SRCS) $(SFRAME_HDRS)
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-o $@ test/sframe/fuzz_sframe.c $(SFRAME_SRCS)
 
-# make fuzz [FUZZ_SECONDS=n]: fuzz for n seconds (0: until stopped).
-FUZZ_SECONDS ?= 600
-.PHONY: fuzz
-fuzz: $(SFRAME_FUZZ)
+# make fuzz-fuzz_sframe [FUZZ_SECONDS=n]: fuzz for n seconds (0: until
+# stopped); `make fuzz` runs it with the targets of mk/fuzz.mk.
+.PHONY: fuzz-fuzz_sframe
+fuzz-fuzz_sframe: $(SFRAME_FUZZ)
 	$(SFRAME_FUZZ_RUN) -max_total_time=$(FUZZ_SECONDS) \
 		$(SFRAME_DIR)/fuzz/corpus test/sframe/corpus
 
