@@ -137,6 +137,7 @@ static struct keep_header *find_sealed(void)
 static BOOLEAN header_ok(struct keep_header *h)
 {
 	return keep_header_crc(h) == h->header_crc && h->version == KEEP_VERSION &&
+	       h->region_size > KEEP_DATA_OFFSET &&
 	       h->area_bytes >= sizeof(struct shm_header) &&
 	       h->area_bytes <= h->region_size - KEEP_DATA_OFFSET &&
 	       h->nchunks == (h->area_bytes + KEEP_CHUNK - 1) / KEEP_CHUNK;
@@ -247,10 +248,22 @@ static EFI_STATUS save(EFI_HANDLE image, struct keep_header *h)
 void keep_save_previous(EFI_HANDLE image)
 {
 	struct keep_header *h = find_sealed();
+	EFI_PHYSICAL_ADDRESS at = (UINT64)h;
+	UINTN pages = KEEP_DATA_OFFSET / PAGE_SIZE;
 	if (!h)
 		return;
+	/* The header pages must be free, so that clearing the magic writes
+	 * nobody's memory: if the firmware took them during the reset, say
+	 * so and boot as usual (a later boot finds the same stale magic and
+	 * says so again, but never loops). */
+	if (EFI_ERROR(BS->AllocatePages(AllocateAddress, EfiLoaderData, pages, &at))) {
+		Print(L"stitch-boot: kept records at %lx: the firmware uses that memory now; "
+		      L"not saved\n", (UINT64)h);
+		return;
+	}
 	EFI_STATUS status = save(image, h);
 	h->magic = 0; /* saved, or reported: the next boot runs the kernel */
+	BS->FreePages(at, pages);
 	Print(L"stitch-boot: %s; powering off in %d s\n",
 	      EFI_ERROR(status) ? L"the records were NOT all saved" : L"done",
 	      SHOW_SECONDS);
