@@ -4,6 +4,7 @@
 #include "arch/x86_64/arch.h"
 #include "kern/acpi.h"
 #include "kern/cmdline.h"
+#include "kern/fbcon.h"
 #include "kern/irq_work.h"
 #include "kern/kernel.h"
 #include "kern/ktest.h"
@@ -57,6 +58,7 @@ void kmain(uint64_t boot_info_phys)
 {
 	arch_init_cpu();
 	copy_boot_info(boot_info_phys);
+	fbcon_init(&boot_info.fb);
 	kprintf("\nStitch kernel (x86_64), build ");
 	print_build_id();
 	kprintf("\ncommand line: %s\n", boot_info.cmdline);
