@@ -79,7 +79,9 @@ static long console_write_user(uint64_t ubuf, uint64_t n)
 		uint64_t chunk = MIN(n - done, sizeof(buf));
 		if (copy_from_user(buf, ubuf + done, chunk))
 			return -STITCH_EFAULT;
+		irqflags_t f = console_lock();
 		console_write(buf, chunk);
+		console_unlock(f);
 		done += chunk;
 	}
 	return (long)n;

@@ -24,12 +24,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/x86_64/arch.h"
 #include "arch/x86_64/trap.h"
 
 struct cpu_local {
 	uint64_t kstack_top; /* the current task's stack: SYSCALL switches to it */
 	uint64_t user_rsp;   /* scratch: the user rsp during the switch */
+	uint8_t uaccess_open; /* in arch_user_access_begin/end (nmi.c checks) */
 };
+
+/* Every CPU's (its GS base). C code finds its own by index, not through
+ * GS, which an NMI cannot trust. */
+extern struct cpu_local cpu_locals[ARCH_MAX_CPUS];
+#define this_cpu_local() (&cpu_locals[arch_cpu_id()])
 
 struct arch_task {
 	uint64_t ksp; /* kernel rsp saved by swtch while switched out */
