@@ -1,5 +1,6 @@
 #include "kern/console.h"
 #include "arch/x86_64/arch.h"
+#include "kern/fbcon.h"
 
 /*
  * One CPU prints at a time, so that lines from several CPUs do not mix.
@@ -27,10 +28,12 @@ void console_unlock(irqflags_t f)
 	irq_restore(f);
 }
 
-/* A serial terminal wants CR LF. The NMI handler does not print, except
- * when it panics. */
+/* Both sinks: the framebuffer, if the loader found one, and COM1. A
+ * serial terminal wants CR LF. The NMI handler does not print, except when
+ * it panics. */
 void console_write(const char *s, size_t n)
 {
+	fbcon_write(s, n);
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '\n')
 			arch_console_putc('\r');

@@ -86,10 +86,11 @@ unsigned arch_ncpus(void);
  * its task's TIF_NEED_RESCHED; normal context, interrupts off. */
 void arch_resched_ipi(unsigned cpu);
 
-/* Sampling NMIs (arch/x86_64/pmu.c): hz per second on this CPU, each
- * calling sample_nmi(). arch_sampling_source() names the source that
- * arch_sampling_start() will use. */
-const char *arch_sampling_source(void);
+/* Sampling NMIs (arch/x86_64/sampling.c): hz per second on this CPU, each
+ * calling sample_nmi(). arch_sampling_select() picks the source, "pmu",
+ * "lapic", "ioapic", or NULL / "auto" to choose, and returns a line that
+ * names it and says why (arch_sampling_start selects itself if not). */
+const char *arch_sampling_select(const char *want);
 void arch_sampling_start(unsigned hz);
 void arch_sampling_stop(void);
 /* The same on every CPU online (arch/x86_64/smp.c). In a panic only this
@@ -109,6 +110,8 @@ void arch_nmi_quiesce(void);
  */
 void arch_channel_init(uint64_t reserve);
 bool arch_channel_write(const void *buf, uint64_t n, bool final);
+/* Where the records go, for the console. */
+const char *arch_channel_name(void);
 /* What a 10 ms tick may drain: the channel's speed. */
 uint64_t arch_channel_tick_bytes(void);
 

@@ -29,7 +29,17 @@
 struct cpu_local {
 	uint64_t kstack_top; /* the current task's stack: SYSCALL switches to it */
 	uint64_t user_rsp;   /* scratch: the user rsp during the switch */
+	uint8_t uaccess_open; /* in arch_user_access_begin/end (nmi.c checks) */
 };
+
+/* Each CPU's (its GS base). C reaches its own by index, not through GS:
+ * an NMI may run before the entry's swapgs. */
+extern struct cpu_local cpu_locals[];
+unsigned arch_cpu_id(void);
+static inline struct cpu_local *this_cpu_local(void)
+{
+	return &cpu_locals[arch_cpu_id()];
+}
 
 struct arch_task {
 	uint64_t ksp; /* kernel rsp saved by swtch while switched out */

@@ -56,7 +56,7 @@ leave = [int(l.split(':')[0], 16) for l in subprocess.run(
     text=True).stdout.splitlines() if re.search(r'\sleave', l)][0]
 
 tmp = tempfile.mkdtemp(prefix='stitch-t54-')
-recs, console, rc = boot('init=/bin/sf246 init.args=2000000 profile.mode=sframe '
+recs, console, rc = boot('init=/bin/sf246 init.args=8000000 profile.mode=sframe '
                          'profile.hz=10000 trace.syscalls=times', tmp + '/records.bin')
 st = stats(recs)
 m = re.search(r'sf246: drap=0x([0-9a-f]+)\+(\d+) sigtramp=0x([0-9a-f]+)\+(\d+)', console)

@@ -28,7 +28,7 @@ COOKIE_CPU = 7  # the cookie's low bits: the CPU that assigned it
 if not all(os.path.exists(p) for p in (KERNEL, ROOT + '/bin/bsuite', ROOT + '/bin/chain')):
     print('1..0 # SKIP kernel or userland not built')
     sys.exit(0)
-tmp = tempfile.mkdtemp(prefix='stitch-t55-')
+tmp = tempfile.mkdtemp(prefix='stitch-t57-')
 
 
 def check_answers(recs, what):
