@@ -21,8 +21,8 @@ static bool in(uint64_t ip, const uint64_t range[2])
 
 /*
  * SMAP stays on in the kernel except inside the user-access helpers, an
- * arch_user_access_begin/end window (this CPU's uaccess_open), and the
- * first instructions of the trap entry, before its clac. Every NMI
+ * arch_user_access_begin/end window (this CPU's cpu_local.uaccess_open),
+ * and the first instructions of the trap entry, before its clac. Every NMI
  * checks: AC set in the kernel code it interrupted anywhere else, AC set
  * in its own flags, or CR4.SMAP cleared is counted in smap_open (test 80
  * requires 0 after the hostile programs).

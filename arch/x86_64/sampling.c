@@ -35,7 +35,9 @@ static const char *const names[] = {
 };
 
 static enum source chosen;  /* by arch_sampling_select */
-static enum source running; /* the last started (it stays after a stop) */
+/* Since the last start, on every CPU the same (arch_sampling_start_all):
+ * left as it is by stop, so that each CPU stops its own by it. */
+static enum source running;
 static uint64_t hpet_last, hpet_min_gap; /* TSC: the last HPET sample, period / 2 */
 static char line[256];
 
@@ -198,6 +200,8 @@ void arch_sampling_start(unsigned hz)
 	if (running == SRC_PMU)
 		pmu_start(hz);
 	else if (running == SRC_IOAPIC) {
+		/* One HPET for the machine, its NMI routed to the boot CPU:
+		 * with this source the other CPUs are not sampled. */
 		if (arch_cpu_id() == 0) {
 			hpet_last = 0;
 			hpet_min_gap = tsc_hz / hz / 2;
@@ -212,12 +216,10 @@ void arch_sampling_stop(void)
 {
 	if (running == SRC_PMU)
 		pmu_stop();
-	else if (running == SRC_IOAPIC) {
-		if (arch_cpu_id() == 0)
-			hpet_nmi_stop();
-	}
+	else if (running == SRC_IOAPIC && arch_cpu_id() == 0)
+		hpet_nmi_stop();
 	else if (running == SRC_LAPIC)
 		lapic_timer_stop();
-	/* An NMI already pending still finds a handler, which counts it.
-	 * running stays: the other CPUs stop theirs by it after this one. */
+	/* An NMI already pending still finds a handler, which counts it
+	 * (as ignored once sampling is disarmed). */
 }

@@ -24,7 +24,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/x86_64/arch.h"
 #include "arch/x86_64/trap.h"
 
 struct cpu_local {
@@ -33,10 +32,14 @@ struct cpu_local {
 	uint8_t uaccess_open; /* in arch_user_access_begin/end (nmi.c checks) */
 };
 
-/* Every CPU's (its GS base). C code finds its own by index, not through
- * GS, which an NMI cannot trust. */
-extern struct cpu_local cpu_locals[ARCH_MAX_CPUS];
-#define this_cpu_local() (&cpu_locals[arch_cpu_id()])
+/* Each CPU's (its GS base). C reaches its own by index, not through GS:
+ * an NMI may run before the entry's swapgs. */
+extern struct cpu_local cpu_locals[];
+unsigned arch_cpu_id(void);
+static inline struct cpu_local *this_cpu_local(void)
+{
+	return &cpu_locals[arch_cpu_id()];
+}
 
 struct arch_task {
 	uint64_t ksp; /* kernel rsp saved by swtch while switched out */

@@ -32,9 +32,9 @@ extern uint8_t uaccess_smap;
 
 /*
  * The window for arch_user_load (arch/x86_64/user_load.h): between begin
- * and end, ring 0 may touch user pages. This CPU's uaccess_open is set
- * before stac and cleared after clac, so that an NMI that finds AC set in
- * the code it interrupted knows whether a window is open (nmi.c). Keep
+ * and end, ring 0 may touch user pages. This CPU's cpu_local.uaccess_open
+ * is set before stac and cleared after clac, so that an NMI that finds AC
+ * set in the code it interrupted knows whether a window is open (nmi.c). Keep
  * windows short, with no call that may schedule inside: an exception in
  * the window clears AC on entry and its iret restores it.
  */
