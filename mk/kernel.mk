@@ -31,6 +31,3 @@ $(KERNEL_ELF): $(KERNEL_OBJS) linker.ld
 
 ALL_TARGETS  += $(KERNEL_ELF)
 TEST_PREREQS += $(ESP_IMG)
-
-# GCC may turn the byte loops of memset/memcpy into calls to themselves.
-$(BUILD)/kernel/kern/string.o: KERNEL_CFLAGS += -fno-tree-loop-distribute-patterns
