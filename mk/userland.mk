@@ -43,10 +43,11 @@ $(USER_LIB): $(USER_LIB_OBJS)
 
 # $(call user_program,ELF,SOURCES): one static ring-3 executable. libc needs
 # the glue (write, sbrk...) and the glue needs libc (errno), hence the group.
+# USER_CFLAGS_<name>, if a fragment sets it, adds flags for /bin/<name>.
 define user_program
 $(1): $(2) $(USER_CRT0) $(USER_LIB) $(USER_HEADERS) $(NEWLIB_STAMP)
 	@mkdir -p $$(@D)
-	$(HOST_CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $$@ $(USER_CRT0) $(2) \
+	$(HOST_CC) $(USER_CFLAGS) $(USER_CFLAGS_$(notdir $(1))) $(USER_LDFLAGS) -o $$@ $(USER_CRT0) $(2) \
 		-Wl,--start-group $(USER_LIB) $(NEWLIB_LIBC) $(NEWLIB_LIBM) \
 		$(USER_LIBGCC) -Wl,--end-group
 endef
@@ -56,7 +57,8 @@ USER_WORKLOADS := fib chain sort reader piper
 USER_SYSTEM    := demo utest
 USER_TESTS     := $(basename $(notdir $(wildcard userland/tests/t-*.c)))
 # Other fragments add programs (mk/bench.mk, included before this file):
-# their names in USER_EXTRA_PROGRAMS, the sources of /bin/<p> in USER_SRCS_<p>.
+# their names in USER_EXTRA_PROGRAMS, the sources of /bin/<p> in USER_SRCS_<p>
+# (and any flags of their own in USER_CFLAGS_<p>).
 USER_PROGRAMS  := $(USER_WORKLOADS) $(USER_SYSTEM) $(USER_TESTS) $(USER_EXTRA_PROGRAMS)
 
 $(foreach p,$(USER_WORKLOADS),$(eval $(call user_program,$(USER_ROOT)/bin/$(p),userland/workloads/$(p).c)))
