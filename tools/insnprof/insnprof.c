@@ -130,7 +130,7 @@ static void note_call(uint64_t vaddr, const uint8_t *b, size_t size)
 			if (ends[i].addr == vaddr + 5)
 				return;
 		if (nends == MAX_ENDS) {
-			qemu_plugin_outs("insnprof: too many call sites\n");
+			fprintf(stderr, "insnprof: too many call sites\n");
 			return;
 		}
 		ends[nends].addr = vaddr + 5;
@@ -199,7 +199,7 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 	FILE *f = fopen(out_path, "w");
 	size_t *order = malloc((syms.n + 1) * sizeof *order);
 	if (!f || !order) {
-		qemu_plugin_outs("insnprof: cannot write the output file\n");
+		fprintf(stderr, "insnprof: cannot write %s\n", out_path);
 		return;
 	}
 	fprintf(f, "# insnprof: guest instructions per kernel function in each window\n");
@@ -210,11 +210,10 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 	fclose(f);
 }
 
+/* On stderr: qemu_plugin_outs() writes only with `-d plugin`. */
 static int fail(const char *what, const char *detail)
 {
-	char msg[512];
-	snprintf(msg, sizeof msg, "insnprof: %s%s\n", what, detail);
-	qemu_plugin_outs(msg);
+	fprintf(stderr, "insnprof: %s%s\n", what, detail);
 	return -1;
 }
 

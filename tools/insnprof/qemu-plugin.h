@@ -56,7 +56,5 @@ void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
 /* Called when QEMU exits (also through isa-debug-exit). */
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb,
 				    void *userdata);
-/* Prints on QEMU's log (stderr unless -D). */
-void qemu_plugin_outs(const char *string);
 
 #endif
