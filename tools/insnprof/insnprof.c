@@ -17,9 +17,11 @@
  * unwind): an instruction counts for the function it is in, in the
  * innermost window, and as "nested" for the windows around it.
  *
- * Only kernel instructions (those inside a symbol of the kernel ELF, or
- * after its lowest one) are instrumented; one vCPU (-smp 1) is assumed,
- * and other vCPUs' instructions are counted apart. QEMU calls a callback
+ * Kernel instructions (from the kernel ELF's lowest symbol up) are counted
+ * one by one; user code a block at a time, as "[user]" (it runs inside a
+ * window only when the window's task was preempted and another one ran;
+ * the kernel's TSC counts those too). One vCPU (-smp 1) is assumed, and
+ * other vCPUs' instructions are counted apart. QEMU calls a callback
  * before the instruction runs, so an instruction that faults counts once
  * for the fault and again when it is restarted; QEMU's icount does not
  * count the faulting attempt. docs/BENCHMARKS.md compares the totals with
@@ -47,7 +49,7 @@ struct window {
 	const char *name;
 	uint64_t start;             /* the function's first instruction */
 	uint64_t entries, insns, nested;
-	uint64_t *per_func;         /* [nsyms + 1]: the last is [unknown] */
+	uint64_t *per_func;         /* [nsyms + 2]: then [unknown], [user] */
 };
 
 static struct syms syms;
@@ -92,6 +94,18 @@ static void leave(unsigned w)
 	}
 }
 
+/* n instructions of function slot, in the innermost open window. */
+static void count(size_t slot, uint64_t n)
+{
+	struct window *in = &win[stack[depth - 1]];
+	in->insns += n;
+	in->per_func[slot] += n;
+	for (unsigned i = 0; i + 1 < depth; i++) {
+		win[stack[i]].insns += n;
+		win[stack[i]].nested += n;
+	}
+}
+
 static void on_insn(unsigned int vcpu, void *ud)
 {
 	uint64_t u = (uintptr_t)ud;
@@ -104,15 +118,17 @@ static void on_insn(unsigned int vcpu, void *ud)
 		leave(end - 1);
 	if (open)
 		enter(open - 1);
-	if (!depth)
-		return;
-	struct window *in = &win[stack[depth - 1]];
-	in->insns++;
-	in->per_func[func ? func - 1 : syms.n]++;
-	for (unsigned i = 0; i + 1 < depth; i++) {
-		win[stack[i]].insns++;
-		win[stack[i]].nested++;
-	}
+	if (depth)
+		count(func ? func - 1 : syms.n, 1);
+}
+
+/* A block of user code: its instruction count is the userdata. */
+static void on_user_block(unsigned int vcpu, void *ud)
+{
+	if (vcpu != 0)
+		other_vcpu += (uintptr_t)ud;
+	else if (depth)
+		count(syms.n + 1, (uintptr_t)ud);
 }
 
 /* A direct near call (E8 rel32) to a window: its return site ends it. */
@@ -156,11 +172,14 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	(void)id;
 	size_t n = qemu_plugin_tb_n_insns(tb);
+	if (qemu_plugin_tb_vaddr(tb) < kernel_lo) {
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_user_block, QEMU_PLUGIN_CB_NO_REGS,
+						     (void *)(uintptr_t)n);
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uint64_t va = qemu_plugin_insn_vaddr(insn);
-		if (va < kernel_lo)
-			continue;
 		note_call(va, qemu_plugin_insn_data(insn), qemu_plugin_insn_size(insn));
 		long f = syms_at(&syms, va);
 		qemu_plugin_register_vcpu_insn_exec_cb(insn, on_insn, QEMU_PLUGIN_CB_NO_REGS,
@@ -184,12 +203,13 @@ static void write_window(FILE *f, unsigned wi, size_t *order)
 	fprintf(f, "window\t%s\tentries\t%lu\tinsns\t%lu\tnested\t%lu\topen\t%u\tunbalanced\t%lu\n",
 		w->name, (unsigned long)w->entries, (unsigned long)w->insns,
 		(unsigned long)w->nested, open, (unsigned long)unbalanced);
-	for (size_t i = 0; i <= syms.n; i++)
+	for (size_t i = 0; i < syms.n + 2; i++)
 		order[i] = i;
-	qsort_r(order, syms.n + 1, sizeof *order, by_count_desc, w->per_func);
-	for (size_t i = 0; i <= syms.n && w->per_func[order[i]]; i++)
+	qsort_r(order, syms.n + 2, sizeof *order, by_count_desc, w->per_func);
+	for (size_t i = 0; i < syms.n + 2 && w->per_func[order[i]]; i++)
 		fprintf(f, "func\t%s\t%s\t%lu\n", w->name,
-			order[i] < syms.n ? syms.v[order[i]].name : "[unknown]",
+			order[i] < syms.n ? syms.v[order[i]].name :
+			order[i] == syms.n ? "[unknown]" : "[user]",
 			(unsigned long)w->per_func[order[i]]);
 }
 
@@ -197,7 +217,7 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 {
 	(void)id, (void)p;
 	FILE *f = fopen(out_path, "w");
-	size_t *order = malloc((syms.n + 1) * sizeof *order);
+	size_t *order = malloc((syms.n + 2) * sizeof *order);
 	if (!f || !order) {
 		fprintf(stderr, "insnprof: cannot write %s\n", out_path);
 		return;
@@ -243,7 +263,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		if (s < 0)
 			return fail("no such function in the kernel: ", names[w]);
 		win[w] = (struct window){ .name = names[w], .start = syms.v[s].start,
-					  .per_func = calloc(syms.n + 1, sizeof(uint64_t)) };
+					  .per_func = calloc(syms.n + 2, sizeof(uint64_t)) };
 		if (!win[w].per_func)
 			return fail("out of memory", "");
 	}
