@@ -10,7 +10,7 @@
 # order): it hands its ring-3 programs to the SDK through
 # USER_EXTRA_PROGRAMS / USER_SRCS_<name>, and they go into the initrd.
 
-PACKAGES += python3 gnuplot-nox libunwind-dev
+PACKAGES += python3 gnuplot-nox libunwind-dev libelf-dev
 
 BENCH_DIR := $(BUILD)/bench
 BENCH_OUT := $(OUT)/bench
