@@ -41,7 +41,7 @@ sub profile {
 	for (split /\n/, slurp($path)) {
 		my @c = split /\t/;
 		if ($c[0] eq 'window') { $w{$c[1]} = { @c[2 .. $#c], funcs => {} } }
-		elsif ($c[0] eq 'func') { $w{$c[1]}{funcs}{$c[2]} = $c[3] }
+		elsif ($c[0] eq 'func') { $w{$c[1]}{funcs}{$c[2]} += $c[3] } # static twins add up
 	}
 	return \%w;
 }

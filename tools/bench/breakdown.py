@@ -45,7 +45,19 @@ def parse(path):
                 out[cells[1]]["funcs"].append((cells[2], int(cells[3])))
             elif cells[0] == "other_vcpu":
                 out["other_vcpu"] = int(cells[1])
+    for w in out.values():
+        if isinstance(w, dict):
+            w["funcs"] = merged(w["funcs"])
     return out
+
+
+def merged(funcs):
+    """One row per name (static functions of one name in two files), most
+    instructions first."""
+    total = {}
+    for name, n in funcs:
+        total[name] = total.get(name, 0) + n
+    return sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
 def check(prof, kernel):
