@@ -5,6 +5,7 @@
 #   make test       every test: host unit tests, kernel tests in QEMU, boot tests
 #   make iso        build/stitch.iso, bootable as CD-ROM and as USB stick
 #   make clean
+#   make help       every target and variable
 #
 # Each part of the tree has its own fragment in mk/ that adds to the
 # variables below; this file only holds what they share.
@@ -28,7 +29,7 @@ PACKAGES := make gcc binutils perl cpio python3
 ALL_TARGETS  :=
 TEST_PREREQS :=
 
-# Warnings are errors everywhere (DESIGN.md, conventions).
+# Warnings are errors everywhere in the project's own code.
 WARN := -Wall -Wextra -Werror
 
 # Host programs (tools/, tests): hosted C11 with debug info.
@@ -57,5 +58,6 @@ test: all $(TEST_PREREQS)
 clean:
 	rm -rf $(BUILD) $(OUT)
 
+# Every target and variable a user sets (test 01 keeps it complete).
 help:
-	@sed -n '3,10p' Makefile
+	@cat mk/help.txt

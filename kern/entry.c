@@ -6,10 +6,13 @@
 #include "arch/x86_64/arch.h"
 #include "kern/console.h"
 #include "kern/sched.h"
+#include "kern/stats.h"
 #include "kern/task.h"
 #include "kern/task_work.h"
 #include "kern/irq_work.h"
 #include "kern/unwind_deferred.h"
+#include "kern/unwind_user.h"
+#include "kern/uvm.h"
 
 void enter_from_user_mode(struct trap_frame *tf)
 {
@@ -22,14 +25,49 @@ void enter_from_user_mode(struct trap_frame *tf)
 	t->in_kernel = true;
 }
 
+#define KILL_FRAMES 32 /* frames of a kill report's user stack */
+
+/* Where a user address lies, for the host to symbolise: an ELF segment by
+ * its link address (the address itself), a mapped file by its offset. */
+static void print_where(struct uvm *mm, uint64_t pc)
+{
+	struct region *r = mm ? uvm_find(mm, pc) : NULL;
+	if (r && r->path && r->kind == REGION_ELF)
+		kprintf(" %s\n", r->path);
+	else if (r && r->path)
+		kprintf(" %s+0x%lx\n", r->path, pc - r->file_vaddr + r->file_offset);
+	else
+		kprintf(" ?\n");
+}
+
+/* The user stack of a task that an exception killed, unwound as the
+ * profiler would (SFrame, frame-pointer fallback), one frame a line;
+ * `make run` symbolises the lines on the host (tools/symbolise-kills). */
+static void print_user_stack(struct task *t)
+{
+	uint64_t ips[KILL_FRAMES];
+	enum unwind_stop stop;
+	uint32_t n = unwind_user(UNWIND_METHOD_SFRAME, ips, KILL_FRAMES, &stop);
+	/* The stop's name is its counter's, "unwind_stop_<reason>". */
+	kprintf("stitch: pid %d user stack (%u frames, stop %s):\n", t->pid, n,
+		stat_name(STAT_UNWIND_STOP_END + stop) + sizeof "unwind_stop_" - 1);
+	for (uint32_t i = 0; i < n; i++) {
+		kprintf("  #%u 0x%016lx", i, ips[i]);
+		print_where(t->mm, i ? ips[i] - 1 : ips[i]);
+	}
+}
+
 /* A condemned task dies here, in its own context, with its user frame at
- * hand for the report line. */
+ * hand for the report. A kill by an exception (kill_rip set) also shows
+ * where the program was; a kill by a signal from elsewhere does not. */
 __attribute__((noreturn)) static void die(struct task *t, struct trap_frame *tf)
 {
 	int sig = t->kill_sig;
 	uint64_t rip = t->kill_rip ? t->kill_rip : tf->rip;
 	kprintf("stitch: pid %d (%s) killed: %s rip=0x%lx addr=0x%lx status %d\n",
 		t->pid, t->name, t->kill_reason, rip, t->kill_addr, 128 + sig);
+	if (t->kill_rip)
+		print_user_stack(t);
 	task_exit(sig);
 }
 

@@ -167,11 +167,6 @@ void kunwind_init(void)
 		ktable.version, ktable.num_fdes, ktable.num_fres, src.size);
 }
 
-bool kunwind_ready(void)
-{
-	return ready;
-}
-
 const struct sf_table *kunwind_table(void)
 {
 	return &ktable;

@@ -9,8 +9,9 @@
  * (boot stack, an IST stack, or the current task's stack), after a bounds
  * check, so it never faults and may run in NMI context. It stops at the
  * first pc without an SFrame entry, which is how the assembly entry points
- * (_start, the trap stubs, the syscall entry) end every walk: they carry
- * no CFI on purpose. A return into the trap path's exit (a struct
+ * (_start, the trap stubs, the syscall entry) end every walk: the assembly
+ * has no SFrame entries on purpose (its CFI is for gdb: mk/kernel.mk). A
+ * return into the trap path's exit (a struct
  * trap_frame on the stack) continues into the interrupted kernel code, or
  * ends the walk if the trap came from user mode (docs/SAMPLING.md).
  */
@@ -32,7 +33,6 @@ struct kstack {
 
 /* Opens and validates the kernel's .sframe; panics if it is bad. */
 void kunwind_init(void);
-bool kunwind_ready(void);
 
 /*
  * The scheduler publishes the kernel stack of the task it switches to (one
@@ -49,7 +49,8 @@ int kunwind_from(uint64_t ip, uint64_t sp, uint64_t fp, uint64_t *ips,
 		 int max);
 
 /*
- * Software events (seed 001): no fake registers. Starts from this very
+ * Software events: no fake registers ("Re: [RFC PATCH v2] perf/x86: make
+ * perf callchain work without CONFIG_FRAME_POINTER", LKML, Apr 2019). Starts from this very
  * call, with the real pc, sp and fp, and drops frames until the one whose
  * sp reaches skip_sp. Pass KUNWIND_CALLER from a function F to get the
  * callchain of F's caller: ips[0] is the return address into it.

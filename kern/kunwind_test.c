@@ -190,7 +190,7 @@ KTEST(kunwind_unknown_stack)
 	KEXPECT_EQ(t, kunwind_from((uint64_t)kt_c, 0x1000, 0, out, 0), 0);
 }
 
-/* A pc without SFrame data (asm without CFI) ends the walk at once; a
+/* A pc without SFrame data (assembly) ends the walk at once; a
  * bound of max frames is honoured. */
 KTEST(kunwind_limits)
 {

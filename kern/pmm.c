@@ -12,7 +12,7 @@
 
 static uint64_t bitmap_pa;
 static size_t npages; /* pages the bitmap covers */
-static size_t nfree, ntotal;
+static size_t nfree;
 static size_t next;   /* where the next search starts (next fit) */
 
 static uint64_t *bitmap(void)
@@ -70,7 +70,6 @@ void pmm_init(const struct boot_info *bi)
 			}
 		}
 	}
-	ntotal = nfree;
 }
 
 /* First run of n free pages at or after `from`, or npages. */
@@ -147,9 +146,4 @@ void pmm_free(uint64_t pa)
 size_t pmm_nfree(void)
 {
 	return nfree;
-}
-
-size_t pmm_ntotal(void)
-{
-	return ntotal;
 }

@@ -21,6 +21,5 @@ void pmm_free(uint64_t pa);
 void pmm_free_pages(uint64_t pa, size_t n); /* panics on a double free */
 
 size_t pmm_nfree(void);  /* pages free now: leak tests compare this */
-size_t pmm_ntotal(void); /* pages the allocator manages */
 
 #endif

@@ -67,7 +67,7 @@ static void begin(struct sample_ctx *ctx, uint8_t *buf, unsigned cpu,
 		s->pid = (uint32_t)t->pid;
 		s->tid = (uint32_t)t->tid;
 	}
-	*ctx = (struct sample_ctx){ .cpu = cpu, .rec = s,
+	*ctx = (struct sample_ctx){ .rec = s,
 				    .len = sizeof *s, .cap = RECORD_MAX };
 }
 
@@ -92,7 +92,6 @@ void sample_nmi(const struct sample_regs *regs)
 	}
 	begin(&ctx, nmi_buf[cpu], cpu, now, SAMPLE_EVENT_CPU_CLOCK, 0, clock_period);
 	ctx.regs = regs;
-	ctx.nmi = true;
 	ctx.rec->ip = regs->r[REC_REG_IP];
 	if (regs->user) {
 		ctx.rec->flags |= SAMPLE_USER;

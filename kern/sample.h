@@ -28,8 +28,6 @@ struct sample_regs {
 struct sample_ctx {
 	const struct sample_regs *regs; /* NMI: interrupted registers; NULL
 					 * for a software event */
-	bool nmi;                       /* running in NMI context */
-	unsigned cpu;
 	struct rec_sample *rec;         /* rec->ips[rec->nr] is the next entry */
 	uint32_t len;                   /* bytes so far: header to ips[nr-1] and
 					 * anything appended after ips[] */

@@ -33,6 +33,7 @@
 	X(UNWIND_STOP_BAD_SFRAME, "unwind_stop_bad_sframe", SUM)              \
 	X(UNWIND_STOP_BAD_FRAME, "unwind_stop_bad_frame", SUM)                \
 	X(UNWIND_STOP_TASK_EXITED, "unwind_stop_task_exited", SUM)            \
+	X(UNWIND_STOP_SIGNAL_FRAME, "unwind_stop_signal_frame", SUM)          \
 	X(SFRAME_REGISTERED, "sframe_registered", SUM)                        \
 	X(SFRAME_DROPPED, "sframe_dropped", SUM)   /* refused, or bad at use */ \
 	/* ... by reason (they add up to sframe_dropped): */                  \
@@ -66,9 +67,9 @@
 enum stat { STATS_LIST(STATS_ENUM) STAT_COUNT };
 #undef STATS_ENUM
 
-_Static_assert(STAT_UNWIND_STOP_TASK_EXITED - STAT_UNWIND_STOP_END ==
-		       UNWIND_STOP_TASK_EXITED - UNWIND_STOP_END &&
-	       UNWIND_STOP_TASK_EXITED + 1 == UNWIND_STOP_COUNT,
+_Static_assert(STAT_UNWIND_STOP_SIGNAL_FRAME - STAT_UNWIND_STOP_END ==
+		       UNWIND_STOP_SIGNAL_FRAME - UNWIND_STOP_END &&
+	       UNWIND_STOP_SIGNAL_FRAME + 1 == UNWIND_STOP_COUNT,
 	       "one unwind_stop_* counter per enum unwind_stop");
 
 /* This CPU's counter += n / = max(counter, v). Any context. */

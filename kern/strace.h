@@ -6,7 +6,8 @@
  * At the entry of a chosen system call it writes a REC_SAMPLE of
  * SAMPLE_EVENT_SYSCALL (aux = the number, period 1): the kernel callchain
  * from syscall_dispatch, unwound from the current frame (no fake
- * registers, seed 001), then PERF_CONTEXT_USER_DEFERRED and a cookie it
+ * registers, as in the LKML thread "perf/x86: make perf callchain work
+ * without CONFIG_FRAME_POINTER", Apr 2019), then PERF_CONTEXT_USER_DEFERRED and a cookie it
  * requested from kern/unwind_deferred.h as REC_CONSUMER_TRACER. When the
  * sampler asks in the same kernel entry, both get the same cookie and
  * one unwind, each its own REC_DEFERRED.

@@ -2,8 +2,6 @@
 #include "arch/x86_64/arch.h"
 #include "stitch/syscall.h"
 
-static task_work_exit_fn exit_hook;
-
 int task_work_add(struct task *t, struct task_work *work)
 {
 	irqflags_t f = irq_save();
@@ -47,21 +45,13 @@ void task_work_run(void)
 	}
 }
 
-void task_work_set_exit_hook(task_work_exit_fn hook)
-{
-	exit_hook = hook;
-}
-
-void task_work_exit(struct task *t)
+int task_work_exit(struct task *t)
 {
 	irqflags_t f = irq_save();
 	t->exiting = true;
 	irq_restore(f);
-	struct task_work *w = take_all(t);
-	while (w) {
-		struct task_work *next = w->next;
-		if (exit_hook)
-			exit_hook(t, w);
-		w = next;
-	}
+	int n = 0;
+	for (struct task_work *w = take_all(t); w; w = w->next)
+		n++;
+	return n;
 }

@@ -21,14 +21,11 @@ int task_work_add(struct task *t, struct task_work *work);
 void task_work_run(void);
 
 /*
- * Called by task_exit for every work still queued when the task dies,
- * instead of running it (the task has no user context left to work on).
- * One hook; NULL (the default) drops such work silently.
+ * task_exit's part: refuse new work and drop what is still queued, without
+ * running it (the task has no user context left to work on). Returns how
+ * many were dropped. Their owners answer for them: the deferred unwinder
+ * serves its consumers in unwind_task_exit.
  */
-typedef void (*task_work_exit_fn)(struct task *t, struct task_work *work);
-void task_work_set_exit_hook(task_work_exit_fn hook);
-
-/* task_exit's part: refuse new work, hand the queued work to the hook. */
-void task_work_exit(struct task *t);
+int task_work_exit(struct task *t);
 
 #endif

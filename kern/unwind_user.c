@@ -62,7 +62,9 @@ static enum unwind_stop fp_fallback(struct sf_frame *f)
 	return fp_step(f, read_faulting);
 }
 
-static enum unwind_stop sframe_step(struct sf_frame *f)
+/* regs: the interrupted frame's registers by DWARF number, which a
+ * flexible FDE may name in that frame (sf_step_first ignores them after). */
+static enum unwind_stop sframe_step(struct sf_frame *f, const uint64_t *regs)
 {
 	int err;
 	struct sframe_section *s = sframe_lookup(f->caller ? f->pc - 1 : f->pc, &err);
@@ -70,7 +72,8 @@ static enum unwind_stop sframe_step(struct sf_frame *f)
 		return err == SF_E_FAULT ? UNWIND_STOP_FAULT : UNWIND_STOP_BAD_SFRAME;
 	if (!s)
 		return fp_fallback(f);
-	switch ((err = sf_step(&s->table, f, sframe_user_read, NULL))) {
+	switch ((err = sf_step_first(&s->table, f, regs, UNWIND_USER_DWARF_REGS,
+				     sframe_user_read, NULL))) {
 	case SF_OK:
 		return STEPPED;
 	case SF_E_END:
@@ -82,6 +85,10 @@ static enum unwind_stop sframe_step(struct sf_frame *f)
 		return UNWIND_STOP_FAULT;
 	case SF_E_BAD_FRAME:
 		return UNWIND_STOP_BAD_FRAME;
+	case SF_E_SIGNAL:
+		/* The caller's registers are in the signal frame, whose layout
+		 * SFrame does not give (and Stitch delivers no signals). */
+		return UNWIND_STOP_SIGNAL_FRAME;
 	case SF_E_FAULT:
 		/* Validated once, unreadable now (unmapped since): it goes. */
 		sframe_drop(s, SF_E_FAULT);
@@ -91,7 +98,8 @@ static enum unwind_stop sframe_step(struct sf_frame *f)
 	}
 }
 
-/* Josh Poimboeuf's idea (seed 003): every stack word that points into
+/* Josh Poimboeuf's idea ("Re: [PATCH v3 00/10] x86: ORC unwinder", LKML,
+ * 13 Jul 2017): every stack word that points into
  * registered text is taken for a return address. Needs no unwind data, and
  * is wrong both ways: stale return addresses of finished calls show up, and
  * nothing tells a saved function pointer from a return address. */
@@ -137,7 +145,9 @@ uint32_t unwind_user(enum unwind_method m, uint64_t *ips, uint32_t max,
 		     enum unwind_stop *stop)
 {
 	struct sf_frame f;
+	uint64_t regs[UNWIND_USER_DWARF_REGS];
 	unwind_user_start(task_user_frame(current), &f);
+	unwind_user_dwarf_regs(task_user_frame(current), regs);
 	if (max == 0) {
 		*stop = UNWIND_STOP_MAX_FRAMES;
 		return 0;
@@ -149,7 +159,7 @@ uint32_t unwind_user(enum unwind_method m, uint64_t *ips, uint32_t max,
 	ips[n++] = f.pc;
 	for (;;) {
 		enum unwind_stop why = m == UNWIND_METHOD_SFRAME ?
-			sframe_step(&f) : fp_step(&f, read_faulting);
+			sframe_step(&f, regs) : fp_step(&f, read_faulting);
 		if (why == STEPPED && f.pc >= USER_END)
 			why = UNWIND_STOP_BAD_FRAME;
 		if (why == STEPPED && n == max)

@@ -1,4 +1,4 @@
-# Reproducible benchmarks (issue 7): every unwinding mode side by side under
+# Reproducible benchmarks: every unwinding mode side by side under
 # QEMU -icount (guest time = instructions, so a run repeats exactly), the
 # scaling curves, and the host-side unwinder comparison. docs/BENCHMARKS.md.
 #

@@ -2,7 +2,7 @@
 # The kernel side lives in kern/ and arch/x86_64/ (mk/kernel.mk builds it).
 #
 #   /bin/cold, /bin/dlwork, /bin/sfreg,  workloads (userland/deferred/)
-#   /bin/sfbad
+#   /bin/sfbad, /bin/sf246
 #   /lib/libdeep.so                      the PIC shared object dlwork loads
 #                                        with the SDK's loader (userland/lib/dl.c)
 #   /data/sfreg.v2.sframe, .v3.sframe    sfreg's .sframe re-encoded as v2
@@ -15,12 +15,29 @@
 
 DEFERRED_ROOT := $(BUILD)/userland/root
 
-DEFERRED_PROGRAMS := cold dlwork sfreg sfbad
+DEFERRED_PROGRAMS := cold dlwork sfreg sfbad sf246
 USER_EXTRA_PROGRAMS += $(DEFERRED_PROGRAMS)
 USER_SRCS_cold   := userland/deferred/cold.c
 USER_SRCS_dlwork := userland/deferred/dlwork.c
 USER_SRCS_sfreg  := userland/deferred/sfreg.c
 USER_SRCS_sfbad  := userland/deferred/sfbad.c
+USER_SRCS_sf246  := userland/deferred/sf246.c $(BUILD)/deferred/sf246-objects.c
+
+# sf246 loads code and SFrame sections that binutils 2.46 made (objects in
+# test/sframe/binutils-2.46; ld 2.40 drops their .sframe): stitch-mkobj turns
+# each object's .text, .sframe and .rela.sframe into C arrays. No ELF file
+# of SFrame version 3 lands under build/ (test 20 dumps them all with
+# readelf 2.40).
+SF246_OBJECTS := drap:test/sframe/binutils-2.46/flexible-drap-O2.o \
+	sigtramp:test/sframe/binutils-2.46/signal-frame.o
+$(BUILD)/deferred/sf246-objects.c: $(BIN)/stitch-mkobj $(foreach o,$(SF246_OBJECTS),$(lastword $(subst :, ,$(o))))
+	@mkdir -p $(@D)
+	( $(foreach o,$(SF246_OBJECTS),$(BIN)/stitch-mkobj $(subst :, ,$(o)) &&) true ) > $@.tmp
+	mv $@.tmp $@
+
+$(BIN)/stitch-mkobj: userland/host/mkobj.c
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) -o $@ $< -lelf
 
 # The shared object: the SDK's code generation, position-independent, no
 # libc. DT_HASH (sysv) is what the loader reads for its symbol count.

@@ -92,17 +92,17 @@ $(FUZZ_SAN_DIR)/sframe-unit: test/sframe/unit.c test/sframe/vecgen.c test/sframe
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(FUZZ_SAN_SFLAGS) -o $@ test/sframe/unit.c test/sframe/vecgen.c sframe/*.c
 
-$(FUZZ_SAN_DIR)/vs_libsframe: test/sframe/vs_libsframe.c tools/sframe/input.c \
+$(FUZZ_SAN_DIR)/vs_libsframe: test/sframe/vs_libsframe.c tools/sframe/input.c tools/sframe/reloc.c \
 		tools/sframe/input.h $(FUZZ_SAN_SFRAME)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(FUZZ_SAN_SFLAGS) -iquote tools/sframe -o $@ test/sframe/vs_libsframe.c \
-		tools/sframe/input.c sframe/*.c -lsframe -lelf
+		tools/sframe/input.c tools/sframe/reloc.c sframe/*.c -lsframe -lelf
 
-$(FUZZ_SAN_DIR)/conv_check: test/sframe/conv_check.c tools/sframe/input.c \
+$(FUZZ_SAN_DIR)/conv_check: test/sframe/conv_check.c tools/sframe/input.c tools/sframe/reloc.c \
 		tools/sframe/input.h $(FUZZ_SAN_SFRAME)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(FUZZ_SAN_SFLAGS) -iquote tools/sframe -o $@ test/sframe/conv_check.c \
-		tools/sframe/input.c sframe/*.c -lelf
+		tools/sframe/input.c tools/sframe/reloc.c sframe/*.c -lelf
 
 # The whole of stitch, main() included (test 60's driver has all but main).
 $(FUZZ_SAN_DIR)/stitch: $(wildcard tools/stitch/*.c tools/stitch/*.h) include/stitch/records.h

@@ -6,6 +6,12 @@
 # order): it hands its programs to the SDK through USER_EXTRA_PROGRAMS /
 # USER_SRCS_<name>, and they go into the initrd.
 
+# Tests 80 and 83 read the streams through build/bin/stitch --records-json
+# (test/hostile/Records.pm), with Perl's JSON::XS: a load run is large.
+ifneq ($(filter test load,$(MAKECMDGOALS)),)
+PACKAGES += libjson-xs-perl
+endif
+
 HOSTILE_FAMILIES := h-sys h-priv h-stack h-proc h-sframe h-load
 HOSTILE_PROGRAMS := hostile $(HOSTILE_FAMILIES)
 USER_EXTRA_PROGRAMS += $(HOSTILE_PROGRAMS)
@@ -17,7 +23,7 @@ USER_SRCS_h-sframe += userland/hostile/frames.S
 # The programs' shared header: the SDK's rule knows only its own headers.
 $(HOSTILE_PROGRAMS:%=$(BUILD)/userland/root/bin/%): userland/hostile/hostile.h
 
-# make load: the issue's load, 32 processes at 20 kHz for 60 s of guest
+# make load: the long load, 32 processes at 20 kHz for 60 s of guest
 # time with the default 2 MiB rings (test 83; `make test` runs it for 8 s
 # with 16 KiB rings, so that losses happen and their counting is checked).
 LOAD_PROCS   ?= 32

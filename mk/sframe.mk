@@ -85,11 +85,11 @@ TEST_PREREQS += $(SFRAME_TDIR)/vectors
 # ours all start with sf_).
 SFRAME_TEST_CFLAGS := $(SFRAME_TOOL_CFLAGS) -iquote tools/sframe
 
-$(SFRAME_TDIR)/vs_libsframe: test/sframe/vs_libsframe.c tools/sframe/input.c \
+$(SFRAME_TDIR)/vs_libsframe: test/sframe/vs_libsframe.c tools/sframe/input.c tools/sframe/reloc.c \
 		tools/sframe/input.h $(SFRAME_HOST_OBJS)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(SFRAME_TEST_CFLAGS) -o $@ test/sframe/vs_libsframe.c \
-		tools/sframe/input.c $(SFRAME_HOST_OBJS) -lsframe -lelf
+		tools/sframe/input.c tools/sframe/reloc.c $(SFRAME_HOST_OBJS) -lsframe -lelf
 
 # newlib's libc.a linked whole into one static executable: the archive's
 # code at final addresses with sorted FDEs, so that every pc of every libc
@@ -116,11 +116,11 @@ $(SFRAME_TDIR)/libsample.so: test/sframe/sample.c
 
 TEST_PREREQS += $(SFRAME_SAMPLES)
 
-$(SFRAME_TDIR)/conv_check: test/sframe/conv_check.c tools/sframe/input.c \
+$(SFRAME_TDIR)/conv_check: test/sframe/conv_check.c tools/sframe/input.c tools/sframe/reloc.c \
 		tools/sframe/input.h $(SFRAME_HOST_OBJS)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(SFRAME_TEST_CFLAGS) -o $@ test/sframe/conv_check.c \
-		tools/sframe/input.c $(SFRAME_HOST_OBJS) -lelf
+		tools/sframe/input.c tools/sframe/reloc.c $(SFRAME_HOST_OBJS) -lelf
 
 TEST_PREREQS += $(SFRAME_TDIR)/conv_check
 
@@ -175,10 +175,10 @@ $(SFRAME_BDIR)/funcs-%.elf: test/sframe/gen_funcs.pl
 	as --gsframe -o $(SFRAME_BDIR)/funcs-$*.o $(SFRAME_BDIR)/funcs-$*.s
 	$(LD) -e f0 -o $@ $(SFRAME_BDIR)/funcs-$*.o
 
-$(SFRAME_BDIR)/bench: test/sframe/bench.c tools/sframe/input.c tools/sframe/input.h \
+$(SFRAME_BDIR)/bench: test/sframe/bench.c tools/sframe/input.c tools/sframe/reloc.c tools/sframe/input.h \
 		$(SFRAME_HOST_OBJS)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(SFRAME_TEST_CFLAGS) -o $@ test/sframe/bench.c tools/sframe/input.c \
+	$(HOST_CC) $(SFRAME_TEST_CFLAGS) -o $@ test/sframe/bench.c tools/sframe/input.c tools/sframe/reloc.c \
 		$(SFRAME_HOST_OBJS) -lsframe -lelf
 
 .PHONY: bench-sframe

@@ -50,11 +50,15 @@ TEST_PREREQS += $(STITCH_TOOL)
 STITCH_RUN_SYMFS ?= $(USER_SYMFS)
 STITCH_REPORT_LINES ?= 40
 
-.PHONY: stitch-report
-stitch-report: $(STITCH_TOOL)
-	@summary=$$($(STITCH_TOOL) --symfs $(STITCH_RUN_SYMFS) --kernel $(KERNEL_ELF) \
+# The commands are a variable so that `make run` runs them in its own
+# recipe (a $(MAKE) line would run even under make -n).
+STITCH_REPORT = summary=$$($(STITCH_TOOL) --symfs $(STITCH_RUN_SYMFS) --kernel $(KERNEL_ELF) \
 		-o $(OUT) $(OUT)/records.bin) || exit 1; \
 	head -n $(STITCH_REPORT_LINES) $(OUT)/report.txt; echo; echo "$$summary"
+
+.PHONY: stitch-report
+stitch-report: $(STITCH_TOOL)
+	@$(STITCH_REPORT)
 
 # --- Tests -----------------------------------------------------------------
 # Real ELF files to build streams from: a static and a dynamic capture

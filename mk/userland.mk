@@ -3,7 +3,8 @@
 #   $(call user_program,ELF,SOURCES)  the one compile+link recipe for every
 #                                     program (workloads, tests, APP)
 #   $(INITRD)                         build/initrd.cpio: /bin/* and /data/*
-#   make run APP=path/to/prog.c       also puts prog.c into /bin/<basename>;
+#   make run APP=path/to/prog.c       also puts prog.c into /app/<basename>
+#            [APP_CFLAGS=...]         (compiled with APP_CFLAGS added);
 #                                     RUN_INIT is what `make run` boots
 #
 # See docs/USERLAND.md.
@@ -41,13 +42,13 @@ $(USER_LIB): $(USER_LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-# $(call user_program,ELF,SOURCES): one static ring-3 executable. libc needs
-# the glue (write, sbrk...) and the glue needs libc (errno), hence the group.
-# USER_CFLAGS_<name>, if a fragment sets it, adds flags for /bin/<name>.
+# $(call user_program,ELF,SOURCES[,CFLAGS]): one static ring-3 executable,
+# compiled with CFLAGS (default USER_CFLAGS). libc needs the glue (write,
+# sbrk...) and the glue needs libc (errno), hence the group.
 define user_program
 $(1): $(2) $(USER_CRT0) $(USER_LIB) $(USER_HEADERS) $(NEWLIB_STAMP)
 	@mkdir -p $$(@D)
-	$(HOST_CC) $(USER_CFLAGS) $(USER_CFLAGS_$(notdir $(1))) $(USER_LDFLAGS) -o $$@ $(USER_CRT0) $(2) \
+	$(HOST_CC) $(or $(3),$(USER_CFLAGS)) $(USER_LDFLAGS) -o $$@ $(USER_CRT0) $(2) \
 		-Wl,--start-group $(USER_LIB) $(NEWLIB_LIBC) $(NEWLIB_LIBM) \
 		$(USER_LIBGCC) -Wl,--end-group
 endef
@@ -64,16 +65,24 @@ USER_PROGRAMS  := $(USER_WORKLOADS) $(USER_SYSTEM) $(USER_TESTS) $(USER_EXTRA_PR
 $(foreach p,$(USER_WORKLOADS),$(eval $(call user_program,$(USER_ROOT)/bin/$(p),userland/workloads/$(p).c)))
 $(foreach p,$(USER_SYSTEM),$(eval $(call user_program,$(USER_ROOT)/bin/$(p),userland/bin/$(p).c)))
 $(foreach p,$(USER_TESTS),$(eval $(call user_program,$(USER_ROOT)/bin/$(p),userland/tests/$(p).c)))
-$(foreach p,$(USER_EXTRA_PROGRAMS),$(eval $(call user_program,$(USER_ROOT)/bin/$(p),$(USER_SRCS_$(p)))))
+$(foreach p,$(USER_EXTRA_PROGRAMS),$(eval $(call user_program,$(USER_ROOT)/bin/$(p),$(USER_SRCS_$(p)),$(USER_CFLAGS) $(USER_CFLAGS_$(p)))))
 
 # make run APP=path/to/prog.c: one more program, and the one that boots.
+# It goes to /app/, a directory of its own, so that any name will do (fib.c
+# too). It is the user's code, not the project's: warnings are shown but
+# not errors, and APP_CFLAGS (-O0, -DN=3, -fno-omit-frame-pointer...) come
+# last, so they win.
 ifneq ($(APP),)
-USER_APP := $(basename $(notdir $(APP)))
-ifneq ($(filter $(USER_APP),$(USER_PROGRAMS)),)
-$(error APP=$(APP): /bin/$(USER_APP) is already a Stitch program; rename the file)
-endif
-$(eval $(call user_program,$(USER_ROOT)/bin/$(USER_APP),$(APP)))
-RUN_INIT := /bin/$(USER_APP)
+USER_APP := app/$(basename $(notdir $(APP)))
+USER_APP_CFLAGS := $(filter-out -Werror,$(USER_CFLAGS)) $(APP_CFLAGS)
+$(eval $(call user_program,$(USER_ROOT)/$(USER_APP),$(APP),$(USER_APP_CFLAGS)))
+# Other APP_CFLAGS, another build: the flags are a prerequisite, in a file
+# rewritten only when they change.
+USER_APP_FLAGS := $(USER_OUT)/app-cflags.txt
+$(shell mkdir -p $(USER_OUT); [ "$$(cat $(USER_APP_FLAGS) 2>/dev/null)" = '$(USER_APP_CFLAGS)' ] || \
+	printf '%s\n' '$(USER_APP_CFLAGS)' > $(USER_APP_FLAGS))
+$(USER_ROOT)/$(USER_APP): $(USER_APP_FLAGS)
+RUN_INIT := /$(USER_APP)
 else
 RUN_INIT := /bin/demo
 endif
@@ -107,7 +116,7 @@ USER_ROOT_FILES += $(addprefix $(USER_ROOT)/,$(USER_EXTRA_FILES))
 # The initrd's contents, by name relative to its root (the kernel looks up
 # "/bin/fib" as "bin/fib"). The list is rewritten only when it changes, so
 # that adding or dropping APP rebuilds the initrd and nothing else does.
-USER_INITRD_NAMES := bin $(addprefix bin/,$(USER_PROGRAMS) $(USER_APP)) \
+USER_INITRD_NAMES := bin $(addprefix bin/,$(USER_PROGRAMS)) $(if $(USER_APP),app $(USER_APP)) \
 	data $(addprefix data/,$(USER_DATA)) $(USER_EXTRA_DIRS) $(USER_EXTRA_FILES)
 USER_INITRD_LIST  := $(USER_OUT)/initrd.list
 
@@ -134,8 +143,12 @@ $(USER_STAGE)/lib/%: $(USER_ROOT)/lib/%
 	@mkdir -p $(@D)
 	strip --strip-debug -o $@ $<
 
+$(USER_STAGE)/app/%: $(USER_ROOT)/app/%
+	@mkdir -p $(@D)
+	strip --strip-debug -o $@ $<
+
 # cpio newc, owned by root, no host inode numbers (--reproducible).
-$(INITRD): $(USER_INITRD_LIST) $(addprefix $(USER_STAGE)/,$(filter-out bin data $(USER_EXTRA_DIRS),$(USER_INITRD_NAMES)))
+$(INITRD): $(USER_INITRD_LIST) $(addprefix $(USER_STAGE)/,$(filter-out bin data app $(USER_EXTRA_DIRS),$(USER_INITRD_NAMES)))
 	cd $(USER_STAGE) && cpio -o -H newc -R 0:0 --reproducible --quiet \
 		< $(abspath $(USER_INITRD_LIST)) > $(abspath $@)
 
@@ -161,15 +174,8 @@ $(USER_EXPECTED): $(addprefix $(USER_HOST)/bin/,demo $(USER_WORKLOADS)) $(USER_R
 	grep 'checksum=' $@.out | sort > $@
 	rm $@.out
 
-# stitch-usim: runs the programs on the Linux host under ptrace with the
-# Stitch system-call contract (userland/host/usim.c), for test 30.
-USER_USIM := $(BIN)/stitch-usim
-$(USER_USIM): userland/host/usim.c include/stitch/syscall.h
-	@mkdir -p $(@D)
-	$(HOST_CC) $(HOST_CFLAGS) -o $@ $<
-
 .PHONY: userland FORCE
-userland: $(INITRD) $(USER_ROOT_FILES) $(USER_EXPECTED) $(USER_USIM)
+userland: $(INITRD) $(USER_ROOT_FILES) $(USER_EXPECTED)
 
-ALL_TARGETS  += $(INITRD) $(USER_ROOT_FILES) $(USER_EXPECTED) $(USER_USIM)
-TEST_PREREQS += $(INITRD) $(USER_ROOT_FILES) $(USER_EXPECTED) $(USER_USIM)
+ALL_TARGETS  += $(INITRD) $(USER_ROOT_FILES) $(USER_EXPECTED)
+TEST_PREREQS += $(INITRD) $(USER_ROOT_FILES) $(USER_EXPECTED)

@@ -3,9 +3,10 @@
  *
  * Default FDEs: word 0 is the CFA offset from the base register (SP or FP).
  * Where the header fixes the RA slot (AMD64: CFA-8), word 1 is the FP slot;
- * otherwise (AArch64) word 1 is the RA slot and word 2 the FP slot. An
- * entity without a word is at its fixed slot, if the header has one, or
- * not saved. An FRE without words marks the outermost frame.
+ * otherwise (AArch64) word 1 is the RA slot (0: padding, RA not saved) and
+ * word 2 the FP slot. An entity without a word is at its fixed slot, if the
+ * header has one, or not saved. An FRE without words marks the outermost
+ * frame.
  *
  * Flexible FDEs (v3): each of CFA, RA and FP takes a pair (control word,
  * offset), in that order; a single zero word stands for an absent RA when
@@ -46,8 +47,11 @@ static int default_rule(const struct sf_table *t, const struct sf_fre *fre,
 	if (t->fixed_ra) {
 		r->ra = at_cfa(t->fixed_ra);
 	} else {
-		/* AArch64: no RA word means RA is still in the link register. */
-		r->ra = fre->nwords > 1 ? at_cfa(fre->word[1]) : fixed_or_same(0);
+		/* AArch64: no RA word means RA is still in the link register;
+		 * so does an RA word of 0, the padding that lets an FP word
+		 * follow (SFRAME_FRE_RA_OFFSET_INVALID: RA is never at the CFA). */
+		bool saved = fre->nwords > 1 && fre->word[1] != 0;
+		r->ra = saved ? at_cfa(fre->word[1]) : fixed_or_same(0);
 		fp_idx = 2;
 	}
 	r->fp = fre->nwords > fp_idx ? at_cfa(fre->word[fp_idx]) :

@@ -227,6 +227,14 @@ int sf_find_rule(const struct sf_table *t, uint64_t pc, struct sf_rule *rule);
 int sf_step(const struct sf_table *t, struct sf_frame *f,
 	    sf_read_fn read, void *ctx);
 
+/* sf_step for the interrupted frame, whose other registers are known:
+ * regs[i] is DWARF register i, for i < nregs (AMD64: 0-16, rax to rip).
+ * A flexible FDE may base the CFA, RA or FP on one of them (x86-64 DRAP:
+ * r10 around a stack realignment); beyond the first frame only sp and fp
+ * are known, so regs is ignored when f->caller is set. */
+int sf_step_first(const struct sf_table *t, struct sf_frame *f,
+		  const uint64_t *regs, uint32_t nregs, sf_read_fn read, void *ctx);
+
 /* Encode the section t describes as version `version` (2 or 3), to live at
  * run-time address vaddr. pcrel selects SF_F_FUNC_START_PCREL. Writes at
  * most cap bytes to out; *len receives the size needed (also on

@@ -3,17 +3,26 @@
  *
  * Only sp and fp are known beyond the first frame, so a rule that needs any
  * other register (a flex FDE's DRAP register, AArch64's link register)
- * fails with SF_E_REG rather than guess.
+ * fails with SF_E_REG rather than guess. The interrupted frame's registers
+ * are all known: sf_step_first() takes them.
  */
 #include "internal.h"
 
+/* The first frame's registers by DWARF number, or none. */
+struct regs {
+	const uint64_t *v;
+	uint32_t n;
+};
+
 static int reg_value(const struct sf_table *t, const struct sf_frame *f,
-		     uint8_t reg, uint64_t *v)
+		     const struct regs *regs, uint8_t reg, uint64_t *v)
 {
 	if (reg == sf_sp_reg(t))
 		*v = f->sp;
 	else if (reg == sf_fp_reg(t))
 		*v = f->fp;
+	else if (reg < regs->n)
+		*v = regs->v[reg];
 	else
 		return SF_E_REG;
 	return SF_OK;
@@ -32,7 +41,7 @@ static int load(sf_read_fn read, void *ctx, uint64_t addr, uint64_t *v)
 
 /* The caller's value of one register; cur is its value in this frame. */
 static int recover(const struct sf_table *t, const struct sf_frame *f,
-		   sf_read_fn read, void *ctx, uint64_t cfa,
+		   const struct regs *regs, sf_read_fn read, void *ctx, uint64_t cfa,
 		   const struct sf_where *w, uint64_t cur, uint64_t *out)
 {
 	uint64_t off = (uint64_t)(int64_t)w->off, base;
@@ -49,7 +58,7 @@ static int recover(const struct sf_table *t, const struct sf_frame *f,
 		return SF_OK;
 	case SF_REG:
 	case SF_AT_REG:
-		if ((err = reg_value(t, f, w->reg, &base)))
+		if ((err = reg_value(t, f, regs, w->reg, &base)))
 			return err;
 		if (w->how == SF_AT_REG)
 			return load(read, ctx, base + off, out);
@@ -60,12 +69,12 @@ static int recover(const struct sf_table *t, const struct sf_frame *f,
 }
 
 static int cfa_of(const struct sf_table *t, const struct sf_frame *f,
-		  const struct sf_rule *r, sf_read_fn read, void *ctx,
-		  uint64_t *cfa)
+		  const struct regs *regs, const struct sf_rule *r,
+		  sf_read_fn read, void *ctx, uint64_t *cfa)
 {
 	int err;
 
-	if ((err = reg_value(t, f, r->cfa_reg, cfa)))
+	if ((err = reg_value(t, f, regs, r->cfa_reg, cfa)))
 		return err;
 	*cfa += (uint64_t)(int64_t)r->cfa_off;
 	if (r->cfa_deref && (err = load(read, ctx, *cfa, cfa)))
@@ -77,8 +86,8 @@ static int cfa_of(const struct sf_table *t, const struct sf_frame *f,
 	return above && !(*cfa & 7) ? SF_OK : SF_E_BAD_FRAME;
 }
 
-int sf_step(const struct sf_table *t, struct sf_frame *f,
-	    sf_read_fn read, void *ctx)
+static int step(const struct sf_table *t, struct sf_frame *f,
+		const struct regs *regs, sf_read_fn read, void *ctx)
 {
 	struct sf_rule r;
 	uint64_t cfa, ra, fp;
@@ -96,11 +105,11 @@ int sf_step(const struct sf_table *t, struct sf_frame *f,
 		return SF_E_END;
 	if (r.ra.how == SF_SAME)
 		return SF_E_REG; /* RA still in a link register we do not have */
-	if ((err = cfa_of(t, f, &r, read, ctx, &cfa)))
+	if ((err = cfa_of(t, f, regs, &r, read, ctx, &cfa)))
 		return err;
-	if ((err = recover(t, f, read, ctx, cfa, &r.ra, 0, &ra)))
+	if ((err = recover(t, f, regs, read, ctx, cfa, &r.ra, 0, &ra)))
 		return err;
-	if ((err = recover(t, f, read, ctx, cfa, &r.fp, f->fp, &fp)))
+	if ((err = recover(t, f, regs, read, ctx, cfa, &r.fp, f->fp, &fp)))
 		return err;
 	if (ra == 0)
 		return SF_E_END;
@@ -109,4 +118,18 @@ int sf_step(const struct sf_table *t, struct sf_frame *f,
 	f->fp = fp;
 	f->caller = true;
 	return SF_OK;
+}
+
+int sf_step(const struct sf_table *t, struct sf_frame *f,
+	    sf_read_fn read, void *ctx)
+{
+	struct regs none = { NULL, 0 };
+	return step(t, f, &none, read, ctx);
+}
+
+int sf_step_first(const struct sf_table *t, struct sf_frame *f,
+		  const uint64_t *regs, uint32_t nregs, sf_read_fn read, void *ctx)
+{
+	struct regs known = { regs, f && regs && !f->caller ? nregs : 0 };
+	return step(t, f, &known, read, ctx);
 }

@@ -6,26 +6,14 @@
  *     shared memory backed by a host file, about 100 times faster than
  *     COM2 (docs/SAMPLING.md has the numbers). Bounded: a full area
  *     refuses records, which the caller counts.
- *   - COM2 (port 0x2f8) otherwise, real hardware included, which QEMU can
- *     write to a host file (tools/qemu-run --channel serial). A 16550 with
- *     its 16-byte FIFO: when the line status says the transmitter is
- *     empty, 16 bytes go out without asking again, which saves 15 of 16
- *     port reads (each one an exit to QEMU). Never refuses.
+ *   - COM2 (arch/x86_64/uart.c) otherwise, real hardware included, which
+ *     QEMU can write to a host file (tools/qemu-run --channel serial).
+ *     Never refuses.
  */
 #include "arch/x86_64/arch.h"
 #include "arch/x86_64/ivshmem.h"
+#include "arch/x86_64/uart.h"
 #include "kern/kernel.h"
-
-enum {
-	COM2 = 0x2f8,
-	REG_DATA = 0, REG_IER = 1, REG_FCR = 2, REG_LCR = 3, REG_MCR = 4,
-	REG_LSR = 5,
-};
-
-#define LCR_8N1       0x03
-#define LCR_DLAB      0x80
-#define LSR_THR_EMPTY 0x20
-#define FIFO_BYTES    16
 
 /* What a 10 ms tick drains at most (kern/profile.c). COM2 moves about
  * 550 KB/s under TCG: 4 KiB is about 7 ms. The drain into shared memory
@@ -37,36 +25,6 @@ enum {
 
 static struct shm_stream shm;
 static bool use_shm;
-
-static void com2_init(void)
-{
-	outb(COM2 + REG_IER, 0);
-	outb(COM2 + REG_LCR, LCR_DLAB);
-	outb(COM2 + REG_DATA, 1); /* 115200 baud; QEMU ignores the rate */
-	outb(COM2 + REG_IER, 0);
-	outb(COM2 + REG_LCR, LCR_8N1);
-	outb(COM2 + REG_FCR, 0x07); /* FIFOs on and cleared */
-	outb(COM2 + REG_MCR, 0x03);
-}
-
-/* Bounded: a machine without COM2 reads 0xff and must not hang us. */
-static void wait_empty(void)
-{
-	for (int i = 0; i < 100000 && !(inb(COM2 + REG_LSR) & LSR_THR_EMPTY); i++)
-		pause();
-}
-
-static void com2_write(const uint8_t *p, uint64_t n)
-{
-	while (n) {
-		wait_empty();
-		uint64_t burst = n < FIFO_BYTES ? n : FIFO_BYTES;
-		for (uint64_t i = 0; i < burst; i++)
-			outb(COM2 + REG_DATA, p[i]);
-		p += burst;
-		n -= burst;
-	}
-}
 
 void arch_channel_init(uint64_t reserve)
 {
@@ -82,7 +40,7 @@ void arch_channel_init(uint64_t reserve)
 		}
 		kprintf("channel: ivshmem's %lu bytes cannot hold a stream\n", bytes);
 	}
-	com2_init();
+	uart_init(UART_COM2);
 	kprintf("channel: records to COM2\n");
 }
 
@@ -90,7 +48,7 @@ bool arch_channel_write(const void *buf, uint64_t n, bool final)
 {
 	if (use_shm)
 		return shm_stream_append(&shm, buf, n, final);
-	com2_write(buf, n);
+	uart_write(UART_COM2, buf, n);
 	return true;
 }
 

@@ -14,7 +14,7 @@
 
 void arch_init_cpu(void)
 {
-	uart_init();
+	uart_init(UART_COM1);
 	gdt_init();
 	trap_init();
 	/* paging.c builds 4-level tables; firmware that left 5-level paging on

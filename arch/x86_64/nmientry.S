@@ -21,17 +21,24 @@
  *
  * The frame is a struct trap_frame (vector 2, error 0) so handlers set
  * with trap_set_handler(VEC_NMI, fn) see the same layout as every trap.
- * No CFI: the kernel unwinder recognises nmi_exit, the return address of
- * the call, and reads the interrupted context from the frame.
+ * Its CFI is for debuggers only (trap.h): the kernel unwinder recognises
+ * nmi_exit, the return address of the call, and reads the interrupted
+ * context from the frame.
  */
 #include "arch/x86_64/trap.h"
+
+	.cfi_sections .debug_frame
 
 	.text
 	.globl nmi_entry
 	.p2align 4
 nmi_entry:
+	.cfi_startproc simple
+	CFI_TRAP_FRAME 40
 	pushq $0
+	.cfi_adjust_cfa_offset 8
 	pushq $VEC_NMI
+	.cfi_adjust_cfa_offset 8
 	PUSH_GPRS
 	/* The gate keeps RFLAGS.AC: ring 3 may have set it, or the NMI may
 	 * have hit a user-access helper. Close SMAP for the handler, as the
@@ -47,4 +54,6 @@ nmi_entry:
 nmi_exit:
 	POP_GPRS
 	addq $16, %rsp /* vector and error code */
+	.cfi_adjust_cfa_offset -16
 	iretq
+	.cfi_endproc

@@ -4,31 +4,35 @@
  * stack is loaded and its registers popped. Everything else is either
  * caller-saved (the C caller spilled it) or in the task's struct.
  *
- * No CFI on purpose (see kern/kunwind.h): a kernel unwind of a task that
- * is switched out ends here.
+ * Its CFI is for debuggers only (arch/x86_64/trap.h): a kernel unwind of a
+ * task that is switched out ends here (see kern/kunwind.h).
  */
 #include "arch/x86_64/task.h"
+#include "arch/x86_64/trap.h"
 
+	.cfi_sections .debug_frame
 	.text
 
 /* void swtch(uint64_t *save_sp, uint64_t load_sp) */
 	.globl swtch
 swtch:
-	pushq %rbp
-	pushq %rbx
-	pushq %r12
-	pushq %r13
-	pushq %r14
-	pushq %r15
+	.cfi_startproc
+	PUSHQ_CFI %rbp
+	PUSHQ_CFI %rbx
+	PUSHQ_CFI %r12
+	PUSHQ_CFI %r13
+	PUSHQ_CFI %r14
+	PUSHQ_CFI %r15
 	movq %rsp, (%rdi)
-	movq %rsi, %rsp
-	popq %r15
-	popq %r14
-	popq %r13
-	popq %r12
-	popq %rbx
-	popq %rbp
+	movq %rsi, %rsp /* the same layout: the CFI holds for the new stack */
+	POPQ_CFI %r15
+	POPQ_CFI %r14
+	POPQ_CFI %r13
+	POPQ_CFI %r12
+	POPQ_CFI %rbx
+	POPQ_CFI %rbp
 	ret
+	.cfi_endproc
 
 /*
  * Where a new task's first swtch "returns" (arch_task_start_user built the
@@ -38,10 +42,13 @@ swtch:
  */
 	.globl task_first_entry
 task_first_entry:
+	.cfi_startproc simple
+	CFI_TRAP_FRAME (15 * 8 + 16 + 40) /* a whole struct trap_frame */
 	movq %rsp, %rdi
 	call task_first_return
 	.globl task_first_exit
 task_first_exit:
 	jmp trap_exit
+	.cfi_endproc
 
 	.section .note.GNU-stack, "", @progbits

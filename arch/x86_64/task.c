@@ -72,11 +72,6 @@ void arch_proc_init(void)
 		smap ? "on" : "absent");
 }
 
-bool arch_has_smep(void)
-{
-	return smep;
-}
-
 bool arch_has_smap(void)
 {
 	return smap;

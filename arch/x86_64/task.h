@@ -67,8 +67,7 @@ static inline struct trap_frame *arch_user_frame(uint64_t kstack_top)
 	return (struct trap_frame *)kstack_top - 1;
 }
 
-/* Whether the CPU has (and the kernel turned on) SMEP and SMAP. */
-bool arch_has_smep(void);
+/* Whether the CPU has (and the kernel turned on) SMAP. */
 bool arch_has_smap(void);
 
 /* The return addresses of the calls into C that have a struct trap_frame

@@ -92,8 +92,9 @@ void trap_dump(const struct trap_frame *tf)
 		read_cr0(), read_cr2(), read_cr3(), read_cr4());
 }
 
-/* An exception nobody handles. A later issue kills the process when it
- * came from ring 3; today every one is fatal. */
+/* An exception with no handler: fault.c sets one for the page fault and
+ * for every exception ring 3 can raise, so what is left (double fault,
+ * machine check, reserved vectors) is fatal. */
 static void unhandled(struct trap_frame *tf)
 {
 	trap_dump(tf);
@@ -104,9 +105,7 @@ void trap_dispatch(struct trap_frame *tf)
 {
 	uint64_t v = tf->vector;
 	trap_handler_t fn = handlers[v];
-	/* NMIs neither enter nor leave like the rest: they may interrupt
-	 * ring 3 but must not run the return-to-user work. */
-	bool user = trap_from_user(tf) && v != VEC_NMI;
+	bool user = trap_from_user(tf);
 
 	if (user)
 		enter_from_user_mode(tf);

@@ -1,10 +1,14 @@
 /*
- * Traps: exceptions, NMIs and device interrupts all take one path.
+ * Traps: exceptions and device interrupts take one path.
  *
  *   trapentry.S   one stub per vector (pushes a zero error code where the
  *                 CPU does not, then the vector) -> trap_entry (saves the
  *                 registers into a struct trap_frame) -> trap_dispatch()
  *                 -> back through trap_entry's exit -> iretq
+ *
+ * The NMI has a path of its own (nmientry.S -> nmi_dispatch(), on IST1,
+ * no return-to-user work) that builds the same frame and calls the
+ * handler set for VEC_NMI. SYSCALL has its own entry too (syscallentry.S).
  *
  * A vector's handler is set with trap_set_handler(). Vectors without one:
  * exceptions print a register dump and a backtrace and panic; device
@@ -31,44 +35,76 @@
 
 #ifdef __ASSEMBLY__
 /*
+ * CFI for debuggers. The entry paths describe their frames in .debug_frame
+ * only (each file says `.cfi_sections .debug_frame`, and mk/kernel.mk
+ * assembles without --gsframe): gdb walks through them into the
+ * interrupted code, while the kernel's unwinder, which reads .sframe,
+ * still ends at them and recognises them by their return addresses
+ * (kern/kunwind.c).
+ *
+ * CFI_TRAP_FRAME off: rsp is off bytes below the top of the CPU's
+ * interrupt frame (ss is the top quadword). The interrupted rip and rsp
+ * are in it, and the interrupted code was not making a call (a signal
+ * frame: its pc is not a return address).
+ */
+.macro CFI_TRAP_FRAME off
+	.cfi_signal_frame
+	.cfi_def_cfa %rsp, \off
+	.cfi_offset %rip, -40
+	.cfi_offset %rsp, -16
+.endm
+
+.macro PUSHQ_CFI reg
+	pushq \reg
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset \reg, 0
+.endm
+
+.macro POPQ_CFI reg
+	popq \reg
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore \reg
+.endm
+
+/*
  * Save and restore the general registers in struct trap_frame order (the
  * last pushed, r15, is at the lowest address). Every entry path - traps,
- * the NMI, SYSCALL - builds the same frame with these.
+ * the NMI, SYSCALL - builds the same frame with these, inside its CFI.
  */
 .macro PUSH_GPRS
-	pushq %rax
-	pushq %rbx
-	pushq %rcx
-	pushq %rdx
-	pushq %rsi
-	pushq %rdi
-	pushq %rbp
-	pushq %r8
-	pushq %r9
-	pushq %r10
-	pushq %r11
-	pushq %r12
-	pushq %r13
-	pushq %r14
-	pushq %r15
+	PUSHQ_CFI %rax
+	PUSHQ_CFI %rbx
+	PUSHQ_CFI %rcx
+	PUSHQ_CFI %rdx
+	PUSHQ_CFI %rsi
+	PUSHQ_CFI %rdi
+	PUSHQ_CFI %rbp
+	PUSHQ_CFI %r8
+	PUSHQ_CFI %r9
+	PUSHQ_CFI %r10
+	PUSHQ_CFI %r11
+	PUSHQ_CFI %r12
+	PUSHQ_CFI %r13
+	PUSHQ_CFI %r14
+	PUSHQ_CFI %r15
 .endm
 
 .macro POP_GPRS
-	popq %r15
-	popq %r14
-	popq %r13
-	popq %r12
-	popq %r11
-	popq %r10
-	popq %r9
-	popq %r8
-	popq %rbp
-	popq %rdi
-	popq %rsi
-	popq %rdx
-	popq %rcx
-	popq %rbx
-	popq %rax
+	POPQ_CFI %r15
+	POPQ_CFI %r14
+	POPQ_CFI %r13
+	POPQ_CFI %r12
+	POPQ_CFI %r11
+	POPQ_CFI %r10
+	POPQ_CFI %r9
+	POPQ_CFI %r8
+	POPQ_CFI %rbp
+	POPQ_CFI %rdi
+	POPQ_CFI %rsi
+	POPQ_CFI %rdx
+	POPQ_CFI %rcx
+	POPQ_CFI %rbx
+	POPQ_CFI %rax
 .endm
 #else
 #include <stdint.h>

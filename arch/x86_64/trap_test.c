@@ -44,10 +44,9 @@ KTEST(trap_frame_roundtrip)
 #define FAULT_ADDR 0xdead000ull /* the lower half is unmapped in the kernel */
 
 /*
- * Each raiser keeps a local on the stack: GCC sets up no frame for a leaf
- * that does not need one, and a frame-pointer walk from such a leaf skips
- * its caller. (Unwinding the kernel by its .sframe, a later issue, has no
- * such blind spot.)
+ * Each raiser is a noinline function of its own, so that the dump's
+ * backtrace (kunwind, by the kernel's .sframe, which describes frameless
+ * leaves too) names the raiser and then its caller.
  */
 __attribute__((noinline)) static void fault_pf(void)
 {

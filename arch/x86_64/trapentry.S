@@ -3,6 +3,8 @@
  */
 #include "arch/x86_64/trap.h"
 
+	.cfi_sections .debug_frame /* for debuggers only: trap.h */
+
 /*
  * 256 stubs of 16 bytes each: the stub of vector v is at trap_stubs + 16 v.
  * Each pushes a zero where the CPU pushes no error code, then the vector
@@ -26,9 +28,12 @@ trap_stubs:
 
 /* Stack on entry: vector, error code, then the CPU's rip, cs, rflags, rsp,
  * ss. The CPU aligned rsp to 16 before its pushes; 22 quadwords keep it
- * aligned for the call. */
+ * aligned for the call. (The stubs above have no CFI: gdb sees a trap from
+ * here on.) */
 	.globl trap_entry
 trap_entry:
+	.cfi_startproc simple
+	CFI_TRAP_FRAME 56
 	/* From ring 3 (cs above vector, error code, rip): the kernel's GS. */
 	testb $3, 24(%rsp)
 	jz 1f
@@ -54,10 +59,12 @@ trap_entry:
 trap_exit:
 	POP_GPRS
 	addq $16, %rsp /* vector and error code */
+	.cfi_adjust_cfa_offset -16
 	testb $3, 8(%rsp) /* to ring 3: the user's GS */
 	jz 3f
 	swapgs
 3:	iretq
+	.cfi_endproc
 
 /* From the first stub to the clac: where a trap may still run with the
  * AC flag it came with (arch/x86_64/nmi.c checks). */

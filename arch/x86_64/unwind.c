@@ -3,9 +3,10 @@
  * which stacks exist before any task does, and how to cross a trap frame.
  *
  * SFrame cannot describe a trap frame (the interrupted sp is loaded from
- * the frame, not computed from the CFA), so the entry code carries no CFI
- * and the unwinder recognises the return address of its `call` instead,
- * as ORC does with its "regs" hint.
+ * the frame, not computed from the CFA), so the entry code has no SFrame
+ * entry (its CFI, in .debug_frame, is for gdb: trap.h) and the unwinder
+ * recognises the return address of its `call` instead, as ORC does with
+ * its "regs" hint.
  */
 #include <stddef.h>
 

@@ -3,8 +3,9 @@
  * the sampler's user part (kern/sample_user.c) need: where a frame-pointer
  * frame keeps the caller's fp and the return address, which registers a
  * user context has, and how they map to the record's register order.
- * (SFrame frames need nothing more: the section's header fixes the RA slot
- * at CFA-8 and sframe/ knows the AMD64 register numbers.)
+ * (SFrame frames need little more: the section's header fixes the RA slot
+ * at CFA-8 and sframe/ knows the AMD64 register numbers; a flexible FDE may
+ * name any register, which only the interrupted frame has.)
  */
 #ifndef ARCH_X86_64_UNWIND_USER_H
 #define ARCH_X86_64_UNWIND_USER_H
@@ -36,6 +37,23 @@ static inline void unwind_user_start(const struct trap_frame *tf,
 	f->sp = tf->rsp;
 	f->fp = tf->rbp;
 	f->caller = false;
+}
+
+/* The interrupted frame's registers by DWARF number (the AMD64 psABI's
+ * order: rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp, r8-r15, rip), for a
+ * flexible FDE that bases the CFA on one, e.g. r10 around gcc's stack
+ * realignment (sf_step_first). */
+#define UNWIND_USER_DWARF_REGS 17
+static inline void unwind_user_dwarf_regs(const struct trap_frame *tf,
+					  uint64_t r[UNWIND_USER_DWARF_REGS])
+{
+	const uint64_t v[UNWIND_USER_DWARF_REGS] = {
+		tf->rax, tf->rdx, tf->rcx, tf->rbx, tf->rsi, tf->rdi, tf->rbp, tf->rsp,
+		tf->r8, tf->r9, tf->r10, tf->r11, tf->r12, tf->r13, tf->r14, tf->r15,
+		tf->rip,
+	};
+	for (int i = 0; i < UNWIND_USER_DWARF_REGS; i++)
+		r[i] = v[i];
 }
 
 /* All user registers of a trap frame, in enum rec_reg order (stack copies). */

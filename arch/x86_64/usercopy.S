@@ -5,9 +5,11 @@
  * fault handler first tries the demand pager (the page may simply not be
  * mapped yet), and if that fails resumes at the fixup.
  *
- * No CFI on purpose: these are leaves called from C, and a kernel unwind
+ * Their CFI is for debuggers only (arch/x86_64/trap.h): one FDE for all,
+ * leaves that push nothing (CFA = rsp + 8 throughout). A kernel unwind
  * that starts inside one ends here.
  */
+	.cfi_sections .debug_frame
 
 /* stac/clac raise #UD on a CPU without SMAP: test the flag first. */
 .macro UACCESS_OPEN
@@ -26,6 +28,7 @@
 
 	.text
 .Luaccess_start:
+	.cfi_startproc
 
 /* uint64_t arch_copy_user(void *dst, const void *src, uint64_t n) */
 	.globl arch_copy_user
@@ -77,6 +80,7 @@ arch_get_user_u64:
 	UACCESS_CLOSE
 	movl $-1, %eax
 	ret
+	.cfi_endproc
 .Luaccess_end:
 
 /* Pairs (faulting instruction, fixup), read by arch/x86_64/fault.c. */

@@ -1,21 +1,19 @@
 """Reading a Stitch record stream (include/stitch/records.h) in the
-deferred-unwinding tests (test/t/5*-deferred-*.t), and naming the
-addresses in it with nm: an independent check of the kernel's records
-(tools/stitch is the other reader)."""
+deferred-unwinding tests (test/t/5*-deferred-*.t), through build/bin/stitch
+--records-json, and naming the addresses in it with nm."""
 import bisect
+import json
 import os
-import struct
 import subprocess
 import sys
+import tempfile
 
-MAGIC = 0x5352484354495453
 REC = dict(STREAM=1, COMM=2, MMAP=3, SAMPLE=4, DEFERRED=5, EXIT=6, LOST=7,
            STATS=8, END=9)
 CTX_KERNEL = (1 << 64) - 128
 CTX_USER = (1 << 64) - 512
 CTX_USER_DEFERRED = (1 << 64) - 640
-STOPS = ['end', 'max-frames', 'fault', 'no-info', 'bad-sframe', 'bad-frame',
-         'task-exited']
+STOPS = []  # the unwind stop reasons by number, as stitch names them (parse)
 SAMPLER, TRACER = 0, 1
 EVENT_CPU_CLOCK, EVENT_SYSCALL = 0, 1
 SAMPLE_USER, SAMPLE_STACK_COPY = 1, 2
@@ -45,71 +43,47 @@ def done():
     print('1..%d' % n_tests)
 
 
-def parse(data):
-    """The records after the first REC_STREAM header, as dicts."""
-    start = 0
-    while True:
-        start = data.find(struct.pack('<II', REC['STREAM'], 48), start)
-        if start < 0 or struct.unpack_from('<Q', data, start + 8)[0] == MAGIC:
-            break
-        start += 1
-    if start < 0:
+def parse(data, counters=None):
+    """The records of a stream as build/bin/stitch reads it (--records-json:
+    the one decoder of the format), as dicts with the fields of
+    include/stitch/records.h; REC_STREAM first. Empty if no REC_STREAM.
+    counters, a dict, receives stitch's counters (junk_bytes, truncated,
+    after_end...: what the stream's framing was like)."""
+    with tempfile.NamedTemporaryFile(suffix='.bin') as f:
+        f.write(data)
+        f.flush()
+        out = subprocess.run(['build/bin/stitch', '--records-json', '-', f.name],
+                             capture_output=True, check=True).stdout
+    d = json.loads(out)
+    STOPS[:] = d['stop_names']
+    if counters is not None:
+        counters.update(d['stitch'])
+    if not d['stream']:
         return []
-    return [decode(typ, body) for typ, body in split(data, start)[0]]
+    h = d['stream']
+    recs = [dict(type=REC['STREAM'], version=h['version'], ncpus=h['ncpus'],
+                 tsc_hz=h['tsc_hz'], mode=h['mode'], hz=h['sample_hz'],
+                 max_frames=h['max_frames'])]
+    return recs + [record(r) for r in d['records']]
 
 
-def split(data, start=0):
-    """(type, body) of every whole record from start on, and the offset
-    where that stopped (a cut or malformed record, or the end)."""
-    out, off = [], start
-    while off + 8 <= len(data):
-        typ, size = struct.unpack_from('<II', data, off)
-        if size < 8 or size % 8 or off + size > len(data):
-            break
-        out.append((typ, data[off:off + size]))
-        off += size
-    return out, off
-
-
-def decode(typ, b):
-    r = {'type': typ, 'size': len(b)}
-    if typ == REC['STREAM']:
-        (_, _, r['version'], r['ncpus'], r['tsc_hz'], r['mode'], r['hz'],
-         r['max_frames'], _) = struct.unpack_from('<QQIIQIIII', b, 0)
-    elif typ == REC['COMM']:
-        r['time'], r['pid'], r['tid'], r['ppid'] = struct.unpack_from('<QIII', b, 8)
-        r['name'] = b[32:48].split(b'\0')[0].decode()
-    elif typ == REC['MMAP']:
-        (r['time'], r['pid'], r['tid'], r['start'], r['len'], r['pgoff'],
-         r['flags'], idsz) = struct.unpack_from('<QIIQQQII', b, 8)
-        r['path'] = b[80:].split(b'\0')[0].decode()
-    elif typ == REC['SAMPLE']:
-        (r['time'], r['cpu'], r['pid'], r['tid'], r['event'], r['flags'],
-         r['ip'], r['period'], r['aux'], nr) = struct.unpack_from('<QIIIHHQQII', b, 8)
-        r['ips'] = list(struct.unpack_from('<%dQ' % nr, b, 56))
+def record(j):
+    """One record of stitch's JSON: hex strings become numbers."""
+    r = dict(j, type=REC[j['type'].upper()])
+    for key in ('ip', 'cookie', 'start', 'len', 'pgoff'):
+        if key in r:
+            r[key] = int(r[key], 16)
+    if 'ips' in r:
+        r['ips'] = [int(v, 16) for v in r['ips']]
+    if r['type'] == REC['SAMPLE']:
         r['copy'] = None
-        if r['flags'] & SAMPLE_STACK_COPY:
-            at = 56 + 8 * nr
-            regs = struct.unpack_from('<18Q', b, at)
-            size = struct.unpack_from('<Q', b, at + 144)[0]
-            r['copy'] = {'regs': regs, 'size': size,
-                         'bytes': b[at + 152:at + 152 + size]}
+        if 'copy' in j:
+            stack = bytes.fromhex(j['copy'])
+            r['copy'] = {'regs': tuple(int(v, 16) for v in j['copy_regs']),
+                         'size': len(stack), 'bytes': stack}
         split_chain(r)
-    elif typ == REC['DEFERRED']:
-        (r['time'], r['cpu'], r['pid'], r['tid'], r['stop'], r['cookie'],
-         r['period'], nr, r['consumer']) = struct.unpack_from('<QIIIIQQII', b, 8)
-        r['ips'] = list(struct.unpack_from('<%dQ' % nr, b, 56))
+    elif r['type'] == REC['DEFERRED']:
         r['user'] = r['ips'][1:] if r['ips'][:1] == [CTX_USER] else None
-    elif typ == REC['EXIT']:
-        r['time'], r['pid'], r['tid'], r['status'] = struct.unpack_from('<QIIi', b, 8)
-    elif typ == REC['LOST']:
-        r['cpu'], _, r['count'] = struct.unpack_from('<IIQ', b, 8)
-    elif typ == REC['STATS']:
-        count = struct.unpack_from('<I', b, 8)[0]
-        r['stats'] = {}
-        for i in range(count):
-            name, value = struct.unpack_from('<32sQ', b, 16 + 40 * i)
-            r['stats'][name.split(b'\0')[0].decode()] = value
     return r
 
 

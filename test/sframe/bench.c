@@ -167,6 +167,6 @@ int main(int argc, char **argv)
 	       "libsframe sframe_find_fre ns |\n");
 	printf("|--------:|--------:|----------:|---------:|---------:|---------:|----------:|\n");
 	for (int i = 1; i < argc; i++)
-		status |= each_section(argv[i], 0, run, argv[i]) != 0;
+		status |= each_section(argv[i], 0, false, run, argv[i]) != 0;
 	return status;
 }

@@ -120,7 +120,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (int i = 1; i < argc; i++)
-		if (each_section(argv[i], vaddr, load, argv[i]))
+		if (each_section(argv[i], vaddr, false, load, argv[i]))
 			return 1;
 	const struct sf_table *ref = &secs[0].t;
 	if (ref->num_fdes == 0 || sf_fde_get(ref, 0, &first) ||

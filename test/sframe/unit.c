@@ -22,7 +22,7 @@ static void ok(int cond, const char *name)
 	failed += !cond;
 }
 
-static uint8_t bytes[8][4096];
+static uint8_t bytes[9][4096];
 
 static struct sf_table open_vec(const char *name)
 {
@@ -105,6 +105,10 @@ static void rules(void)
 	ok(!sf_find_rule(&t, V, &r) && r.ra.how == SF_SAME,
 	   "AArch64: no RA offset means RA is still in the link register");
 
+	t = open_vec("v1-aarch64-ra-pad");
+	ok(!sf_find_rule(&t, V + 4, &r) && r.ra.how == SF_SAME && where_is(&r.fp, SF_AT_CFA, -16),
+	   "AArch64: an RA word of 0 is padding: RA in the link register, FP from the next word");
+
 	t = open_vec("v1-fixed-fp");
 	ok(!sf_find_rule(&t, V, &r) && where_is(&r.fp, SF_AT_CFA, -16),
 	   "header's fixed FP offset applies when the row has none");
@@ -158,6 +162,20 @@ static void steps(void)
 	t = open_vec("v3-flex-signal");
 	f = (struct sf_frame){ V - 224 + 4, STACK, STACK, false };
 	ok(sf_step(&t, &f, read_stack, NULL) == SF_E_REG, "flex rule on r10: SF_E_REG");
+	uint64_t regs[17] = { 0 };
+	regs[10] = STACK + 0x20;  /* r10 points at the CFA's slot */
+	stack[4] = STACK + 0x60;  /* *(r10) = CFA */
+	stack[10] = 0x7fff0200;   /* FP at CFA-16 */
+	stack[11] = 0x40aaaa;     /* RA at CFA-8 */
+	ok(!sf_step_first(&t, &f, regs, 17, read_stack, NULL) && f.pc == 0x40aaaa &&
+	   f.sp == STACK + 0x60 && f.fp == 0x7fff0200 && f.caller,
+	   "flex: the interrupted frame's r10 gives the CFA (sf_step_first)");
+	f = (struct sf_frame){ V - 224 + 5, STACK, STACK, true };
+	ok(sf_step_first(&t, &f, regs, 17, read_stack, NULL) == SF_E_REG,
+	   "... a caller's frame has no r10 (SF_E_REG)");
+	f = (struct sf_frame){ V - 224 + 4, STACK, STACK, false };
+	ok(sf_step_first(&t, &f, regs, 10, read_stack, NULL) == SF_E_REG,
+	   "... nor has a first frame with fewer registers");
 	f = (struct sf_frame){ V - 224 + 9, STACK, STACK, false };
 	ok(sf_step(&t, &f, read_stack, NULL) == SF_E_END, "outermost row: SF_E_END");
 	f = (struct sf_frame){ V - 160, STACK, STACK, false };

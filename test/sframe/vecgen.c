@@ -141,6 +141,10 @@ const struct vsec vec_valid[] = {
 			{ 4, 1, 5, 0, 0, { DEREF(10), 0, 0, AT_CFA, -16 } },
 			{ 9, 1, 0, 0, 0, { 0 } } } },
 		{ -160, 0x10, 0, 0, 0, 1, 0, 0, 1, { SP1(0, 160) } } } },
+	/* AArch64, an RA word of 0 (padding: RA not saved) before an FP word. */
+	{ "v1-aarch64-ra-pad", 1, 1, 2, 0, 0, 1, {
+		{ 0, 0x10, 0, 0, 0, 0, 0, 0, 2, {
+			SP1(0, 0), { 4, 1, 3, 0, 0, { 16, 0, -16 } } } } } },
 	{ NULL, 0, 0, 0, 0, 0, 0, { { 0 } } },
 };
 

@@ -216,7 +216,7 @@ int main(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		struct stats st = { argv[i], 0, 0, 0, 0, 0, 0, 0 };
-		if (each_section(argv[i], 0, visit, &st) < 0) {
+		if (each_section(argv[i], 0, false, visit, &st) < 0) {
 			perror(argv[i]);
 			status = 1;
 			continue;

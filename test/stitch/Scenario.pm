@@ -77,7 +77,7 @@ sub process {
 		push @{$run->{expect}}, { pid => $pid, comm => $name, kernel => [],
 					  user => $s->{chain} };
 		push @r, rec_deferred(time => $t++, pid => $pid, cookie => $c1,
-				      ips => [PERF_CONTEXT_USER, $run->{deferred}->($c1, @{$s->{chain}})])
+				      stop => $run->{stop}, ips => [PERF_CONTEXT_USER, $run->{deferred}->($c1, @{$s->{chain}})])
 			if deferred_mode($mode);
 		# two NMIs in one system call: one cookie, one deferred record
 		for my $k (syscall_chain(), nmi_chain()) {
@@ -88,7 +88,7 @@ sub process {
 						  user => $s->{chain} };
 		}
 		push @r, rec_deferred(time => $t++, pid => $pid, cookie => $c2,
-				      ips => [PERF_CONTEXT_USER, $run->{deferred}->($c2, @{$s->{chain}})])
+				      stop => $run->{stop}, ips => [PERF_CONTEXT_USER, $run->{deferred}->($c2, @{$s->{chain}})])
 			if deferred_mode($mode);
 	}
 	push @r, rec_exit(time => $t++, pid => $pid);
@@ -97,11 +97,12 @@ sub process {
 
 # build_run(mode => MODE_*) -> { bytes => stream, expect => [per sample] }
 # deferred => sub { my ($cookie, @chain) = @_; ... } may rewrite what the
-# deferred records carry (to make the kernel's unwind disagree).
+# deferred records carry (to make the kernel's unwind disagree); stop =>
+# UNWIND_STOP_* is the stop reason they carry (default 0, the end).
 sub build_run {
-	my %a = (mode => MODE_SFRAME, deferred => sub { shift; @_ }, @_);
+	my %a = (mode => MODE_SFRAME, deferred => sub { shift; @_ }, stop => 0, @_);
 	my $run = { mode => $a{mode}, cookie => (1 << 32) + 1, expect => [],
-		    deferred => $a{deferred} };
+		    deferred => $a{deferred}, stop => $a{stop} };
 	my $k = kernel_elf();
 	my $text = kaddr('nmi_handler', 0);
 	my @r = (rec_stream(mode => $a{mode}, ncpus => 2, max_frames => 64),

@@ -16,8 +16,10 @@
 #  5. Under stitch-usim (the programs on Linux with the Stitch system-call
 #     contract, needs root): /bin/demo prints exactly the expected
 #     checksums, and every in-guest test of /bin/utest passes.
-#  6. make APP=prog.c builds prog.c with the same recipe and sets
-#     RUN_INIT=/bin/prog.
+#  6. make APP=prog.c builds prog.c with the same recipe into /app/prog, so
+#     any name will do (fib.c too, without touching /bin/fib), with the
+#     user's warnings not fatal and APP_CFLAGS added; make run boots
+#     init=/app/prog with ARGS as init.args.
 use strict;
 use warnings;
 no warnings 'portable';	# 64-bit addresses
@@ -253,23 +255,38 @@ SKIP: {
 
 my $app_dir = tempdir(CLEANUP => 1);
 open(my $f, '>', "$app_dir/hello_app.c") or die;
-print $f "#include <stdio.h>\nint main(int argc, char **argv)\n{\n"
-	. "\tprintf(\"hello from %s, argc %d\\n\", argv[0], argc);\n\treturn 3;\n}\n";
+# An unused variable: a warning, which must not stop the user's build.
+print $f "#include <stdio.h>\nint main(int argc, char **argv)\n{\n\tint unused;\n"
+	. "\tprintf(\"hello from %s, argc %d, %s\\n\", argv[0], argc, GREETING);\n\treturn 3;\n}\n";
 close($f);
-my ($mk, $mk_status) = run(undef, 'make', '-s', "APP=$app_dir/hello_app.c",
-	"$SYMFS/bin/hello_app");
-my @why = check_elf('hello_app', slurp("$SYMFS/bin/hello_app") // '');
-ok($mk_status == 0 && !@why, 'make APP=hello_app.c builds a static ring-3 ELF with SFrame')
-	or diag($mk, @why);
-my ($dry) = run(undef, 'make', '-n', "APP=$app_dir/hello_app.c", 'run');
-like($dry, qr{init=/bin/hello_app\b}, 'make run APP=hello_app.c boots init=/bin/hello_app');
+my @app = ("APP=$app_dir/hello_app.c", 'APP_CFLAGS=-DGREETING=\"howdy\"');
+my ($mk, $mk_status) = run(undef, 'make', '-s', @app, "$SYMFS/app/hello_app");
+my @why = check_elf('hello_app', slurp("$SYMFS/app/hello_app") // '');
+ok($mk_status == 0 && !@why, 'make APP=hello_app.c builds a static ring-3 ELF with SFrame, '
+	. 'despite a warning, with APP_CFLAGS') or diag($mk, @why);
+like(slurp("$SYMFS/app/hello_app") // '', qr/howdy/, '... whose -D from APP_CFLAGS is compiled in');
+my ($dry) = run(undef, 'make', '-n', @app, 'ARGS=a b', 'run');
+like($dry, qr{init=/app/hello_app init\.args=a,b\b}, 'make run APP=hello_app.c ARGS="a b" boots '
+	. 'init=/app/hello_app init.args=a,b');
 SKIP: {
 	skip('stitch-usim needs root', 1) if $> != 0;
-	my ($out, $status) = run(undef, 'timeout', '30', $USIM, $SYMFS, '/bin/hello_app');
-	ok($out eq "hello from /bin/hello_app, argc 1\n" && $status == 1,
+	my ($out, $status) = run(undef, 'timeout', '30', $USIM, $SYMFS, '/app/hello_app');
+	ok($out eq "hello from /app/hello_app, argc 1, howdy\n" && $status == 1,
 		'usim: the APP program runs (argv[0], argc; exit 3 means failure to usim)')
 		or diag("status $status, output: $out");
 }
-unlink("$SYMFS/bin/hello_app");
+unlink("$SYMFS/app/hello_app");
+
+# An APP named like a system program goes to /app/ and leaves /bin/ alone.
+mkdir("$app_dir/same") or die;
+open($f, '>', "$app_dir/same/fib.c") or die;
+print $f "int main(void) { return 0; }\n";
+close($f);
+my $bin_fib = slurp("$SYMFS/bin/fib");
+($mk, $mk_status) = run(undef, 'make', '-s', "APP=$app_dir/same/fib.c", "$SYMFS/app/fib");
+ok($mk_status == 0 && -s "$SYMFS/app/fib", 'make APP=fib.c is not refused: it builds /app/fib')
+	or diag($mk);
+ok(defined $bin_fib && slurp("$SYMFS/bin/fib") eq $bin_fib, '... and /bin/fib is untouched');
+unlink("$SYMFS/app/fib");
 
 done_testing();

@@ -6,14 +6,14 @@
 #     the spawn limit, two processes interleaved under the tick); the plan
 #     must be complete and the machine must shut down with success.
 #  2. Every process that t-fault provokes is reported killed by the kernel
-#     with its pid, program and status 128 + signal (docs/USERLAND.md).
+#     with its pid, program and status 128 + signal (docs/USERLAND.md),
+#     then its user stack: frame #0 is the faulting rip, and where the
+#     fault was in t-fault's own code, tools/symbolise-kills names the
+#     frames down to main, stitch_start and _start.
 #  3. No leak: the free page count after every process has exited equals
 #     the count before init started.
 #  4. Boot with init=/bin/demo: all workloads run at once and print the
 #     checksums that their native host build printed.
-#
-# Until the kernel has system calls (the kernel half of issue 4), this
-# test skips; it runs as soon as the kernel does.
 use strict;
 use warnings;
 use File::Temp qw(tempdir);
@@ -21,10 +21,6 @@ use Test::More;
 
 my $KERNEL   = 'build/kernel/kernel.elf';
 my $EXPECTED = 'build/userland/expected-checksums.txt';
-
-my $syms = join('', `nm $KERNEL 2>/dev/null`);
-plan(skip_all => "$KERNEL has no system-call entry yet (kernel side of issue 4)")
-	unless $syms =~ /\s\w*syscall\w*$/mi;
 
 my $dir = tempdir(CLEANUP => 1);
 
@@ -72,6 +68,31 @@ for (@$lines) {
 	my $status = 128 + $sig;
 	like($console, qr{pid $pid \(/bin/t-fault\) killed: .*status $status\b},
 		"kernel reports pid $pid ($mode) killed with status $status");
+}
+
+# The user stacks, symbolised on the host from the full ELF files.
+my @sym = `tools/symbolise-kills build/userland/root $dir/console.txt`;
+is($? >> 8, 0, 'symbolise-kills found every file the kill reports name');
+my (%rip, %stack, %stop, $who);
+for (@sym) {
+	if (/^stitch: pid (\d+) \(\/bin\/t-fault\) killed: .* rip=0x([0-9a-f]+)/) {
+		$rip{$1} = hex $2;
+	} elsif (/^stitch: pid (\d+) user stack \(\d+ frames, stop (\w+)\):/) {
+		($who, $stop{$1}) = ($1, $2);
+	} elsif ($who && /^  #(\d+) 0x([0-9a-f]+)(?: in (\S+))?/) {
+		push @{$stack{$who}}, [hex $2, $3 // '?'];
+	}
+}
+my @in_text = grep { $stack{$_} && $stack{$_}[0][1] !~ /^\?/ } sort keys %rip;
+is(scalar(grep { !$stack{$_} } keys %rip), 0, 'every t-fault kill report comes with a user stack');
+is(scalar(grep { $stack{$_} && $stack{$_}[0][0] != $rip{$_} } keys %rip), 0,
+   '... whose frame #0 is the rip the kill reports');
+cmp_ok(scalar(@in_text), '>=', 8, 'at least 8 of them fault inside t-fault\'s code');
+for my $pid (grep { $stop{$_} eq 'end' } @in_text) {
+	my @names = map { $_->[1] } @{$stack{$pid}};
+	is_deeply([@names[-3 .. -1]], [qw(main stitch_start _start)],
+		  "pid $pid: the stack from $names[0] ends in main, stitch_start, _start")
+		or diag("@names");
 }
 
 # ---- 3. no leak ----

@@ -3,13 +3,15 @@
 # profile.hz=HZ` at 1000 and 20000 Hz (kern/sample_test.c spins with
 # interrupts disabled in sample_busy_leaf <- sample_busy_mid <-
 # sample_busy_top <- ktest_fn_sample_busy_loop) and reads the record stream
-# that tools/qemu-run --records wrote:
+# that tools/qemu-run --records wrote, through build/bin/stitch
+# --records-json (test/deferred/records.py):
 #   - REC_STREAM first (magic, version, hz, mode), REC_END last, its record
 #     count right, nothing after it; the kernel's REC_MMAP carries the ELF's
 #     build ID and text address;
 #   - one software-event sample (SYSCALL, as the tracer makes them) whose
 #     chain starts at the return address into its caller, unwound from the
-#     current frame without fake registers (seed 001);
+#     current frame without fake registers (LKML, "perf/x86: make perf
+#     callchain work without CONFIG_FRAME_POINTER", Apr 2019);
 #   - every other sample is a kernel CPU_CLOCK sample with period 1e9/hz whose
 #     callchain, symbolized with nm, is exactly the busy-loop chain down to
 #     kmain and _start; a few (at most 1% + 5) land around the loop, in
@@ -36,22 +38,19 @@
 # starts at its REC_STREAM record, after that text.
 import collections
 import os
-import struct
 import subprocess
 import sys
 import tempfile
 
 os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
 sys.path.insert(0, 'test/deferred')
-from records import diag, done, split, tap  # noqa: E402
+from records import diag, done, parse, tap  # noqa: E402
 ELF = 'build/kernel/kernel.elf'
 
 REC_STREAM, REC_MMAP, REC_SAMPLE, REC_LOST, REC_STATS, REC_END = 1, 3, 4, 7, 8, 9
-MAGIC = 0x5352484354495453
 PERF_CONTEXT_KERNEL = (1 << 64) - 128
 MMAP_KERNEL = 1
 MODE_SFRAME = 1
-SIGNATURE = struct.pack('<IIQ', REC_STREAM, 48, MAGIC)
 
 
 
@@ -104,19 +103,11 @@ def build_id(elf):
 
 
 def records(data):
-    """(type, body) of every record from the REC_STREAM signature on."""
-    start = data.find(SIGNATURE)
-    if start < 0:
-        return None, []
-    return start, split(data, start)[0]
-
-
-def sample_fields(b):
-    time, cpu, pid, tid, event, flags, ip, period, aux, nr = \
-        struct.unpack_from('<QIIIHHQQII', b, 8)
-    ips = struct.unpack_from('<%dQ' % nr, b, 56)
-    return dict(time=time, event=event, flags=flags, ip=ip, period=period,
-                aux=aux, ips=ips)
+    """The bytes before the stream (firmware text) or None if there is no
+    stream, the records as build/bin/stitch reads them, and its counters."""
+    counters = {}
+    recs = parse(data, counters)
+    return (counters['junk_bytes'] if recs else None), recs, counters
 
 
 def chain_names(sym, ips):
@@ -147,37 +138,36 @@ def check_run(hz, ms, sym, bid, ring_kib=None):
              tag + ' the kernel test ran and passed (qemu-run exit %d)' % p.returncode)
     if not ok:
         diag(log[-3000:])
-    skipped, recs = records(data)
+    skipped, recs, framing = records(data)
     if not tap(skipped is not None and len(recs) > 2,
                tag + ' the record file holds a stream (%d bytes of firmware text before it)'
                % (skipped or 0)):
         return
-    types = [t for t, _ in recs]
+    types = [r['type'] for r in recs]
 
-    # Stream header and end.
-    magic, version, ncpus, tsc_hz, mode, shz, max_frames = \
-        struct.unpack_from('<QIIQIII', recs[0][1], 8)
-    tap(types[0] == REC_STREAM and magic == MAGIC and version == 1 and ncpus == 1
-        and mode == MODE_SFRAME and shz == hz and max_frames == 128 and tsc_hz > 0,
+    # Stream header and end (stitch checked the magic: no bad_magic).
+    head = recs[0]
+    tsc_hz = head['tsc_hz']
+    tap(types[0] == REC_STREAM and not framing['bad_magic'] and head['version'] == 1
+        and head['ncpus'] == 1 and head['mode'] == MODE_SFRAME and head['hz'] == hz
+        and head['max_frames'] == 128 and tsc_hz > 0,
         tag + ' REC_STREAM first: magic, version 1, 1 cpu, mode sframe, %d Hz' % hz)
-    end_count = struct.unpack_from('<Q', recs[-1][1], 16)[0] if types[-1] == REC_END else -1
-    tap(types[-1] == REC_END and types.count(REC_END) == 1 and end_count == len(recs) - 1,
+    end_count = recs[-1]['records'] if types[-1] == REC_END else -1
+    tap(types[-1] == REC_END and types.count(REC_END) == 1 and not framing['after_end']
+        and not framing['truncated'] and not framing['bad_size'] and end_count == len(recs) - 1,
         tag + ' REC_END last, counting the %d records before it' % (len(recs) - 1))
 
     # The kernel mapping.
-    mm = [b for t, b in recs if t == REC_MMAP]
     kmap = None
-    for b in mm:
-        time, pid, tid, start, length, pgoff, flags, idsize = \
-            struct.unpack_from('<QIIQQQII', b, 8)
-        if flags & MMAP_KERNEL:
-            kmap = (start, length, b[56:56 + idsize], b[80:].split(b'\0')[0])
+    for m in recs:
+        if m['type'] == REC_MMAP and m['flags'] & MMAP_KERNEL:
+            kmap = (m['start'], m['len'], bytes.fromhex(m['build_id']), m['path'])
     tap(kmap is not None and kmap[0] == sym.addr['_start'] and kmap[2] == bid,
         tag + ' REC_MMAP of the kernel: text at _start, the ELF\'s build ID')
 
     # The software event: one SYSCALL sample, its chain starting in its
     # caller (the return address into sample_busy_software), no fake regs.
-    allsamples = [sample_fields(b) for t, b in recs if t == REC_SAMPLE]
+    allsamples = [r for r in recs if r['type'] == REC_SAMPLE]
     sw = [s for s in allsamples if s['event'] == 1]
     samples = [s for s in allsamples if s['event'] != 1]
     swn = [sym.name(a - 1) for a in sw[0]['ips'][1:]] if len(sw) == 1 else []
@@ -224,15 +214,11 @@ def check_run(hz, ms, sym, bid, ring_kib=None):
             % (len(samples), expected, hz, ms, 100.0 * len(samples) / expected))
 
     # Counters.
-    st = [b for t, b in recs if t == REC_STATS]
+    st = [r for r in recs if r['type'] == REC_STATS]
     if not tap(len(st) == 1 and types[-2] == REC_STATS, tag + ' REC_STATS just before REC_END'):
         return
-    count = struct.unpack_from('<I', st[0], 8)[0]
-    stats = {}
-    for i in range(count):
-        name, value = struct.unpack_from('<32sQ', st[0], 16 + 40 * i)
-        stats[name.split(b'\0')[0].decode()] = value
-    lost = sum(struct.unpack_from('<Q', b, 16)[0] for t, b in recs if t == REC_LOST)
+    stats = st[0]['stats']
+    lost = sum(r['count'] for r in recs if r['type'] == REC_LOST)
     frames = sum(len(s['ips']) - 1 for s in samples)
     diag('stats: ' + ' '.join('%s=%d' % kv for kv in stats.items()))
     tap(stats.get('samples') == len(samples), tag + ' stats: samples = REC_SAMPLE records')
@@ -262,7 +248,7 @@ def check_run(hz, ms, sym, bid, ring_kib=None):
                                      ('end', 'max_frames', 'fault', 'no_info', 'bad_sframe',
                                       'bad_frame', 'task_exited')]
     missing = [x for x in names if x not in stats]
-    tap(not missing, tag + ' REC_STATS names every counter of the issue' +
+    tap(not missing, tag + ' REC_STATS names every counter of docs/SAMPLING.md' +
         (' (missing %s)' % missing if missing else ''))
 
 

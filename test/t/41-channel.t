@@ -30,11 +30,9 @@ import tempfile
 
 os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
 sys.path.insert(0, 'test/deferred')
-from records import diag, done, split, tap  # noqa: E402
+from records import diag, done, parse, tap  # noqa: E402
 
 REC_STREAM, REC_COMM, REC_SAMPLE, REC_LOST, REC_STATS, REC_END = 1, 2, 4, 7, 8, 9
-MAGIC = 0x5352484354495453
-SIGNATURE = struct.pack('<IIQ', REC_STREAM, 48, MAGIC)
 SHM_MAGIC = 0x4d53484354495453  # arch/x86_64/ivshmem.h
 SHM_HEADER = 64
 CMDLINE = 'init=/bin/demo profile.hz=1000'
@@ -77,13 +75,10 @@ def check_recextract():
                 % (what, p.stderr.strip()))
 
 
-def stats_of(body):
-    count = struct.unpack_from('<I', body, 8)[0]
-    stats = {}
-    for i in range(count):
-        name, value = struct.unpack_from('<32sQ', body, 16 + 40 * i)
-        stats[name.split(b'\0')[0].decode()] = value
-    return stats
+def stream_start(data):
+    """Where the stream's REC_STREAM is (after firmware text), or -1."""
+    framing = {}
+    return framing['junk_bytes'] if parse(data, framing) else -1
 
 
 def boot(tag, *args):
@@ -102,25 +97,30 @@ def boot(tag, *args):
 
 
 def check_stream(tag, data, start, lossless=True):
-    """The checks every stream must pass; returns (records, stats)."""
-    recs, end = split(data, start)
-    types = [t for t, _ in recs]
-    tap(len(recs) > 3 and types[0] == REC_STREAM and recs[0][1][:16] == SIGNATURE,
-        '%s: REC_STREAM at byte %d' % (tag, start))
-    count = struct.unpack_from('<Q', recs[-1][1], 16)[0] if types[-1:] == [REC_END] else -1
-    tap(end == len(data) and types[-1] == REC_END and count == len(recs) - 1
+    """The checks every stream must pass; returns (records, stats). The
+    records as build/bin/stitch reads them; its counters say how the bytes
+    were framed."""
+    framing = {}
+    recs = parse(data, framing)
+    types = [r['type'] for r in recs]
+    tap(len(recs) > 3 and types[0] == REC_STREAM and framing['junk_bytes'] == start
+        and not framing['bad_magic'], '%s: REC_STREAM at byte %d' % (tag, start))
+    count = recs[-1]['records'] if types[-1:] == [REC_END] else -1
+    end = recs[-1]['offset'] + recs[-1]['size'] if len(recs) > 1 else -1
+    tap(end == len(data) and not framing.get('truncated', 1) and not framing.get('after_end', 1)
+        and types[-1] == REC_END and count == len(recs) - 1
         and types[-2] == REC_STATS and types.count(REC_END) == 1,
         '%s: whole records to the last byte (%d), REC_STATS, REC_END counting %d records'
         % (tag, len(data), len(recs) - 1))
-    stats = stats_of(recs[-2][1]) if types[-2:] == [REC_STATS, REC_END] else {}
-    lost = sum(struct.unpack_from('<Q', b, 16)[0] for t, b in recs if t == REC_LOST)
+    stats = recs[-2]['stats'] if types[-2:] == [REC_STATS, REC_END] else {}
+    lost = sum(r['count'] for r in recs if r['type'] == REC_LOST)
     tap(stats.get('records_lost') == lost and stats.get('records_drained') == len(recs) - 2,
         '%s: records_lost = REC_LOST total (%d), records_drained = records before REC_STATS'
         % (tag, lost))
     if lossless:
         tap(lost == 0 and stats.get('samples', 0) > 100
             and types.count(REC_SAMPLE) >= stats['samples']
-            and any(t == REC_COMM and b'demo' in b for t, b in recs),
+            and any(r['type'] == REC_COMM and 'demo' in r['name'] for r in recs),
             '%s: nothing lost, %d samples, the demo\'s REC_COMM'
             % (tag, stats.get('samples', 0)))
     return recs, stats
@@ -151,7 +151,7 @@ def main():
 
     tag = 'ivshmem, 4 KiB'
     log, data = boot(tag, '--records-size', '4K')
-    start = data.find(SIGNATURE)
+    start = stream_start(data)
     tap('cannot hold a stream' in log and 'channel: records to COM2' in log and start > 0,
         '%s: too small: COM2 instead, what it carried after %d bytes of firmware text'
         % (tag, start))
@@ -159,7 +159,7 @@ def main():
 
     tag = 'COM2'
     log, data = boot(tag, '--channel', 'serial')
-    start = data.find(SIGNATURE)
+    start = stream_start(data)
     tap('channel: records to COM2' in log and 'ivshmem' not in log and start > 0,
         '%s: no ivshmem device: the kernel says COM2; %d bytes of firmware text first'
         % (tag, start))

@@ -171,7 +171,7 @@ tap(st.get('deferred_requests') == len(every),
 # The shared object without its registration.
 after = [(s, d, n) for s, d, n in by_prog.get('dlwork', [])
          if s['time'] > remove_time.get(s['pid'], 1 << 64) and
-         re.fullmatch(r'deep_\w+|dlwork_callback', n[0])]
+         n and re.fullmatch(r'deep_\w+|dlwork_callback', n[0])]
 cut = [n for s, d, n in after if 'deep_run' not in n and STOPS[d['stop']] != 'end']
 tap(after and len(cut) == len(after) and st.get('unwind_fp_fallback', 0) >= len(after),
     'dlwork after dl_unregister: all %d unwinds stop at the shared object\'s first '

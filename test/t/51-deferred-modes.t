@@ -11,7 +11,8 @@
 #   stack-copy   in the NMI: PERF_CONTEXT_USER and the user ip, and the
 #                registers and up to 8 KiB of stack for the host (its sp,
 #                ip: those of the sample); no cookie, no deferred record;
-#   guess        the stack scan for words inside registered text (seed 003):
+#   guess        the stack scan for words inside registered text (LKML,
+#                "x86: ORC unwinder", Josh Poimboeuf, 13 Jul 2017):
 #                every true return address is on the stack, so the true
 #                chain is contained, in order, in what it finds; its scan is
 #                bounded (16 KiB above sp), so across cold's 16 KiB frames it

@@ -85,6 +85,89 @@ like($rep, qr/\[\.\]\s+fib\s+\/bin\/capture-static\s+work\.c/, 'report: object a
 is($r->{counters}{nmi_count}, 31, 'report: the run\'s REC_STATS counters at the end');
 is($r->{counters}{samples_stitched}, 30, 'report: and stitch\'s own counters');
 
+# perf report's --max-stack in the printed command: at least the longest
+# chain stitch shows (frames and the two context markers), so that perf
+# does not stop at its default of 127; here with user stacks of 300 frames.
+{
+	my $deep = run_case(build_run(deferred => sub { shift; (@_) x (300 / @_ + 1) })->{bytes},
+			    '--symfs', symfs());
+	my ($maxstack) = $deep->{summary} =~ /^perf report .* --max-stack (\d+)/m;
+	my $deepest = 0;
+	for my $s (@{$deep->{script}}) {
+		my $n = @{$s->{frames}} + 2;
+		$deepest = $n if $n > $deepest;
+	}
+	cmp_ok($deepest, '>', 300, "deep stacks: the deepest chain has $deepest entries");
+	ok(defined $maxstack && $maxstack >= $deepest,
+	   "... the perf command passes --max-stack " . ($maxstack // 'none') . " (at least that)");
+}
+
+# User parts cut at the frame bound (REC_DEFERRED stop max-frames): the
+# outermost frame shown is not the program's, and the folded stacks (so the
+# flame graph) say so with a frame of their own right after the command.
+{
+	my $cut = run_case(build_run(stop => 1, deferred => sub { shift; @_[0 .. 1] })->{bytes},
+			   '--symfs', symfs());
+	my $folded = folded_of($cut->{folded});
+	my ($marked, $unmarked) = (0, 0);
+	for my $stack (keys %$folded) {
+		my @f = split /;/, $stack;
+		if (@f > 1 && $f[1] eq '[cut at the frame bound]') {
+			$marked += $folded->{$stack};
+		} elsif ($f[0] ne 'idle') {
+			$unmarked += $folded->{$stack};
+		}
+	}
+	is($marked, 30, 'cut user stacks: all 30 deferred samples sit under "[cut at the frame bound]"');
+	is($unmarked, 0, '... and no user stack without it');
+	my $whole = folded_of($r->{folded});
+	ok(!grep({ /\[cut at the frame bound\]/ } keys %$whole), '... which whole stacks never carry');
+}
+
+# --records-json: every record as the stream carried it, for programs (the
+# kernel-boot tests read their streams this way).
+{
+	use JSON::PP;
+	my ($st, $json) = run_stitch('--records-json', '-', "$r->{dir}/records.bin");
+	my $d = eval { decode_json($json) } // {};
+	is($st, 0, '--records-json: exit status 0');
+	is_deeply($d->{stream}, { version => 1, ncpus => 2, tsc_hz => $d->{stream}{tsc_hz}, mode => 1,
+				  mode_name => 'sframe', sample_hz => 1000, max_frames => 64 },
+		  '... the stream parameters');
+	my %n;
+	$n{$_->{type}}++ for @{$d->{records} // []};
+	is_deeply([@n{qw(comm sample deferred exit stats end)}], [3, 31, 20, 2, 1, 1],
+		  '... every record: 3 comm, 31 sample, 20 deferred, 2 exit, stats, end');
+	my @s = grep { $_->{type} eq 'sample' } @{$d->{records}};
+	is_deeply([map { $_->{pid} } @s], [map { $_->{pid} } @{$run->{expect}}], '... samples in order, by pid');
+	# The kernel part: after PERF_CONTEXT_KERNEL, up to the next context marker.
+	sub kernel_part {
+		my @k;
+		my $in = 0;
+		for my $v (map { hex } @_) {
+			last if $in && $v >= 0xfffffffffffff000;
+			push @k, $v if $in;
+			$in ||= $v == 0xffffffffffffff80;
+		}
+		return \@k;
+	}
+	my @kernel = map { kernel_part(@{$_->{ips}}) } @s;
+	is_deeply(\@kernel, [map { $_->{kernel} } @{$run->{expect}}],
+		  '... each with its kernel chain (addresses as hex strings, all 64 bits)');
+	my %user = map { join(',', @{$_->{user}}) => 1 } grep { @{$_->{user}} } @{$run->{expect}};
+	my @d = grep { $_->{type} eq 'deferred' } @{$d->{records}};
+	ok(!grep({ my @i = map { hex } @{$_->{ips}}; shift(@i) != 0xfffffffffffffe00
+		   || !$user{join(',', @i)} || $_->{stop_name} ne 'end' } @d),
+	   '... deferred records: PERF_CONTEXT_USER, then one of the user chains, stop "end"');
+	is_deeply($d->{stop_names}, [qw(end max-frames fault no-info bad-sframe bad-frame task-exited)],
+		  '... and the stop reasons by number');
+	write_file("$r->{dir}/cut.bin", substr($run->{bytes}, 0, length($run->{bytes}) - 12));
+	($st, $json) = run_stitch('--records-json', '-', "$r->{dir}/cut.bin");
+	my $cut = eval { decode_json($json) } // {};
+	ok(!$cut->{ended} && $cut->{stitch}{truncated} == 1 && $cut->{stitch}{missing_end} == 1,
+	   '... a cut stream: not ended, one truncated record, REC_END missing');
+}
+
 # records.bin: a copy that redoes the run.
 is(read_file("$dir/records.bin"), $run->{bytes}, 'records.bin is the input stream, byte for byte');
 my (undef, $again) = run_stitch('--symfs', symfs(), "$dir/records.bin");

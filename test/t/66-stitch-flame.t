@@ -71,6 +71,46 @@ cmp_ok($width, '>', 1100, 'click zooms the frame to the full width');
 is($shown, 15, '... leaving only its 8 ancestors, itself and its 6 descendants');
 is($unzoom, '', '... and offers "Reset zoom"');
 
+# Search: the frames whose names match are painted, and the share of all
+# samples under them is shown, nested matches (fib in fib) counted once.
+# What it must say, from profile.folded: samples with a matching frame.
+my $term = '^(fib|checksum)$';
+my ($hit, $all) = (0, 0);
+my $folded = folded_of($r->{folded});
+for my $stack (keys %$folded) {
+	$all += $folded->{$stack};
+	$hit += $folded->{$stack} if grep { /$term/ } split /;/, $stack;
+}
+(my $sprobe = $text) =~ s{</svg>}{<script><![CDATA[
+window.addEventListener('load', function () {
+  var got = search('$term'), painted = 0, plain = 0;
+  document.querySelectorAll('#frames g').forEach(function (g) {
+    var m = /$term/.test(g.getAttribute('data-n')), f = g.querySelector('rect').getAttribute('fill');
+    if (m && f === 'rgb(230,0,230)') painted++;
+    if (!m && f !== 'rgb(230,0,230)') plain++;
+  });
+  var matched = document.getElementById('matched').textContent,
+      button = document.getElementById('search').textContent;
+  search(null);
+  var after = document.getElementById('matched').textContent.trim(),
+      repainted = document.querySelectorAll('#frames rect[fill="rgb(230,0,230)"]').length;
+  document.documentElement.setAttribute('data-probe',
+    [got, matched, button, painted, plain, after, repainted].join('|'));
+});
+]]></script></svg>};
+write_file("$r->{dir}/search.svg", $sprobe);
+$dom = chromium($r->{dir}, '--dump-dom', "file://$r->{dir}/search.svg");
+my ($got, $matched, $button, $painted, $plain, $after, $repainted) =
+	$dom =~ /data-probe="([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|([^"]*)"/;
+my @named = $text =~ /data-n="([^"]*)"/g;
+ok($hit > 0 && $hit < $all, "search $term: $hit of $all samples have a matching frame");
+is($got, $hit, '... the search counts exactly those samples');
+is($matched, sprintf('Matched: %.2f%%', 100 * $hit / $all), '... and shows their share, as flamegraph.pl does');
+is($painted, scalar(grep { /$term/ } @named), '... every matching frame is painted');
+is($plain, scalar(grep { !/$term/ } @named), '... and no other');
+is($button, 'Reset search', '... the button offers to reset');
+is("$after|$repainted", '|0', 'reset: the share is gone and every frame has its colour back');
+
 done_testing();
 
 # The colours of a PNG's pixels (8-bit RGB or RGBA, non-interlaced).

@@ -5,7 +5,7 @@
 #
 # `make test` runs 8 s with 16 KiB rings (LOAD_RING), small enough that
 # the sampler must drop records, so that the accounting of losses is
-# exercised; `make load` runs the issue's 60 s with the default 2 MiB rings.
+# exercised; `make load` runs the long load, 60 s with the default 2 MiB rings.
 #
 # Checks: every process exited 0; no page leaked; the stream is whole;
 # every loss is counted (samples_lost, records_lost = REC_LOST total; what

@@ -58,7 +58,7 @@ static int dump_one(void *arg, const char *member, const struct section *sec)
 	}
 	if (open_section(j, member, sec, &t))
 		return 1;
-	if ((err = dump_section(stdout, &t))) {
+	if ((err = dump_section(stdout, &t, j->o->style246))) {
 		fflush(stdout);
 		fprintf(stderr, "sframe: %s: %s\n", name, sf_strerror(err));
 		return 1;
@@ -66,12 +66,13 @@ static int dump_one(void *arg, const char *member, const struct section *sec)
 	return 0;
 }
 
-static int for_each_file(const struct options *o, visit_fn fn, bool title)
+static int for_each_file(const struct options *o, visit_fn fn, bool title,
+			 bool relocate)
 {
 	int status = 0;
 	for (int i = 0; i < o->nargs; i++) {
 		struct job j = { o, o->args[i], title, 0 };
-		int r = each_section(o->args[i], o->vaddr, fn, &j);
+		int r = each_section(o->args[i], o->vaddr, relocate, fn, &j);
 		if (r < 0)
 			fprintf(stderr, "sframe: %s: %s\n", o->args[i], strerror(errno));
 		status |= r != 0;
@@ -81,7 +82,8 @@ static int for_each_file(const struct options *o, visit_fn fn, bool title)
 
 int cmd_dump(const struct options *o)
 {
-	return for_each_file(o, dump_one, o->nargs > 1);
+	/* readelf 2.40 prints relocatable objects' starts unrelocated. */
+	return for_each_file(o, dump_one, o->nargs > 1, o->style246);
 }
 
 static int check_one(void *arg, const char *member, const struct section *sec)
@@ -107,7 +109,7 @@ static int check_one(void *arg, const char *member, const struct section *sec)
 
 int cmd_check(const struct options *o)
 {
-	return for_each_file(o, check_one, false);
+	return for_each_file(o, check_one, false, true);
 }
 
 /* Convert: exactly one section in, one blob out. */
@@ -170,7 +172,7 @@ int cmd_convert(const struct options *o)
 		return 2;
 	}
 	struct job j = { o, o->args[0], false, 0 };
-	int r = each_section(o->args[0], o->vaddr, convert_one, &j);
+	int r = each_section(o->args[0], o->vaddr, false, convert_one, &j);
 	if (r < 0)
 		fprintf(stderr, "sframe: %s: %s\n", o->args[0], strerror(errno));
 	return r != 0;
@@ -190,7 +192,22 @@ static void where_str(const struct sf_where *w, char *buf, size_t n)
 	snprintf(buf, n, "?");
 }
 
-static int lookup_pc(const struct sf_table *t, uint64_t pc)
+/* The FDE attributes readelf 2.46 prints: S(ignal), F(lexible). */
+static const char *attr_str(const struct sf_fde *fde)
+{
+	bool flex = fde->fde_type == SF_FDE_FLEX;
+	return fde->signal ? (flex ? " attr=SF" : " attr=S") : flex ? " attr=F" : "";
+}
+
+/* The FDE to look pc up in: found by search, or --fde N (sf_fre_find
+ * then says SF_E_NO_FDE if that one does not cover pc). */
+static int fde_of(const struct sf_table *t, const struct options *o, uint64_t pc,
+		  struct sf_fde *fde)
+{
+	return o->fde_set ? sf_fde_get(t, o->fde, fde) : sf_fde_find(t, pc, fde);
+}
+
+static int lookup_pc(const struct sf_table *t, const struct options *o, uint64_t pc)
 {
 	struct sf_fde fde;
 	struct sf_fre fre;
@@ -198,7 +215,7 @@ static int lookup_pc(const struct sf_table *t, uint64_t pc)
 	char ra[32], fp[32];
 	int err;
 
-	if ((err = sf_fde_find(t, pc, &fde)) || (err = sf_fre_find(t, &fde, pc, &fre)) ||
+	if ((err = fde_of(t, o, pc, &fde)) || (err = sf_fre_find(t, &fde, pc, &fre)) ||
 	    (err = sf_rule_of(t, &fde, &fre, &r))) {
 		printf("0x%" PRIx64 ": %s\n", pc, sf_strerror(err));
 		return 1;
@@ -206,9 +223,9 @@ static int lookup_pc(const struct sf_table *t, uint64_t pc)
 	where_str(&r.ra, ra, sizeof ra);
 	where_str(&r.fp, fp, sizeof fp);
 	printf("0x%" PRIx64 ": fde %" PRIu32 " [0x%" PRIx64 ",+%" PRIu32 ") fre +0x%" PRIx32
-	       " cfa=%sr%u%+d%s ra=%s fp=%s\n", pc, fde.index, fde.start, fde.size,
+	       " cfa=%sr%u%+d%s ra=%s fp=%s%s\n", pc, fde.index, fde.start, fde.size,
 	       fre.start, r.cfa_deref ? "[" : "", r.cfa_reg, r.cfa_off,
-	       r.cfa_deref ? "]" : "", ra, fp);
+	       r.cfa_deref ? "]" : "", ra, fp, attr_str(&fde));
 	return 0;
 }
 
@@ -227,7 +244,7 @@ static int lookup_one(void *arg, const char *member, const struct section *sec)
 	for (int i = j->argi; i < j->o->nargs; i++) {
 		char *end;
 		uint64_t pc = strtoull(j->o->args[i], &end, 0);
-		status |= *end ? 1 : lookup_pc(&t, pc);
+		status |= *end ? 1 : lookup_pc(&t, j->o, pc);
 	}
 	return status;
 }
@@ -235,7 +252,7 @@ static int lookup_one(void *arg, const char *member, const struct section *sec)
 int cmd_lookup(const struct options *o)
 {
 	struct job j = { o, o->args[0], false, 1 };
-	int r = each_section(o->args[0], o->vaddr, lookup_one, &j);
+	int r = each_section(o->args[0], o->vaddr, true, lookup_one, &j);
 	if (r < 0)
 		fprintf(stderr, "sframe: %s: %s\n", o->args[0], strerror(errno));
 	return r != 0;

@@ -11,6 +11,9 @@ struct options {
 	uint64_t at;        /* convert --at: run-time address of the output */
 	bool at_set;
 	const char *output; /* convert -o */
+	bool style246;      /* dump --style=2.46: readelf 2.46's text */
+	bool fde_set;       /* lookup --fde N: only FDE number fde */
+	uint32_t fde;
 	char **args;        /* positional arguments */
 	int nargs;
 };

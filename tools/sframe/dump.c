@@ -1,7 +1,9 @@
 /*
  * `sframe dump`: the text `readelf --sframe` of binutils 2.40 prints, for
  * version 1; the same layout, with the version named, for versions 2 and 3.
- * All decoding is the library's; this file only formats.
+ * With --style=2.46 the walk is the same and dump246.c formats the header
+ * and rows as readelf 2.46 does. All decoding is the library's; these files
+ * only format.
  */
 #include "dump.h"
 
@@ -54,7 +56,7 @@ static void dump_header(FILE *out, const struct sf_table *t)
 	fprintf(out, "    Num FREs: %" PRIu32 "\n", t->num_fres);
 }
 
-static const char *reg_name(const struct sf_table *t, uint8_t reg, char *buf, size_t n)
+const char *reg_name(const struct sf_table *t, uint8_t reg, char *buf, size_t n)
 {
 	bool amd64 = t->abi == SF_ABI_AMD64_LE;
 	if (reg == (amd64 ? 7 : 31))
@@ -77,6 +79,29 @@ static void cfa_text(const struct sf_table *t, const struct sf_rule *r,
 		snprintf(buf, n, "%s+%d", name, r->cfa_off);
 }
 
+void where_spelled(const struct sf_table *t, const struct sf_where *w,
+		   const struct spelling *sp, char *buf, size_t n)
+{
+	char reg[8];
+	const char *name = reg_name(t, w->reg, reg, sizeof reg);
+
+	switch (w->how) {
+	case SF_AT_CFA:
+		snprintf(buf, n, sp->at_cfa, w->off);
+		return;
+	case SF_VAL_CFA:
+		snprintf(buf, n, sp->val_cfa, w->off);
+		return;
+	case SF_REG:
+		snprintf(buf, n, sp->reg, name, w->off);
+		return;
+	case SF_AT_REG:
+		snprintf(buf, n, sp->at_reg, name, w->off);
+		return;
+	}
+	snprintf(buf, n, "u");
+}
+
 /*
  * FP and RA columns. 2.40 prints c+-N for an offset stored in the FRE and
  * "u" otherwise, including for slots the header fixes (AMD64's RA).
@@ -84,83 +109,98 @@ static void cfa_text(const struct sf_table *t, const struct sf_rule *r,
 static void where_text(const struct sf_table *t, const struct sf_where *w,
 		       int8_t fixed, char *buf, size_t n)
 {
-	char reg[8];
+	static const struct spelling s240 = { "c%+d", "=c%+d", "=%s%+d", "[%s%+d]" };
 
-	switch (w->how) {
-	case SF_AT_CFA:
-		snprintf(buf, n, fixed ? "u" : "c%+d", w->off);
-		return;
-	case SF_VAL_CFA:
-		snprintf(buf, n, "=c%+d", w->off);
-		return;
-	case SF_REG:
-		snprintf(buf, n, "=%s%+d", reg_name(t, w->reg, reg, sizeof reg), w->off);
-		return;
-	case SF_AT_REG:
-		snprintf(buf, n, "[%s%+d]", reg_name(t, w->reg, reg, sizeof reg), w->off);
-		return;
-	}
-	snprintf(buf, n, "u");
+	if (w->how == SF_AT_CFA && fixed)
+		snprintf(buf, n, "u");
+	else
+		where_spelled(t, w, &s240, buf, n);
 }
 
-static int dump_row(FILE *out, const struct sf_table *t, const struct sf_fde *fde,
-		    const struct sf_fre *fre)
+/* PCMASK (PLT) rows print their offset in the repeated block. */
+uint64_t row_pc(const struct sf_fde *fde, const struct sf_fre *fre)
 {
-	struct sf_rule r;
-	char cfa[32], fp[32], ra[40];
-	int err = sf_rule_of(t, fde, fre, &r);
-	if (err)
-		return err;
+	return fde->pc_type == SF_PC_INC ? fde->start + fre->start : fre->start;
+}
 
-	uint64_t pc = fre->start;
-	if (fde->pc_type == SF_PC_INC)
-		pc += fde->start;
-	cfa_text(t, &r, cfa, sizeof cfa);
-	if (r.ra.how == SF_UNDEFINED)
+static void dump_row(FILE *out, const struct sf_table *t, const struct sf_fde *fde,
+		     const struct sf_fre *fre, const struct sf_rule *r)
+{
+	char cfa[32], fp[32], ra[40];
+
+	uint64_t pc = row_pc(fde, fre);
+	cfa_text(t, r, cfa, sizeof cfa);
+	if (r->ra.how == SF_UNDEFINED)
 		snprintf(cfa, sizeof cfa, "%s+0", fre->base == SF_BASE_FP ? "fp" : "sp");
-	where_text(t, &r.fp, t->fixed_fp, fp, sizeof fp);
-	where_text(t, &r.ra, t->fixed_ra, ra, sizeof ra);
+	where_text(t, &r->fp, t->fixed_fp, fp, sizeof fp);
+	where_text(t, &r->ra, t->fixed_ra, ra, sizeof ra);
+	/* An RA padding word is "not saved" to the rule; 2.40 prints it. */
+	if (!t->fixed_ra && fde->fde_type == SF_FDE_DEFAULT && fre->nwords > 1 &&
+	    fre->word[1] == 0)
+		snprintf(ra, sizeof ra, "c+0");
 	strcat(ra, fre->mangled_ra ? "[s]" : "   ");
 	fprintf(out, "\n    %016" PRIx64 "  %-10s%-10s%-13s", pc, cfa, fp, ra);
-	return SF_OK;
 }
 
-static int dump_function(FILE *out, const struct sf_table *t, uint32_t idx)
+/* The FDE's line: 2.40 appends the pauth key, and ", signal frame" for a
+ * version 3 signal FDE; 2.46 its attributes, then the key. */
+static void function_line(FILE *out, const struct sf_table *t,
+			  const struct sf_fde *fde, bool style246)
+{
+	bool key_b = fde->pauth_key_b && t->abi != SF_ABI_AMD64_LE;
+
+	fprintf(out, "\n    func idx [%" PRIu32 "]: pc = 0x%" PRIx64 ", size = %" PRIu32 " bytes",
+		fde->index, fde->start, fde->size);
+	if (style246)
+		attrs_246(out, fde);
+	if (key_b)
+		fprintf(out, ", pauth = B key");
+	if (fde->signal && !style246)
+		fprintf(out, ", signal frame");
+	fprintf(out, "\n    %-7s%-8s %-10s%-10s%-13s", "STARTPC",
+		fde->pc_type == SF_PC_MASK ? "[m]" : "   ", "CFA", "FP", "RA");
+}
+
+static int dump_function(FILE *out, const struct sf_table *t, uint32_t idx,
+			 bool style246)
 {
 	struct sf_fde fde;
 	struct sf_fre fre;
+	struct sf_rule r;
 	int err;
 
 	if ((err = sf_fde_get(t, idx, &fde)))
 		return err;
-	fprintf(out, "\n    func idx [%" PRIu32 "]: pc = 0x%" PRIx64 ", size = %" PRIu32 " bytes",
-		idx, fde.start, fde.size);
-	if (fde.pauth_key_b && t->abi != SF_ABI_AMD64_LE)
-		fprintf(out, ", pauth = B key");
-	if (fde.signal)
-		fprintf(out, ", signal frame");
-	fprintf(out, "\n    %-7s%-8s %-10s%-10s%-13s", "STARTPC",
-		fde.pc_type == SF_PC_MASK ? "[m]" : "   ", "CFA", "FP", "RA");
-
+	function_line(out, t, &fde, style246);
 	uint32_t off = fde.first_fre;
 	for (uint32_t i = 0; i < fde.num_fres; i++, off += fre.size) {
 		if ((err = sf_fre_read(t, &fde, off, &fre)) ||
-		    (err = dump_row(out, t, &fde, &fre)))
+		    (err = sf_rule_of(t, &fde, &fre, &r)))
 			return err;
+		(style246 ? row_246 : dump_row)(out, t, &fde, &fre, &r);
 	}
 	fprintf(out, "\n");
 	return SF_OK;
 }
 
-int dump_section(FILE *out, const struct sf_table *t)
+int dump_section(FILE *out, const struct sf_table *t, bool style246)
 {
 	int err;
 
 	fprintf(out, "Contents of the SFrame section .sframe:");
-	dump_header(out, t);
+	if (style246)
+		header_246(out, t);
+	else
+		dump_header(out, t);
+	/* readelf 2.46 lists the functions of versions 2 and 3 only. */
+	if (style246 && t->version == 1) {
+		fprintf(out, "\n No further information can be displayed.  "
+			"SFrame version not supported\n");
+		return SF_OK;
+	}
 	fprintf(out, "\n  Function Index :\n");
 	for (uint32_t i = 0; i < t->num_fdes; i++)
-		if ((err = dump_function(out, t, i)))
+		if ((err = dump_function(out, t, i, style246)))
 			return err;
 	return SF_OK;
 }

@@ -1,4 +1,5 @@
 #include "input.h"
+#include "reloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,8 +44,8 @@ uint8_t *read_file(const char *path, size_t *size)
 	return buf;
 }
 
-/* The .sframe section of one ELF, if any. */
-static bool find_sframe(Elf *elf, struct section *sec)
+/* The .sframe section of one ELF, if any; *scn_out is its section. */
+static bool find_sframe(Elf *elf, struct section *sec, Elf_Scn **scn_out)
 {
 	GElf_Ehdr ehdr;
 	size_t shstrndx;
@@ -64,18 +65,37 @@ static bool find_sframe(Elf *elf, struct section *sec)
 		sec->size = d ? d->d_size : 0;
 		sec->addr = shdr.sh_addr;
 		sec->relocatable = ehdr.e_type == ET_REL;
+		*scn_out = scn;
 		return true;
 	}
 	return false;
 }
 
-static int visit_elf(Elf *elf, const char *member, visit_fn visit, void *arg)
+static int visit_elf(Elf *elf, const char *path, const char *member,
+		     bool relocate, visit_fn visit, void *arg)
 {
 	struct section sec;
-	return visit(arg, member, find_sframe(elf, &sec) ? &sec : NULL);
+	Elf_Scn *scn;
+	uint8_t *copy = NULL;
+
+	if (!find_sframe(elf, &sec, &scn))
+		return visit(arg, member, NULL);
+	if (relocate && sec.relocatable && reloc_wanted(&sec)) {
+		char why[128];
+		if (!(copy = relocated_copy(elf, scn, &sec, why, sizeof why))) {
+			fprintf(stderr, "sframe: %s%s%s%s: .rela.sframe: %s\n", path,
+				member ? "(" : "", member ? member : "", member ? ")" : "", why);
+			return 1;
+		}
+		sec.data = copy;
+	}
+	int ret = visit(arg, member, &sec);
+	free(copy);
+	return ret;
 }
 
-static int visit_archive(int fd, Elf *ar, visit_fn visit, void *arg)
+static int visit_archive(int fd, Elf *ar, const char *path, bool relocate,
+			 visit_fn visit, void *arg)
 {
 	Elf *m;
 	int ret = 0;
@@ -84,7 +104,7 @@ static int visit_archive(int fd, Elf *ar, visit_fn visit, void *arg)
 		Elf_Arhdr *h = elf_getarhdr(m);
 		/* libelf lists the symbol and name tables as members "/" and "//". */
 		if (h && h->ar_name[0] != '/' && elf_kind(m) == ELF_K_ELF)
-			ret |= visit_elf(m, h->ar_name, visit, arg);
+			ret |= visit_elf(m, path, h->ar_name, relocate, visit, arg);
 		elf_next(m);
 		elf_end(m);
 	}
@@ -112,7 +132,8 @@ static bool is_blob(int fd)
 	return blob;
 }
 
-int each_section(const char *path, uint64_t blob_vaddr, visit_fn visit, void *arg)
+int each_section(const char *path, uint64_t blob_vaddr, bool relocate,
+		 visit_fn visit, void *arg)
 {
 	int fd = open(path, O_RDONLY);
 	int ret = -1;
@@ -126,9 +147,9 @@ int each_section(const char *path, uint64_t blob_vaddr, visit_fn visit, void *ar
 	elf_version(EV_CURRENT);
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (elf && elf_kind(elf) == ELF_K_AR)
-		ret = visit_archive(fd, elf, visit, arg);
+		ret = visit_archive(fd, elf, path, relocate, visit, arg);
 	else if (elf && elf_kind(elf) == ELF_K_ELF)
-		ret = visit_elf(elf, NULL, visit, arg);
+		ret = visit_elf(elf, path, NULL, relocate, visit, arg);
 	else
 		errno = ENOEXEC;
 	elf_end(elf);

@@ -21,11 +21,15 @@ struct section {
 /*
  * Calls visit once per candidate: for a plain ELF or blob with member NULL,
  * for an archive once per member with its name. sec is NULL when that ELF
- * has no .sframe section. Returns -1 if the file cannot be read, else the
- * bitwise OR of what visit returned.
+ * has no .sframe section. With relocate, a relocatable object's section is
+ * passed with its .rela.sframe applied (reloc.h says when); a relocation
+ * that cannot be applied is reported and that section skipped (status 1).
+ * Returns -1 if the file cannot be read, else the bitwise OR of what visit
+ * returned.
  */
 typedef int (*visit_fn)(void *arg, const char *member, const struct section *sec);
-int each_section(const char *path, uint64_t blob_vaddr, visit_fn visit, void *arg);
+int each_section(const char *path, uint64_t blob_vaddr, bool relocate,
+		 visit_fn visit, void *arg);
 
 /* Whole file contents (malloc'd), or NULL with errno set. */
 uint8_t *read_file(const char *path, size_t *size);

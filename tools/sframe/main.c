@@ -1,7 +1,10 @@
 /*
  * sframe: dump, convert, check and query SFrame sections on the host.
  *
- *   sframe dump [--vaddr A] FILE...           as `readelf --sframe` (2.40)
+ *   sframe dump [--style=2.40|2.46] [--vaddr A] FILE...
+ *                                              as `readelf --sframe` of
+ *                                              binutils 2.40 (default) or
+ *                                              2.46
  *   sframe convert --to 1|2|3 [--no-pcrel] [--vaddr A] [--at A] FILE -o OUT
  *                                              re-encode as a raw section blob
  *                                              (v2, v3: PC-relative starts
@@ -9,10 +12,15 @@
  *                                              where the input was, or at
  *                                              --at (same functions)
  *   sframe check [--vaddr A] FILE...          full validation, one line per section
- *   sframe lookup [--vaddr A] FILE PC...      FDE, FRE and rule for each PC
+ *   sframe lookup [--fde N] [--vaddr A] FILE PC...
+ *                                              FDE, FRE and rule for each PC
+ *                                              (in FDE N only, with --fde)
  *
  * FILE is an ELF file, an archive of them, or a raw section blob (which
  * starts with the SFrame magic; --vaddr gives its run-time address).
+ * lookup, check and dump --style=2.46 apply a relocatable object's
+ * .rela.sframe first, as readelf 2.46 does (version 3, or 2 with
+ * PC-relative starts; see reloc.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,10 +32,10 @@
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: sframe dump [--vaddr ADDR] FILE...\n"
+		"usage: sframe dump [--style=2.40|2.46] [--vaddr ADDR] FILE...\n"
 		"       sframe convert --to 1|2|3 [--no-pcrel] [--vaddr ADDR] [--at ADDR] FILE -o OUT\n"
 		"       sframe check [--vaddr ADDR] FILE...\n"
-		"       sframe lookup [--vaddr ADDR] FILE PC...\n");
+		"       sframe lookup [--fde N] [--vaddr ADDR] FILE PC...\n");
 	exit(2);
 }
 
@@ -60,6 +68,15 @@ static int parse(int argc, char **argv, struct options *o)
 			o->output = argv[++i];
 		else if (!strcmp(a, "--no-pcrel"))
 			o->pcrel = false;
+		else if (!strcmp(a, "--style=2.46") || !strcmp(a, "--style=2.40"))
+			o->style246 = !strcmp(a, "--style=2.46");
+		else if (!strcmp(a, "--fde") && i + 1 < argc) {
+			uint64_t n = number(argv[++i]);
+			if (n > UINT32_MAX)
+				usage();
+			o->fde = (uint32_t)n;
+			o->fde_set = true;
+		}
 		else if (a[0] == '-' && a[1] == '-')
 			usage();
 		else

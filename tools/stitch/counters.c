@@ -9,3 +9,15 @@ void counters_print(FILE *f, const struct counters *c)
 	STITCH_COUNTERS(STITCH_COUNTER_LINE)
 #undef STITCH_COUNTER_LINE
 }
+
+void json_counters(FILE *f, const struct counters *c)
+{
+	fputs("\"stitch\":{", f);
+	int first = 1;
+#define STITCH_COUNTER_JSON(name, text) \
+	fprintf(f, "%s\"" #name "\":%" PRIu64, first ? "" : ",", c->name); \
+	first = 0;
+	STITCH_COUNTERS(STITCH_COUNTER_JSON)
+#undef STITCH_COUNTER_JSON
+	fputc('}', f);
+}

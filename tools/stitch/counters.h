@@ -57,5 +57,7 @@ struct counters {
 
 /* One line per counter: name, value, description. */
 void counters_print(FILE *f, const struct counters *c);
+/* "stitch":{"records":N,...}: every counter, as a JSON member. */
+void json_counters(FILE *f, const struct counters *c);
 
 #endif

@@ -3,8 +3,11 @@
  * resources, so it opens from disk in any browser. Each frame is a <g>
  * carrying its position in samples (data-x, data-w) and depth (data-d);
  * the script rescales them on click (zoom) and shows name and share on
- * hover. The server-side layout is the unzoomed view, so the graph also
- * shows where scripts do not run.
+ * hover. "Search" (or Ctrl-F) asks for a regular expression, paints the
+ * frames whose names match and says which share of all samples they cover
+ * ("Matched: 12.34%", a frame inside another match counted once), as
+ * flamegraph.pl does. The server-side layout is the unzoomed view, so the
+ * graph also shows where scripts do not run.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -36,11 +39,30 @@ static const char script[] =
 	"function unzoom(){zoom(document.querySelector('#frames g[data-d=\"0\"]'));}\n"
 	"function frame(ev){var e=ev.target;while(e&&e.tagName!=='g')e=e.parentNode;\n"
 	"  return e&&e.getAttribute('data-n')!==null?e:null;}\n"
+	"function paint(e,on){var r=e.querySelector('rect');\n"
+	"  if(!r.hasAttribute('data-f'))r.setAttribute('data-f',r.getAttribute('fill'));\n"
+	"  r.setAttribute('fill',on?'rgb(230,0,230)':r.getAttribute('data-f'));}\n"
+	"function search(term){var re=null,hit=[],all_w=0,sum=0,end=-1;\n"
+	"  if(term)try{re=new RegExp(term);}catch(x){re=null;}\n"
+	"  all().forEach(function(e){var on=!!re&&re.test(e.getAttribute('data-n'));paint(e,on);\n"
+	"    if(num(e,'data-d')===0)all_w=num(e,'data-w');\n"
+	"    if(on)hit.push([num(e,'data-x'),num(e,'data-w')]);});\n"
+	"  hit.sort(function(a,b){return a[0]-b[0]||b[1]-a[1];});\n"
+	"  hit.forEach(function(h){if(h[0]>=end){sum+=h[1];end=h[0]+h[1];}});\n"
+	"  var m=document.getElementById('matched');\n"
+	"  m.textContent=re?'Matched: '+(all_w?100*sum/all_w:0).toFixed(2)+'%':' ';\n"
+	"  document.getElementById('search').textContent=re?'Reset search':'Search';\n"
+	"  return re?sum:-1;}\n"
+	"function ask(){var s=document.getElementById('search');\n"
+	"  if(s.textContent!=='Search'){search(null);return;}\n"
+	"  var t=prompt('Search frames (regular expression)','');if(t)search(t);}\n"
 	"function init(){var f=document.getElementById('frames'),det=document.getElementById('details');\n"
 	"  f.addEventListener('click',function(ev){var g=frame(ev);if(g)zoom(g);});\n"
 	"  f.addEventListener('mouseover',function(ev){var g=frame(ev);\n"
 	"    if(g)det.textContent=g.querySelector('title').textContent;});\n"
-	"  f.addEventListener('mouseout',function(){det.textContent=' ';});}\n";
+	"  f.addEventListener('mouseout',function(){det.textContent=' ';});\n"
+	"  window.addEventListener('keydown',function(ev){\n"
+	"    if(ev.ctrlKey&&ev.key==='f'){ev.preventDefault();ask();}});}\n";
 
 static void escaped(FILE *f, const char *s)
 {
@@ -124,7 +146,7 @@ void write_flame(FILE *f, const struct run *r)
 		WIDTH, height, WIDTH, height);
 	fputs("<style>text{font-family:Verdana,sans-serif;font-size:12px;fill:#000}"
 	      "#frames g{cursor:pointer}#frames g:hover rect{stroke:#000;stroke-width:0.5}"
-	      "#unzoom{cursor:pointer}</style>\n<script><![CDATA[\n", f);
+	      "#unzoom,#search{cursor:pointer}</style>\n<script><![CDATA[\n", f);
 	fprintf(f, "var W=%d,PAD=%d;\n", WIDTH, PAD);
 	fputs(script, f);
 	fputs("]]></script>\n", f);
@@ -134,7 +156,11 @@ void write_flame(FILE *f, const struct run *r)
 		"Stitch profile: %" PRIu64 " samples</text>\n", WIDTH / 2, root->total);
 	fprintf(f, "<text id=\"unzoom\" x=\"%d\" y=\"24\" style=\"display:none\" "
 		"onclick=\"unzoom()\">Reset zoom</text>\n", PAD);
+	fprintf(f, "<text id=\"search\" x=\"%d\" y=\"24\" text-anchor=\"end\" "
+		"onclick=\"ask()\">Search</text>\n", WIDTH - PAD);
 	fprintf(f, "<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n", PAD, height - 10);
+	fprintf(f, "<text id=\"matched\" x=\"%d\" y=\"%u\" text-anchor=\"end\"> </text>\n",
+		WIDTH - PAD, height - 10);
 	fputs("<g id=\"frames\">\n", f);
 	if (root->total)
 		frame(f, root, 0, 0, root->total, height);

@@ -20,7 +20,9 @@ static const char usage[] =
 	"                  shown (like perf script --no-merge-callchains)\n"
 	"  --stats FILE    write the run's numbers (records, bytes, counters, how samples\n"
 	"                  got their user stacks, processes) as JSON to FILE; the\n"
-	"                  samples are not printed then (-o still writes its files)\n";
+	"                  samples are not printed then (-o still writes its files)\n"
+	"  --records-json FILE  write every record, parsed, as JSON to FILE (- for\n"
+	"                  standard output) and do nothing else\n";
 
 int main(int argc, char **argv)
 {
@@ -29,6 +31,7 @@ int main(int argc, char **argv)
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "no-stitch", no_argument, NULL, 'n' },
 		{ "stats", required_argument, NULL, 'S' },
+		{ "records-json", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -41,6 +44,7 @@ int main(int argc, char **argv)
 		case 'o': o.outdir = optarg; break;
 		case 'n': o.no_stitch = 1; break;
 		case 'S': o.stats = optarg; break;
+		case 'J': o.records_json = optarg; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: fputs(usage, stderr); return 2;
 		}

@@ -32,8 +32,13 @@ void write_flame(FILE *f, const struct run *r);
 void write_speedscope(FILE *f, const struct run *r);
 /* stats.c: the run in numbers, as JSON (--stats) */
 void write_stats(FILE *f, const struct run *r);
+/* records_json.c: every record, parsed, as JSON (--records-json) */
+void write_records_json(FILE *f, const struct run *r);
 /* perfdata.c: a perf.data file perf 6.1 reads; 0 on success */
 int write_perf_data(const char *path, const struct run *r);
+/* The longest callchain written there (entries, context markers included):
+ * what perf report's --max-stack needs to show every frame. */
+uint64_t perf_max_chain(const struct run *r);
 
 /* Helpers shared by the writers (script.c). */
 uint64_t time_ns(const struct run *r, uint64_t ticks);

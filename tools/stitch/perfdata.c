@@ -186,11 +186,28 @@ static void task_exit(struct buf *b, const struct run *r, const struct exit_rec 
 	rec_end(b, at);
 }
 
+/* Entries of a sample's callchain: each part behind its context marker. */
+static uint64_t chain_len(const struct stack *k)
+{
+	return (k->nk ? 1 + k->nk : 0) + (k->nu ? 1 + k->nu : 0);
+}
+
+uint64_t perf_max_chain(const struct run *r)
+{
+	uint64_t max = 0;
+	for (size_t i = 0; i < r->st->n; i++) {
+		uint64_t n = chain_len(&r->st->v[i]);
+		if (n > max && n <= PERF_MAX_CHAIN)
+			max = n;
+	}
+	return max;
+}
+
 static void sample(struct buf *b, const struct run *r, const struct stack *k)
 {
 	const struct sample_rec *s = k->s;
 	uint32_t nu = k->nu;
-	uint64_t nr = (k->nk ? 1 + k->nk : 0) + (nu ? 1 + nu : 0);
+	uint64_t nr = chain_len(k);
 	if (nr > PERF_MAX_CHAIN) {
 		r->c->perf_too_long++; /* a perf record is at most 64 KiB */
 		return;

@@ -12,8 +12,13 @@
 
 typedef void writer_fn(FILE *, const struct run *);
 
+/* "-" is standard output. */
 static int write_path(const char *path, writer_fn *fn, const struct run *r)
 {
+	if (!strcmp(path, "-")) {
+		fn(stdout, r);
+		return fflush(stdout) ? -1 : 0;
+	}
 	FILE *f = fopen(path, "w");
 	int err = !f;
 	if (f) {
@@ -59,7 +64,11 @@ static void perf_hint(const struct options *o, const struct run *r)
 	struct proc *kp = &r->procs->kernel;
 	char *k = o->kernel ? xstrdup(o->kernel) :
 		  kp->nmaps ? symbols_host_path(r->sy, kp, kp->maps[0]) : NULL;
-	fprintf(o->out, "perf report -i %s/perf.data --stdio", o->outdir);
+	/* perf shows 127 frames unless told (kernel.perf_event_max_stack):
+	 * ask for the longest chain, so that it shows every frame stitch does. */
+	uint64_t depth = perf_max_chain(r);
+	fprintf(o->out, "perf report -i %s/perf.data --stdio --max-stack %" PRIu64,
+		o->outdir, depth > 127 ? depth : 127);
 	if (o->symfs)
 		fprintf(o->out, " --symfs %s", o->symfs);
 	/* perf joins a relative --vmlinux with --symfs: give it an absolute one */
@@ -112,7 +121,9 @@ int run_stitch(const struct options *o, const uint8_t *buf, size_t len,
 	symbols_init(&sy, &procs, o->symfs, o->kernel, c);
 	struct run r = { &s, &procs, &sy, &st, c, o->input ? o->input : "-" };
 
-	if (o->no_stitch) {
+	if (o->records_json) {
+		err |= write_path(o->records_json, write_records_json, &r);
+	} else if (o->no_stitch) {
 		write_raw(o->out, &r);
 	} else {
 		stitch_run(&st, &s, &procs, &sy, c);

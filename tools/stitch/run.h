@@ -15,6 +15,7 @@ struct options {
 	const char *outdir; /* -o: write the output files there */
 	int no_stitch;      /* --no-stitch: list the records as they came */
 	const char *stats;  /* --stats: write the run's numbers as JSON there */
+	const char *records_json; /* --records-json: every record as JSON there */
 	FILE *out;          /* listings and the summary go here */
 };
 

@@ -13,12 +13,7 @@
 #include "output.h"
 #include "util.h"
 
-static const char *const type_names[] = {
-	[REC_STREAM] = "stream", [REC_COMM] = "comm", [REC_MMAP] = "mmap",
-	[REC_SAMPLE] = "sample", [REC_DEFERRED] = "deferred", [REC_EXIT] = "exit",
-	[REC_LOST] = "lost", [REC_STATS] = "stats", [REC_END] = "end",
-};
-#define NTYPES (sizeof type_names / sizeof type_names[0])
+#define NTYPES (REC_END + 1)
 
 static const char *const part_names[] = {
 	[USER_NONE] = "none", [USER_INLINE] = "inline", [USER_DEFERRED] = "deferred",
@@ -59,7 +54,7 @@ static void bytes_part(FILE *f, const struct run *r)
 	fputs("\"records\":{", f);
 	for (size_t t = 1; t < NTYPES; t++) {
 		fprintf(f, "%s\"%s\":{\"count\":%" PRIu64 ",\"bytes\":%" PRIu64 "}",
-			t > 1 ? "," : "", type_names[t], count[t], bytes[t]);
+			t > 1 ? "," : "", type_name((uint32_t)t), count[t], bytes[t]);
 		total += bytes[t];
 	}
 	fprintf(f, "},\"bytes_total\":%" PRIu64 ",\"bytes_stack_copy\":%" PRIu64, total, copies);
@@ -80,18 +75,6 @@ static void kernel_part(FILE *f, const struct run *r)
 			first = 0;
 		}
 	}
-	fputc('}', f);
-}
-
-static void stitch_part(FILE *f, const struct counters *c)
-{
-	fputs("\"stitch\":{", f);
-	int first = 1;
-#define STITCH_COUNTER_JSON(name, text) \
-	fprintf(f, "%s\"" #name "\":%" PRIu64, first ? "" : ",", c->name); \
-	first = 0;
-	STITCH_COUNTERS(STITCH_COUNTER_JSON)
-#undef STITCH_COUNTER_JSON
 	fputc('}', f);
 }
 
@@ -175,7 +158,7 @@ void write_stats(FILE *f, const struct run *r)
 	fputc(',', f);
 	kernel_part(f, r);
 	fputc(',', f);
-	stitch_part(f, r->c);
+	json_counters(f, r->c);
 	fputc(',', f);
 	chains_part(f, r);
 	fputc(',', f);

@@ -138,6 +138,7 @@ static void stitch_one(struct stack *k, struct hmap *cookies, uint64_t cookie,
 	k->uips = pd->user.ips;
 	k->nu = pd->user.n;
 	k->user = USER_DEFERRED;
+	k->cut = pd->d->stop == UNWIND_STOP_MAX_FRAMES;
 	c->samples_stitched++;
 }
 
@@ -158,6 +159,7 @@ static void from_copy(struct stack *k, struct symbols *sy, uint32_t max, struct 
 		k->uips = k->copy_ips;
 		k->nu = k->ncopy;
 		k->user = USER_STACK_COPY;
+		k->cut = k->ncopy >= max; /* libdw filled the buffer */
 	}
 }
 
@@ -232,7 +234,7 @@ void stitch_free(struct stitch *st)
 uint32_t stack_frames(const struct stack *k, struct symbols *sy,
 		      const struct frame ***buf, size_t *cap)
 {
-	uint32_t depth = k->nk + k->nu + (k->user == USER_MISSING);
+	uint32_t depth = k->nk + k->nu + (k->user == USER_MISSING) + k->cut;
 	if (depth > *cap) {
 		*cap = depth;
 		*buf = xrealloc(*buf, *cap * sizeof **buf);
@@ -245,5 +247,7 @@ uint32_t stack_frames(const struct stack *k, struct symbols *sy,
 		out[n++] = symbols_frame(sy, k->proc, k->uips[i], 0, i > 0);
 	if (k->user == USER_MISSING)
 		out[n++] = symbols_missing(sy);
+	if (k->cut)
+		out[n++] = symbols_cut(sy);
 	return n;
 }

@@ -35,12 +35,12 @@ struct stack {
 	uint32_t ncopy;
 	int validated;          /* validate: both chains were there */
 	int agree;              /* ... and they were identical */
+	int cut;                /* the user part stopped at the frame bound */
 };
 
 struct stitch {
 	struct stack *v;        /* one per sample, stream order */
 	size_t n;
-	uint32_t max_frames;    /* bound for the libdw unwinder */
 };
 
 void stitch_run(struct stitch *st, const struct stream *s, struct procs *procs,
@@ -49,7 +49,8 @@ void stitch_free(struct stitch *st);
 
 /* The frames of a stack, leaf first: kernel ones, then user ones. A
  * USER_MISSING stack ends with the frame "[user stack missing]" (after the
- * sampled ip when the NMI hit user mode). They go into *buf, which holds
+ * sampled ip when the NMI hit user mode), a cut one with "[cut at the frame
+ * bound]". They go into *buf, which holds
  * *cap entries and is grown to fit (start with NULL and 0; the caller frees
  * it). Returns the count. */
 uint32_t stack_frames(const struct stack *k, struct symbols *sy,

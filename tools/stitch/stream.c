@@ -365,6 +365,16 @@ const char *mode_name(uint32_t mode)
 	return mode < sizeof names / sizeof names[0] ? names[mode] : "unknown";
 }
 
+const char *type_name(uint32_t type)
+{
+	static const char *const names[] = {
+		[REC_STREAM] = "stream", [REC_COMM] = "comm", [REC_MMAP] = "mmap",
+		[REC_SAMPLE] = "sample", [REC_DEFERRED] = "deferred", [REC_EXIT] = "exit",
+		[REC_LOST] = "lost", [REC_STATS] = "stats", [REC_END] = "end",
+	};
+	return type < sizeof names / sizeof names[0] && names[type] ? names[type] : "unknown";
+}
+
 const char *stop_name(uint32_t stop)
 {
 	static const char *const names[] = {
@@ -372,6 +382,7 @@ const char *stop_name(uint32_t stop)
 		[UNWIND_STOP_FAULT] = "fault", [UNWIND_STOP_NO_INFO] = "no-info",
 		[UNWIND_STOP_BAD_SFRAME] = "bad-sframe", [UNWIND_STOP_BAD_FRAME] = "bad-frame",
 		[UNWIND_STOP_TASK_EXITED] = "task-exited",
+		[UNWIND_STOP_SIGNAL_FRAME] = "signal-frame",
 	};
 	return stop < UNWIND_STOP_COUNT ? names[stop] : "unknown";
 }

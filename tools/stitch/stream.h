@@ -104,6 +104,7 @@ void stream_parse(struct stream *s, const uint8_t *buf, size_t len,
 void stream_free(struct stream *s);
 
 const char *mode_name(uint32_t mode);
+const char *type_name(uint32_t type); /* "sample", "deferred", ... */
 const char *stop_name(uint32_t stop);
 
 #endif

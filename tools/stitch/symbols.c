@@ -179,11 +179,22 @@ const char *symbols_intern(struct symbols *sy, const char *s)
 	return intern(&sy->strings, s);
 }
 
+static const struct frame *marker(struct symbols *sy, struct frame *f,
+				  const char *name)
+{
+	if (!f->name)
+		f->name = symbols_intern(sy, name);
+	return f;
+}
+
 const struct frame *symbols_missing(struct symbols *sy)
 {
-	if (!sy->missing.name)
-		sy->missing.name = symbols_intern(sy, "[user stack missing]");
-	return &sy->missing;
+	return marker(sy, &sy->missing, "[user stack missing]");
+}
+
+const struct frame *symbols_cut(struct symbols *sy)
+{
+	return marker(sy, &sy->cut, "[cut at the frame bound]");
 }
 
 static void lookup(struct symbols *sy, struct proc *p, struct frame *f, uint64_t pc)

@@ -32,6 +32,7 @@ struct symbols {
 	struct hmap cache;
 	struct mmap_rec *kernel_map; /* made up from --kernel when the stream had none */
 	struct frame missing;        /* stands for a user part that never came */
+	struct frame cut;            /* the outer end of a user part cut short */
 };
 
 void symbols_init(struct symbols *sy, struct procs *procs, const char *symfs,
@@ -56,6 +57,9 @@ char *symbols_host_path(const struct symbols *sy, const struct proc *p,
 const char *symbols_intern(struct symbols *sy, const char *s);
 /* The frame "[user stack missing]". */
 const struct frame *symbols_missing(struct symbols *sy);
+/* The frame "[cut at the frame bound]": the unwind stopped at its bound,
+ * so the frames shown are not the outermost ones. */
+const struct frame *symbols_cut(struct symbols *sy);
 void symbols_free(struct symbols *sy);
 
 #endif
