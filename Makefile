@@ -49,10 +49,12 @@ endif
 endif
 
 .PHONY: all test clean help
-all: $(ALL_TARGETS)
+# The test programs and fixtures are part of everything: any test file can
+# then run alone after `make` (prove test/t/NN-*.t).
+all: $(ALL_TARGETS) $(TEST_PREREQS)
 
 # Every test is an executable in test/t/ that speaks TAP; prove runs them all.
-test: all $(TEST_PREREQS)
+test: all
 	prove -v test/t/
 
 clean:

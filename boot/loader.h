@@ -43,6 +43,12 @@ EFI_STATUS build_boot_page_tables(struct boot_info *bi, UINT64 top_of_ram,
 EFI_STATUS top_of_memory(UINT64 *top);
 EFI_STATUS exit_boot_services(EFI_HANDLE image, struct boot_info *bi);
 
+/* keep.c: records kept in RAM across a warm reset. Saves a previous
+ * run's and powers off (returns only if there is none); reserves the
+ * region for this run if the boot disk has a data partition. */
+void keep_save_previous(EFI_HANDLE image);
+void keep_reserve(EFI_HANDLE image, struct boot_info *bi);
+
 /* Pages that the kernel keeps (BOOT_EFI_STITCH_MEMORY_TYPE), zeroed. */
 EFI_STATUS alloc_stitch_pages(UINTN pages, EFI_PHYSICAL_ADDRESS *addr);
 

@@ -77,6 +77,30 @@ static void find_framebuffer(struct boot_info *bi)
 			BOOT_FB_RGBX : BOOT_FB_BGRX;
 }
 
+/*
+ * Where the text the firmware and the loader printed ends, in scan lines,
+ * so that the kernel's console starts below it. The text console (UEFI
+ * 2.9, 12.4 Simple Text Output) gives the cursor row and the mode's rows;
+ * firmware draws them in the spec's standard font, 19 pixels high (33.2.6
+ * "Fonts": EFI_GLYPH_HEIGHT), and EDK2 centres the rows on the screen. A
+ * blank row is left as a margin.
+ */
+#define GLYPH_HEIGHT 19
+
+static void mark_text_bottom(struct boot_info *bi)
+{
+	SIMPLE_TEXT_OUTPUT_INTERFACE *out = ST->ConOut;
+	UINTN cols, rows, glyph = GLYPH_HEIGHT;
+
+	if (!bi->fb.base || EFI_ERROR(out->QueryMode(out, out->Mode->Mode, &cols, &rows)) ||
+	    rows == 0 || (UINTN)out->Mode->CursorRow >= rows)
+		return; /* unknown: the kernel's console takes the whole screen */
+	if (rows * glyph > bi->fb.height)
+		glyph = bi->fb.height / rows;
+	bi->fb.text_bottom = (UINT32)((bi->fb.height - rows * glyph) / 2 +
+				      ((UINTN)out->Mode->CursorRow + 1) * glyph);
+}
+
 /* Switch to the boot page tables and enter the kernel (SysV: rdi = bi). */
 static void __attribute__((noreturn))
 jump_to_kernel(UINT64 pml4, UINT64 entry, struct boot_info *bi)
@@ -99,6 +123,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 
 	InitializeLib(image, systab);
 	Print(L"stitch-boot: loading the kernel\n");
+	keep_save_previous(image);
 
 	TRY(alloc_stitch_pages((sizeof(*bi) + PAGE_SIZE - 1) / PAGE_SIZE, &bi_page),
 	    L"no memory for boot_info");
@@ -118,12 +143,14 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 
 	find_rsdp(bi);
 	find_framebuffer(bi);
+	keep_reserve(image, bi);
 	if ((status = top_of_memory(&top)) != EFI_SUCCESS ||
 	    (status = build_boot_page_tables(bi, top, &pml4)) != EFI_SUCCESS)
 		return status;
 
 	Print(L"stitch-boot: kernel %lx bytes at %lx, initrd %ld bytes, cmdline \"%a\"\n",
 	      bi->kernel_size, bi->kernel_phys, bi->initrd_size, bi->cmdline);
+	mark_text_bottom(bi);
 	if ((status = exit_boot_services(image, bi)) != EFI_SUCCESS)
 		return status;
 	jump_to_kernel(pml4, entry, bi);

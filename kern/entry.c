@@ -105,5 +105,6 @@ void exit_to_user_mode(struct trap_frame *tf)
 /* A new task's first way to ring 3 (switch.S: task_first_entry). */
 void task_first_return(struct trap_frame *tf)
 {
+	proc_finish_switch(); /* the end of the switch that started it */
 	exit_to_user_mode(tf);
 }

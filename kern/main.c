@@ -4,6 +4,7 @@
 #include "arch/x86_64/arch.h"
 #include "kern/acpi.h"
 #include "kern/cmdline.h"
+#include "kern/fbcon.h"
 #include "kern/irq_work.h"
 #include "kern/kernel.h"
 #include "kern/ktest.h"
@@ -16,6 +17,7 @@
 #include "kern/strace.h"
 #include "kern/string.h"
 #include "kern/task.h"
+#include "kern/unwind_user.h"
 #include "kern/vm.h"
 
 struct boot_info boot_info;
@@ -56,6 +58,7 @@ void kmain(uint64_t boot_info_phys)
 {
 	arch_init_cpu();
 	copy_boot_info(boot_info_phys);
+	fbcon_init(&boot_info.fb);
 	kprintf("\nStitch kernel (x86_64), build ");
 	print_build_id();
 	kprintf("\ncommand line: %s\n", boot_info.cmdline);
@@ -78,6 +81,7 @@ void kmain(uint64_t boot_info_phys)
 	 * asks for it (the record stream is set up either way). */
 	const char *prefix = ktest_prefix();
 	irq_work_init();
+	unwind_user_init();
 	profile_init(!prefix);
 	/* The deferred unwinder's two consumers (docs/DEFERRED.md). */
 	sample_user_init();

@@ -24,9 +24,17 @@ void fault_init(void); /* arch/x86_64/fault.c */
 
 struct task tasks[NPROC];
 /* The boot thread, once kmain is done: it runs when nothing else can,
- * and reaps the processes whose parent is the kernel. */
+ * and waits for the last process to go. */
 struct task idle_task;
 static int next_pid = 1;
+/* init's pid, and its wait status once it has exited (-1 before). */
+static int init_pid;
+static int init_status = -1;
+/* A task that exited with the kernel as its parent: nobody waits for it,
+ * so the next task to run frees it, once the switch has left its kernel
+ * stack (as Linux's finish_task_switch drops a dead task). Written with
+ * interrupts off by the dying task, read right after the switch. */
+static struct task *dead_task;
 
 void proc_init(void)
 {
@@ -213,12 +221,37 @@ static void reap(struct task *z, struct task *parent)
 	free_task(z);
 }
 
+/* After every switch (schedule(), a new task's first return): frees the
+ * kernel-parented task that just gave up the CPU for good. Interrupts off. */
+void proc_finish_switch(void)
+{
+	struct task *t = dead_task;
+	if (t && t != current) {
+		dead_task = NULL;
+		reap(t, NULL);
+	}
+}
+
+/* init is gone: every other process is killed (as when the init of a
+ * Linux pid namespace dies), so that the machine can shut down whatever
+ * they do. Each dies at its next return towards ring 3: a spinner at the
+ * next tick, a sleeper at once. */
+static void kill_all(void)
+{
+	for (struct task *t = tasks; t < tasks + NPROC; t++)
+		if (t->state != TASK_FREE && t != current)
+			task_kill(t, SIGKILL, "init exited", 0, 0);
+}
+
 void task_exit(int wait_status)
 {
 	struct task *t = current;
 	if (t == &idle_task)
 		panic("task_exit: the idle task cannot exit");
 	task_work_exit(t);
+	/* A sample of this last entry (exit() itself, the fault that killed
+	 * it) still gets its user stack: unwound now, while it exists. */
+	unwind_deferred_task_exit(t);
 	fd_close_all(t);
 	/* Unpublish the address space before it goes: an NMI reading user
 	 * memory (copy_from_user_nofault) must find nothing rather than
@@ -227,8 +260,6 @@ void task_exit(int wait_status)
 	__atomic_store_n(&t->mm, NULL, __ATOMIC_SEQ_CST);
 	vm_switch(&kernel_space);
 	uvm_destroy(mm);
-	/* No request can come now (no mm): answer those still pending. */
-	unwind_task_exit(t);
 
 	cli();
 	for (struct task *c = tasks; c < tasks + NPROC; c++) {
@@ -242,8 +273,14 @@ void task_exit(int wait_status)
 	record_exit(t->pid, t->tid, wait_status);
 	t->exit_status = wait_status;
 	t->state = TASK_ZOMBIE;
+	if (t->pid == init_pid) {
+		init_status = wait_status;
+		kill_all();
+	}
 	if (t->parent)
 		wakeup(t->parent);
+	else
+		dead_task = t;
 	schedule();
 	panic("task_exit: zombie %d was scheduled", t->pid);
 }
@@ -306,18 +343,6 @@ static bool any_process(void)
 	return false;
 }
 
-/* Reaps every zombie whose parent is the kernel; notes init's status. */
-static void reap_orphans(int init_pid, int *init_status)
-{
-	for (struct task *t = tasks; t < tasks + NPROC; t++) {
-		if (t->state != TASK_ZOMBIE || t->parent)
-			continue;
-		if (t->pid == init_pid)
-			*init_status = t->exit_status;
-		reap(t, NULL);
-	}
-}
-
 int proc_run_init(const char *path, const char *args)
 {
 	static char buf[BOOT_CMDLINE_MAX];
@@ -330,26 +355,21 @@ int proc_run_init(const char *path, const char *args)
 		kprintf("stitch: cannot start init %s: error %d\n", path, -pid);
 		return -1;
 	}
-	int status = -1;
-	bool orphans_killed = false;
+	init_pid = pid;
+	/* Killing and reaping happen in the processes' own exits (task_exit,
+	 * proc_finish_switch), not here: this loop runs only when no process
+	 * is runnable, which a CPU-bound one can prevent for ever. */
 	for (;;) {
 		cli();
-		reap_orphans(pid, &status);
-		bool init_gone = !task_by_pid(pid);
-		if (init_gone && !any_process())
+		if (!any_process())
 			break;
-		if (init_gone && !orphans_killed) {
-			for (struct task *t = tasks; t < tasks + NPROC; t++)
-				if (t->state != TASK_FREE)
-					task_kill(t, SIGKILL, "init exited", 0, 0);
-			orphans_killed = true;
-		}
 		if (sched_has_runnable())
 			schedule();
 		else
 			arch_wait_for_interrupt();
 	}
 	irq_enable();
+	int status = init_status;
 	kprintf("stitch: init (pid %d) exited with status %d\n", pid,
 		(status & 0x7f) ? 128 + (status & 0x7f) : (status >> 8) & 0xff);
 	kprintf("stitch: free pages before init %zu, after init %zu\n", before,

@@ -9,6 +9,7 @@
 #include "kern/sample.h"
 #include "kern/stats.h"
 #include "kern/string.h"
+#include "kern/summary.h"
 
 #define NORMAL_RING_BYTES (256u << 10)
 
@@ -93,8 +94,8 @@ int profile_start(const struct profile_config *c)
 		return 0;
 	/* Say it first: printing on the console takes long enough to show
 	 * up in the samples. */
-	kprintf("profile: mode %s, %u Hz, from the %s\n", mode_names[c->mode],
-		c->hz, arch_sampling_source());
+	kprintf("profile: mode %s, %u Hz, NMIs from the %s\n", mode_names[c->mode],
+		c->hz, arch_sampling_select(cmdline_get(&boot_args, "profile.source")));
 	sample_enable(1000000000ull / c->hz);
 	arch_sampling_start(c->hz);
 	sampling = true;
@@ -115,6 +116,11 @@ void profile_init(bool sample)
 	struct profile_config c;
 	if (!profile_parse(&c))
 		c.mode = MODE_NONE;
+	/* The summary costs a symbol lookup per frame of every deferred user
+	 * stack: it is for a screen, on by default where there is one (not
+	 * in the direct boots the benchmarks use). */
+	summary_init(cmdline_get(&boot_args, "profile.summary") ?
+		     cmdline_flag(&boot_args, "profile.summary") : boot_info.fb.base != 0);
 	if (begin_stream(&c)) {
 		kprintf("profile: no memory for the record rings: no stream\n");
 		return;
@@ -135,6 +141,7 @@ void profile_finish(void)
 		return;
 	record_stream_end();
 	stats_print();
+	summary_print();
 }
 
 /* What the tick drains at most depends on the channel: a bound on the

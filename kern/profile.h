@@ -9,6 +9,11 @@
  *   profile.hz=N         sampling rate, 100..20000 (default 1000)
  *   profile.frames=N     bound of the deferred unwind buffer (default 128)
  *   profile.ring=KiB     each CPU's NMI ring (default 2048; power of two)
+ *   profile.source=auto|pmu|lapic|ioapic
+ *                        the clock behind the sampling NMIs (default auto:
+ *                        arch/x86_64/sampling.c says how it chooses)
+ *   profile.summary=on|off the kernel's own summary at the end of a run
+ *                        (kern/summary.h; default: on if there is a screen)
  *
  * kmain calls profile_init() once the timers run: it sets up the record
  * stream and starts sampling, except in kernel-test runs, where the LAPIC

@@ -19,6 +19,7 @@
 #include "kern/profile.h"
 #include "kern/stats.h"
 #include "kern/strace.h"
+#include "kern/summary.h"
 #include "kern/string.h"
 #include "kern/task.h"
 #include "kern/uaccess.h"
@@ -37,6 +38,7 @@ static void sampler_deferred(struct unwind_work *work,
 {
 	(void)work;
 	unwind_deferred_record(trace, cookie, REC_CONSUMER_SAMPLER);
+	summary_user_stack(trace);
 }
 
 void sample_user_init(void)
@@ -45,19 +47,21 @@ void sample_user_init(void)
 	unwind_deferred_set_method(profile.mode);
 }
 
-/* PERF_CONTEXT_USER_DEFERRED and the cookie, if the unwind was granted. */
-static void defer(struct sample_ctx *ctx, struct unwind_work *work)
+/* PERF_CONTEXT_USER_DEFERRED and the cookie, if the unwind was granted
+ * (true then). */
+static bool defer(struct sample_ctx *ctx, struct unwind_work *work)
 {
 	uint64_t cookie;
-	if (unwind_deferred_request(work, &cookie) >= 0 &&
-	    sample_push(ctx, PERF_CONTEXT_USER_DEFERRED))
-		sample_push(ctx, cookie);
+	return unwind_deferred_request(work, &cookie) >= 0 &&
+	       sample_push(ctx, PERF_CONTEXT_USER_DEFERRED) &&
+	       sample_push(ctx, cookie);
 }
 
 static void defer_sampler(struct sample_ctx *ctx, struct task *t)
 {
 	unwind_deferred_note_sample(t);
-	defer(ctx, &sampler_work);
+	if (defer(ctx, &sampler_work))
+		summary_note_sample(t, ctx->regs && ctx->regs->user);
 }
 
 /*

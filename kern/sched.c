@@ -82,8 +82,11 @@ void schedule(void)
 	struct task *next = rq_pop();
 	if (!next)
 		next = &idle_task;
-	if (next != prev)
+	if (next != prev) {
 		switch_to(prev, next);
+		/* Running as next now (as prev when it is switched back to). */
+		proc_finish_switch();
+	}
 	irq_restore(f);
 }
 

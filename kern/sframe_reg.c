@@ -1,16 +1,13 @@
 #include "kern/sframe_reg.h"
+#include "arch/x86_64/uaccess.h"
+#include "kern/cmdline.h"
 #include "kern/kernel.h"
+#include "kern/kmalloc.h"
 #include "kern/stats.h"
 #include "kern/syscall.h"
 #include "kern/task.h"
 #include "kern/uaccess.h"
 #include "stitch/syscall.h"
-
-bool sframe_user_read(void *ctx, uint64_t addr, void *dst, uint32_t len)
-{
-	(void)ctx;
-	return copy_from_user(dst, addr, len) == 0;
-}
 
 /* A registration refused with -err: sframe_dropped and its reason. */
 static void count_refused(int err)
@@ -48,47 +45,102 @@ int sframe_register(struct uvm *mm, uint64_t sframe, uint64_t len,
 	return err;
 }
 
-/* The bytes the header accounts for. ld 2.40 makes PT_GNU_SFRAME larger
- * than the merged section (docs/KERNEL.md), so the segment size overstates
- * it; reading past the real end would read other data. */
-static uint32_t used_size(const struct sf_table *t)
+/* The unwinder's switches (docs/DEFERRED.md): sframe.validate runs the
+ * full validation when a section is first opened; unwind.rule_cache=0
+ * turns the pc -> rule cache off. */
+static bool validate_all;
+static bool rule_cache_on = true;
+
+void sframe_reg_init(void)
 {
-	uint64_t fde_end = (uint64_t)t->fdes + (uint64_t)t->num_fdes * t->fde_size;
-	uint64_t fre_end = (uint64_t)t->fres + t->fre_len;
-	return (uint32_t)MIN(t->src.size, MAX(fde_end, fre_end));
+	validate_all = cmdline_flag(&boot_args, "sframe.validate");
+	rule_cache_on = cmdline_int(&boot_args, "unwind.rule_cache", 1, 0, 1);
 }
 
-/* Header, then a full validation pass, all read from user memory. */
+/* Header and layout, read in place (sframe_find_rule holds the window).
+ * The section's own checks happen on each lookup path; the full pass is
+ * opt-in. ld 2.40 makes PT_GNU_SFRAME larger than the merged section
+ * (docs/KERNEL.md): reading past the header's end would read other data. */
 static int open_section(struct sframe_section *s)
 {
-	struct sf_src src = {
-		.read = sframe_user_read, .size = (uint32_t)s->sframe_len,
-		.vaddr = s->sframe_addr,
-	};
+	struct sf_src src = { .in_place = true, .size = (uint32_t)s->sframe_len,
+			      .vaddr = s->sframe_addr };
 	int err = sf_open(&s->table, &src);
 	if (!err) {
-		src.size = used_size(&s->table);
+		src.size = sf_used_size(&s->table);
 		err = sf_open(&s->table, &src);
 	}
 	if (!err)
+		err = sf_check_layout(&s->table);
+	if (!err && validate_all)
 		err = sf_validate(&s->table);
+	s->table.text_start = s->text_start;
+	s->table.text_end = s->text_end;
 	return err;
 }
 
-struct sframe_section *sframe_lookup(uint64_t pc, int *err)
+/* The section covering pc: the last one used first (consecutive frames
+ * are mostly in the same object), opened at its first use. */
+static struct sframe_section *section_for(struct uvm *mm, uint64_t pc,
+					 struct sframe_walk *w, int *err)
+{
+	struct sframe_section *s = mm->sframe_last;
+	*err = SF_OK;
+	if (s && pc >= s->text_start && pc < s->text_end) {
+		w->last_hits++;
+	} else {
+		s = uvm_sframe_find(mm, pc);
+		if (!s)
+			return NULL;
+		mm->sframe_last = s;
+	}
+	if (!s->checked) {
+		if ((*err = open_section(s)))
+			return s;
+		s->checked = true;
+	}
+	return s;
+}
+
+void sframe_walk_begin(struct sframe_walk *w, uint32_t budget)
 {
 	struct uvm *mm = current->mm;
-	struct sframe_section *s = mm ? uvm_sframe_find(mm, pc) : NULL;
-	*err = SF_OK;
-	if (!s || s->checked)
-		return s;
-	*err = open_section(s);
-	if (*err) {
-		sframe_drop(s, *err);
-		return NULL;
+	*w = (struct sframe_walk){ .work = budget };
+	/* Allocated here, outside the walk's user-access window. Without
+	 * memory the walk simply looks every rule up. */
+	if (rule_cache_on && !mm->rule_cache) {
+		mm->rule_cache = kzalloc(sizeof *mm->rule_cache);
+		mm->sframe_gen++; /* a zeroed entry (generation 0) is empty */
 	}
-	s->checked = true;
-	return s;
+}
+
+void sframe_walk_done(const struct sframe_walk *w)
+{
+	stat_add(STAT_RULE_CACHE_HITS, w->cache_hits);
+	stat_add(STAT_RULE_CACHE_MISSES, w->cache_misses);
+	stat_add(STAT_SFRAME_LAST_HITS, w->last_hits);
+}
+
+int sframe_find_rule(uint64_t pc, const struct sf_rule **rule,
+		     struct sframe_section **sec, struct sframe_walk *w)
+{
+	struct uvm *mm = current->mm;
+	struct sframe_rule_cache *c = mm->rule_cache;
+	int err;
+
+	*sec = section_for(mm, pc, w, &err);
+	if (!*sec)
+		return SF_E_NO_FDE;
+	if (err || (err = sf_find_rule_bounded(&(*sec)->table, pc, &w->rule, &w->work)))
+		return err;
+	*rule = &w->rule;
+	struct sf_quick q;
+	if (c && sf_quick_of(&(*sec)->table, &w->rule, &q)) {
+		w->cache_misses++;
+		*sframe_rule_slot(c, pc) = (struct sframe_rule_entry){
+			.pc = pc, .gen = mm->sframe_gen, .s = *sec, .q = q };
+	}
+	return SF_OK;
 }
 
 void sframe_drop(struct sframe_section *s, int err)
@@ -102,15 +154,17 @@ void sframe_drop(struct sframe_section *s, int err)
  * The system call's ADD also reads the header now, from the caller's
  * memory, so that a loader that registers something that is not SFrame
  * hears it at once: -ENOEXEC (not an SFrame section: bad magic, version,
- * ABI, layout) or -EFAULT (unreadable). The full validation still happens
- * at first use: the section is user memory and may change meanwhile.
+ * ABI, layout) or -EFAULT (unreadable). The rest is checked where the
+ * unwinder reads it (and in full at first use with sframe.validate): the
+ * section is user memory and may change meanwhile.
  */
 static int check_header(uint64_t sframe, uint64_t len)
 {
 	struct sf_table t;
-	struct sf_src src = { .read = sframe_user_read, .size = (uint32_t)len,
-			      .vaddr = sframe };
+	struct sf_src src = { .in_place = true, .size = (uint32_t)len, .vaddr = sframe };
+	arch_user_access_begin();
 	int err = sf_open(&t, &src);
+	arch_user_access_end();
 	if (err == SF_E_FAULT)
 		return -STITCH_EFAULT;
 	return err ? -STITCH_ENOEXEC : 0;

@@ -5,9 +5,9 @@
  * executable's PT_GNU_SFRAME at spawn, and a user-space loader registers
  * the sections of what it loads with SYS_stacktrace_setup (after Linux's
  * proposal: op, addr, len, text_start, text_len). The sections stay in
- * user memory: nothing is pinned or copied. The unwinder opens and fully
- * validates a section at its first use, through the faulting user-copy
- * helper, and drops it (counted) if that fails.
+ * user memory: nothing is pinned or copied. The unwinder opens a section
+ * at its first use, reads it in place with single user loads, checks what
+ * each lookup reads, and drops it (counted) when that fails.
  */
 #ifndef KERN_SFRAME_REG_H
 #define KERN_SFRAME_REG_H
@@ -25,22 +25,80 @@
 int sframe_register(struct uvm *mm, uint64_t sframe, uint64_t len,
 		    uint64_t text, uint64_t text_len);
 
+/* Reads the unwinder's command-line switches (sframe.validate,
+ * unwind.rule_cache). Boot, before the first process. */
+void sframe_reg_init(void);
+
+/* One unwind's state across its lookups: what it may still spend (FDE
+ * probes and FRE rows), and what the caches saved it, counted into the
+ * statistics once at its end (sframe_walk_done) rather than per step. */
+struct sframe_walk {
+	uint32_t work;
+	uint32_t cache_hits, cache_misses, last_hits;
+	struct sf_rule rule; /* the last rule looked up (not from the cache) */
+};
+
+/* Before the walk's window opens: its budget, and current's rule cache
+ * allocated if it is on and not there yet. After it: the counters. */
+void sframe_walk_begin(struct sframe_walk *w, uint32_t budget);
+void sframe_walk_done(const struct sframe_walk *w);
+
 /*
- * The section covering pc in current's address space, opened and
- * validated (on first use: may take page faults), or NULL. *err is SF_OK,
- * or why the covering section was just dropped: SF_E_FAULT if reading it
- * faulted, another SF_E_* if it is not valid SFrame (counted as
- * sframe_dropped; later lookups find nothing there).
+ * The per-address-space rule cache (unwind.rule_cache=0 turns it off):
+ * direct-mapped, pc -> (section, rule in its quick form; rules of another
+ * shape, which x86-64 code hardly has, are looked up each time), each entry tagged with mm->sframe_gen, which kern/uvm.c bumps
+ * when a section is added or removed or text is unmapped: entries of an
+ * older generation are empty. (A process's exit frees the cache with its
+ * mm.) It holds only rules a lookup gave, so it saves lookups without
+ * changing an answer (test 56).
  */
-struct sframe_section *sframe_lookup(uint64_t pc, int *err);
+#define RULE_CACHE_BITS 10 /* 1024 entries, 40 KiB per address space */
+#define RULE_CACHE_SIZE (1u << RULE_CACHE_BITS)
+
+struct sframe_rule_entry {
+	uint64_t pc;
+	uint64_t gen;
+	struct sframe_section *s;
+	struct sf_quick q;
+};
+
+struct sframe_rule_cache {
+	struct sframe_rule_entry e[RULE_CACHE_SIZE];
+};
+
+static inline struct sframe_rule_entry *sframe_rule_slot(struct sframe_rule_cache *c,
+							 uint64_t pc)
+{
+	return &c->e[(pc * 0x9e3779b97f4a7c15ull) >> (64 - RULE_CACHE_BITS)];
+}
+
+/* The cached rule for pc in mm, or NULL. */
+static inline const struct sframe_rule_entry *sframe_rule_cached(const struct uvm *mm,
+								  uint64_t pc)
+{
+	struct sframe_rule_entry *e;
+	if (!mm->rule_cache)
+		return NULL;
+	e = sframe_rule_slot(mm->rule_cache, pc);
+	return e->gen == mm->sframe_gen && e->pc == pc ? e : NULL;
+}
+
+/*
+ * The frame rule at pc in current's address space when the cache has
+ * none (*rule points at w->rule, valid until the next call), with the
+ * user-access window open (arch_user_access_begin): from the section
+ * covering pc, which is opened at its first use (header and layout;
+ * everything with sframe.validate) and looked up with w->work as the
+ * allowance; the answer goes into the cache. *sec is the section the
+ * answer or the error is about (NULL: none covers pc, SF_E_NO_FDE).
+ * Reads may take page faults.
+ */
+int sframe_find_rule(uint64_t pc, const struct sf_rule **rule,
+		     struct sframe_section **sec, struct sframe_walk *w);
 
 /* Unregisters a section the unwinder found unusable at run time: err is
  * SF_E_FAULT (a read faulted) or why it is not valid SFrame. Counted in
  * sframe_dropped and sframe_dropped_fault / sframe_dropped_invalid. */
 void sframe_drop(struct sframe_section *s, int err);
-
-/* The faulting reader for sections and stacks of current (sf_read_fn):
- * copy_from_user, so it may take page faults; false on -EFAULT. */
-bool sframe_user_read(void *ctx, uint64_t addr, void *dst, uint32_t len);
 
 #endif

@@ -34,6 +34,8 @@
 	X(UNWIND_STOP_BAD_FRAME, "unwind_stop_bad_frame", SUM)                \
 	X(UNWIND_STOP_TASK_EXITED, "unwind_stop_task_exited", SUM)            \
 	X(UNWIND_STOP_SIGNAL_FRAME, "unwind_stop_signal_frame", SUM)          \
+	X(UNWIND_STOP_BUDGET, "unwind_stop_budget", SUM)                      \
+	X(UNWIND_STOP_KILLED, "unwind_stop_killed", SUM)                      \
 	X(SFRAME_REGISTERED, "sframe_registered", SUM)                        \
 	X(SFRAME_DROPPED, "sframe_dropped", SUM)   /* refused, or bad at use */ \
 	/* ... by reason (they add up to sframe_dropped): */                  \
@@ -49,6 +51,10 @@
 	X(DEFERRED_RECORDS, "deferred_records", SUM) /* REC_DEFERRED written */ \
 	X(UNWIND_REUSED, "unwind_reused", SUM)     /* consumer served from the entry's trace */ \
 	X(UNWIND_FP_FALLBACK, "unwind_fp_fallback", SUM) /* steps by fp: no SFrame for the pc */ \
+	X(RULE_CACHE_HITS, "rule_cache_hits", SUM) /* steps whose rule the cache had */ \
+	X(RULE_CACHE_MISSES, "rule_cache_misses", SUM) /* ... that were looked up and cached */ \
+	X(SFRAME_LAST_HITS, "sframe_last_hits", SUM) /* lookups in the previous step's section */ \
+	X(UNWIND_PREEMPTED, "unwind_preempted", SUM) /* reschedules inside an unwind */ \
 	X(UNWIND_IPI_OTHER_TASK, "unwind_ipi_other_task", SUM)                \
 	X(SELF_IPIS, "self_ipis", SUM)             /* irq-work IPIs handled */ \
 	X(NMI_USER_ABSENT, "nmi_user_absent", SUM) /* NMI user read: page not present */ \
@@ -67,9 +73,9 @@
 enum stat { STATS_LIST(STATS_ENUM) STAT_COUNT };
 #undef STATS_ENUM
 
-_Static_assert(STAT_UNWIND_STOP_SIGNAL_FRAME - STAT_UNWIND_STOP_END ==
-		       UNWIND_STOP_SIGNAL_FRAME - UNWIND_STOP_END &&
-	       UNWIND_STOP_SIGNAL_FRAME + 1 == UNWIND_STOP_COUNT,
+_Static_assert(STAT_UNWIND_STOP_KILLED - STAT_UNWIND_STOP_END ==
+		       UNWIND_STOP_KILLED - UNWIND_STOP_END &&
+	       UNWIND_STOP_KILLED + 1 == UNWIND_STOP_COUNT,
 	       "one unwind_stop_* counter per enum unwind_stop");
 
 /* This CPU's counter += n / = max(counter, v). Any context. */

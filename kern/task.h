@@ -160,7 +160,13 @@ int proc_spawn(const char *path, char *const argv[], int argc);
  * it sleeps). The first reason sticks. */
 void task_kill(struct task *t, int sig, const char *reason, uint64_t rip,
 	       uint64_t addr);
+/* Ends current: a zombie for its parent to reap; with the kernel as its
+ * parent, freed right after the switch away from it. init's exit kills
+ * every other process. */
 __attribute__((noreturn)) void task_exit(int wait_status);
+/* Called after every task switch, interrupts off: frees the task that
+ * exited with no parent to reap it (its kernel stack is no longer in use). */
+void proc_finish_switch(void);
 /* SYS_wait: a child's pid (status stored at ustatus) or -errno. */
 long proc_wait(int pid, uint64_t ustatus);
 long proc_kill(int pid, int sig);

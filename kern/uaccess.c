@@ -6,6 +6,9 @@
 #include "kern/task.h"
 #include "kern/uvm.h"
 #include "stitch/syscall.h"
+#include "arch/x86_64/user_load.h"
+
+_Static_assert(ARCH_USER_LOAD_END == USER_END, "user_load.h and uvm.h agree on the user range");
 
 bool user_range_ok(uint64_t addr, uint64_t n)
 {

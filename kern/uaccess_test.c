@@ -1,4 +1,6 @@
 #include "arch/x86_64/task.h"
+#include "arch/x86_64/uaccess.h"
+#include "arch/x86_64/user_load.h"
 #include "arch/x86_64/x86.h"
 #include "kern/initrd.h"
 #include "kern/kernel.h"
@@ -94,6 +96,60 @@ KTEST(uaccess_copy_helpers)
 	KEXPECT(t, !vm_lookup(&mm->vm, USER_END - 8, NULL, NULL));
 	KEXPECT_EQ(t, copy_from_user_nofault(buf, rw + PAGE_SIZE - 4, 8), -STITCH_EFAULT);
 	KEXPECT_EQ(t, current->kernel_page_faults, faults);
+
+	current->mm = NULL;
+	vm_switch(&kernel_space);
+	uvm_destroy(mm);
+}
+
+/*
+ * The single loads of arch/x86_64/user_load.h inside one window, on the
+ * same kind of address space: each width reads what copy_to_user wrote, a
+ * page never touched is faulted in, the hole and anything outside the
+ * user range give false (the fixup), and the window stays open across a
+ * fault (the trap's iretq gives AC back) until arch_user_access_end.
+ */
+KTEST(uaccess_user_loads)
+{
+	struct initrd_file f;
+	struct elf_image img;
+	if (initrd_lookup("/bin/fib", &f) || elf_parse(f.data, f.size, &img)) {
+		ktest_skip(t, "no /bin/fib in the initrd");
+		return;
+	}
+	struct uvm *mm = uvm_create();
+	KASSERT(t, mm && uvm_load_elf(mm, &img, f.name) == 0);
+	uint64_t rw = uvm_mmap(mm, 0, 2 * PAGE_SIZE, VM_WRITE, NULL, 0);
+	uint64_t ro = uvm_mmap(mm, 0, PAGE_SIZE, 0, NULL, 0);
+	KASSERT(t, (long)rw > 0 && (long)ro > 0 &&
+		   uvm_munmap(mm, rw + PAGE_SIZE, PAGE_SIZE) == 0);
+	current->mm = mm;
+	vm_switch(&mm->vm);
+	KEXPECT_EQ(t, copy_to_user(rw + 100, "\x11\x22\x33\x44\x55\x66\x77\x88", 8), 0);
+
+	uint8_t b = 0;
+	uint16_t h = 0;
+	uint32_t w = 0;
+	uint64_t q = 0, faults = current->kernel_page_faults;
+	bool smap = arch_has_smap();
+	arch_user_access_begin();
+	KEXPECT(t, cpu_local.uaccess_open);
+	KEXPECT_EQ(t, !!(read_rflags() & RFLAGS_AC), smap);
+	KEXPECT(t, arch_user_load(rw + 100, 1, &b) && b == 0x11);
+	KEXPECT(t, arch_user_load(rw + 101, 2, &h) && h == 0x3322);
+	KEXPECT(t, arch_user_load(rw + 103, 4, &w) && w == 0x77665544);
+	KEXPECT(t, arch_user_load(rw + 100, 8, &q) && q == 0x8877665544332211ull);
+	KEXPECT(t, arch_user_load(ro + 8, 8, &q) && q == 0); /* faulted in */
+	KEXPECT_EQ(t, current->kernel_page_faults, faults + 1);
+	KEXPECT(t, !arch_user_load(rw + PAGE_SIZE - 4, 8, &q)); /* into the hole */
+	KEXPECT(t, !arch_user_load(rw + PAGE_SIZE, 1, &b));
+	KEXPECT_EQ(t, !!(read_rflags() & RFLAGS_AC), smap);     /* still open */
+	KEXPECT(t, !arch_user_load((uint64_t)&q, 8, &q));       /* kernel memory */
+	KEXPECT(t, !arch_user_load(USER_END - 4, 8, &q));
+	KEXPECT(t, !arch_user_load(UINT64_MAX - 3, 4, &w));
+	arch_user_access_end();
+	KEXPECT(t, !cpu_local.uaccess_open);
+	KEXPECT(t, !(read_rflags() & RFLAGS_AC));
 
 	current->mm = NULL;
 	vm_switch(&kernel_space);

@@ -4,10 +4,10 @@
  * Each task has one state word that NMIs, interrupt handlers and the task
  * itself update only with atomic read-modify-writes:
  *
- *   63                                   8  7         6         3    0
- *   +-------------------------------------+---------+---------+--+----+
- *   | cookie (56 bits, 0: none yet)       | PENDING | SAMPLED |  |bits|
- *   +-------------------------------------+---------+---------+--+----+
+ *   63                                   8  7         6         5      3    0
+ *   +-------------------------------------+---------+---------+-------+--+----+
+ *   | cookie (56 bits, 0: none yet)       | PENDING | SAMPLED |EXITING|  |bits|
+ *   +-------------------------------------+---------+---------+-------+--+----+
  *
  *   cookie   assigned by the first request after the entry, kept until the
  *            return to user mode: counter << 3 | cpu, from a per-CPU
@@ -18,6 +18,8 @@
  *            and has not yet read the bits.
  *   SAMPLED  the sampler took a sample of this entry (the counter
  *            entries_with_samples, which the tests compare with records).
+ *   EXITING  the task is exiting and has settled what it owed: requests
+ *            are refused from then on (unwind_deferred_task_exit).
  *
  * Keeping all of it in one word makes the return to user mode exact: it
  * clears the word with one compare-and-swap, and only if PENDING is clear.
@@ -39,13 +41,14 @@
 #include "stitch/syscall.h"
 
 #define WORK_BITS     ((1u << UNWIND_MAX_WORKS) - 1)
+#define STATE_EXITING (1ull << 5)
 #define STATE_SAMPLED (1ull << 6)
 #define STATE_PENDING (1ull << 7)
 #define COOKIE_SHIFT  8
 #define COOKIE_CPU_BITS 3
 
 _Static_assert(ARCH_MAX_CPUS <= 1 << COOKIE_CPU_BITS, "cookie: CPU bits");
-_Static_assert(UNWIND_MAX_WORKS <= 6, "consumer bits below SAMPLED");
+_Static_assert(UNWIND_MAX_WORKS <= 5, "consumer bits below EXITING");
 
 #define container_of(p, type, member) \
 	((type *)((char *)(p) - __builtin_offsetof(type, member)))
@@ -101,7 +104,8 @@ static void unwind_irq_work(struct irq_work *iw)
 	struct unwind_task_info *info = container_of(iw, struct unwind_task_info, irq);
 	if (info->task != current)
 		stat_inc(STAT_UNWIND_IPI_OTHER_TASK);
-	/* -ESRCH: the task is exiting; unwind_task_exit answers the request. */
+	/* -ESRCH: the task is exiting; unwind_deferred_task_exit answers the
+	 * request. */
 	task_work_add(info->task, &info->work);
 }
 
@@ -119,11 +123,12 @@ int unwind_deferred_request(struct unwind_work *work, uint64_t *cookie)
 	struct unwind_task_info *info = t ? t->unwind : NULL;
 	if (!info || !__atomic_load_n(&t->mm, __ATOMIC_RELAXED))
 		return -STITCH_EINVAL;
-	stat_inc(STAT_DEFERRED_REQUESTS);
 
 	uint64_t bit = 1ull << work->bit;
 	uint64_t old = __atomic_load_n(&info->state, __ATOMIC_RELAXED), new;
 	do {
+		if (old & STATE_EXITING)
+			return -STITCH_EINVAL;
 		new = old | bit;
 		if (!(old >> COOKIE_SHIFT))
 			new |= new_cookie() << COOKIE_SHIFT;
@@ -131,6 +136,7 @@ int unwind_deferred_request(struct unwind_work *work, uint64_t *cookie)
 			new |= STATE_PENDING;
 	} while (!__atomic_compare_exchange_n(&info->state, &old, new, false,
 					      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+	stat_inc(STAT_DEFERRED_REQUESTS);
 	*cookie = new >> COOKIE_SHIFT;
 	if (old & bit) {
 		stat_inc(STAT_REQUESTS_COALESCED);
@@ -213,33 +219,39 @@ bool unwind_exit_to_user(struct task *t)
 	return true;
 }
 
-void unwind_task_exit(struct task *t)
+void unwind_deferred_task_exit(struct task *t)
 {
 	struct unwind_task_info *info = t->unwind;
 	if (!info)
 		return;
+	/* Settle what is owed: no request gets in after this swap. */
+	uint64_t s = __atomic_exchange_n(&info->state, STATE_EXITING, __ATOMIC_SEQ_CST);
 	/* The task's irq work may still be queued (its IPI not taken yet):
-	 * run it now, before the info can go away with the task. */
+	 * run it now, before the info can go away with the task. Its
+	 * task_work_add fails (the task is exiting): served below. */
 	irqflags_t f = irq_save();
 	irq_work_run();
 	irq_restore(f);
 
-	uint64_t s = __atomic_exchange_n(&info->state, 0, __ATOMIC_SEQ_CST);
 	if (s & STATE_SAMPLED)
 		stat_inc(STAT_ENTRIES_WITH_SAMPLES);
 	unsigned bits = s & WORK_BITS & ~info->completed;
 	if (!bits)
 		return;
-	/* An unwind already taken in this entry still stands; otherwise the
-	 * consumers learn that there will be none. */
-	if (!info->taken) {
+	/* The address space, and in it the user stack of the last entry,
+	 * is still there: the unwind it owes is done now, as on the way
+	 * back to user mode. Without one nothing can be read, and the
+	 * consumers learn that there will be no stack. */
+	if (!t->mm && !info->taken) {
 		info->trace.nr = 0;
 		info->trace.stop = UNWIND_STOP_TASK_EXITED;
 		stat_unwind_stop(UNWIND_STOP_TASK_EXITED);
+		for (int b = 0; b < UNWIND_MAX_WORKS; b++)
+			if (bits & (1u << b) && works[b])
+				works[b]->func(works[b], &info->trace, s >> COOKIE_SHIFT);
+		return;
 	}
-	for (int b = 0; b < UNWIND_MAX_WORKS; b++)
-		if (bits & (1u << b) && works[b])
-			works[b]->func(works[b], &info->trace, s >> COOKIE_SHIFT);
+	call_works(info, bits, s >> COOKIE_SHIFT);
 }
 
 int unwind_deferred_record(const struct unwind_trace *trace, uint64_t cookie,

@@ -90,11 +90,13 @@ void unwind_task_free(struct task *t);
 bool unwind_exit_to_user(struct task *t);
 
 /*
- * task_exit, once the address space is unpublished (no more requests):
- * consumers that asked and were not called yet get their callback with an
- * empty trace and stop UNWIND_STOP_TASK_EXITED (counted), so that nothing
- * is silently lost.
+ * task_exit, while the address space is still there (as Linux's
+ * unwind_deferred_task_exit, called before exit_mm): refuses every later
+ * request (-EINVAL), then serves the consumers that asked and were not
+ * called yet with a real unwind of the last entry's user stack. A task
+ * without an address space gets an empty trace and stop
+ * UNWIND_STOP_TASK_EXITED (counted), so that nothing is silently lost.
  */
-void unwind_task_exit(struct task *t);
+void unwind_deferred_task_exit(struct task *t);
 
 #endif

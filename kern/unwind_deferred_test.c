@@ -123,19 +123,43 @@ KTEST(unwind_deferred_entries_with_samples)
 	end();
 }
 
-/* A task that exits with a request pending: its consumers hear it, with
- * no frames and stop task-exited; no address space, no request. */
+/* A task that exits with a request pending (exit() itself, a kill): its
+ * consumers get the unwind of its last entry, taken now, while its
+ * address space is there; later requests are refused. */
 KTEST(unwind_deferred_task_exit)
+{
+	uint64_t c, c2;
+	if (!begin(t))
+		return;
+	uint64_t runs = stat_total(STAT_UNWINDS_RUN);
+	uint64_t exited = stat_total(STAT_UNWIND_STOP_TASK_EXITED);
+	KEXPECT_EQ(t, unwind_deferred_request(&work_a, &c), 0);
+	KEXPECT_EQ(t, unwind_deferred_request(&work_b, &c2), 0);
+	stand_in.works = NULL; /* what task_work_exit does with queued work */
+	unwind_deferred_task_exit(&stand_in);
+	KEXPECT(t, got[0].calls == 1 && got[0].cookie == c && got[1].calls == 1);
+	KEXPECT(t, got[0].nr == 1 && got[0].pc == USER_PC && got[1].pc == USER_PC);
+	KEXPECT(t, got[0].stop != UNWIND_STOP_TASK_EXITED);
+	KEXPECT_EQ(t, stat_total(STAT_UNWINDS_RUN) - runs, 1); /* one, shared */
+	KEXPECT_EQ(t, stat_total(STAT_UNWIND_STOP_TASK_EXITED) - exited, 0);
+	KEXPECT_EQ(t, unwind_deferred_request(&work_a, &c), -STITCH_EINVAL);
+	KEXPECT_EQ(t, got[0].calls, 1);
+	end();
+}
+
+/* Without an address space there is nothing to unwind: the consumers
+ * hear it, with no frames and stop task-exited, counted. */
+KTEST(unwind_deferred_task_exit_no_mm)
 {
 	uint64_t c;
 	if (!begin(t))
 		return;
 	uint64_t exited = stat_total(STAT_UNWIND_STOP_TASK_EXITED);
 	KEXPECT_EQ(t, unwind_deferred_request(&work_a, &c), 0);
-	stand_in.works = NULL; /* what task_work_exit does with queued work */
+	stand_in.works = NULL;
 	struct uvm *mm = stand_in.mm;
 	stand_in.mm = NULL;
-	unwind_task_exit(&stand_in);
+	unwind_deferred_task_exit(&stand_in);
 	KEXPECT(t, got[0].calls == 1 && got[0].cookie == c);
 	KEXPECT(t, got[0].nr == 0 && got[0].stop == UNWIND_STOP_TASK_EXITED);
 	KEXPECT_EQ(t, stat_total(STAT_UNWIND_STOP_TASK_EXITED) - exited, 1);
@@ -164,9 +188,10 @@ KTEST(unwind_deferred_from_nmi)
 	nmi_work = &work_a;
 	nmi_ret = -1000;
 	trap_set_handler(VEC_NMI, request_in_nmi);
-	lapic_timer_oneshot(100000, LAPIC_TIMER_NMI);
-	for (uint64_t end_tsc = rdtsc() + tsc_hz; rdtsc() < end_tsc &&
-	     __atomic_load_n(&nmi_ret, __ATOMIC_ACQUIRE) == -1000;)
+	/* Sent by this write, not by a timer: no wall-clock wait (the bound
+	 * counts iterations and only keeps a lost NMI from hanging the run). */
+	lapic_self_nmi();
+	for (int i = 0; i < 1000000 && __atomic_load_n(&nmi_ret, __ATOMIC_ACQUIRE) == -1000; i++)
 		pause();
 	trap_set_handler(VEC_NMI, NULL);
 	KEXPECT_EQ(t, nmi_ret, 0);

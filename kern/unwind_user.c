@@ -1,6 +1,10 @@
 #include "kern/unwind_user.h"
+#include "arch/x86_64/uaccess.h"
+#include "arch/x86_64/user_load.h"
 #include "arch/x86_64/unwind_user.h"
+#include "kern/cmdline.h"
 #include "kern/kernel.h"
+#include "kern/sched.h"
 #include "kern/mm.h"
 #include "kern/sframe_reg.h"
 #include "kern/stats.h"
@@ -13,6 +17,19 @@
 
 /* How far the guess method scans above sp: a bound on its work. */
 #define GUESS_SCAN_BYTES (16u << 10)
+
+/* What one SFrame unwind may spend: FDE search probes plus FRE rows read
+ * (unwind.budget). A chain of 512 frames of ordinary functions needs a
+ * few thousand; a million-row function needs more than this per step. */
+#define UNWIND_BUDGET_DEFAULT (1u << 16)
+static uint32_t budget = UNWIND_BUDGET_DEFAULT;
+
+void unwind_user_init(void)
+{
+	budget = (uint32_t)cmdline_int(&boot_args, "unwind.budget", UNWIND_BUDGET_DEFAULT,
+				       1, UINT32_MAX);
+	sframe_reg_init();
+}
 
 typedef int (*read_word_fn)(uint64_t *val, uint64_t uaddr);
 
@@ -62,20 +79,27 @@ static enum unwind_stop fp_fallback(struct sf_frame *f)
 	return fp_step(f, read_faulting);
 }
 
-/* regs: the interrupted frame's registers by DWARF number, which a
- * flexible FDE may name in that frame (sf_step_first ignores them after). */
-static enum unwind_stop sframe_step(struct sf_frame *f, const uint64_t *regs)
+/* A section that read wrong: dropped (counted by reason), and the step
+ * ends with the stop that says why. */
+static enum unwind_stop drop(struct sframe_section *s, int err)
 {
-	int err;
-	struct sframe_section *s = sframe_lookup(f->caller ? f->pc - 1 : f->pc, &err);
-	if (err) /* the covering section was just dropped */
-		return err == SF_E_FAULT ? UNWIND_STOP_FAULT : UNWIND_STOP_BAD_SFRAME;
-	if (!s)
-		return fp_fallback(f);
-	switch ((err = sf_step_first(&s->table, f, regs, UNWIND_USER_DWARF_REGS,
-				     sframe_user_read, NULL))) {
-	case SF_OK:
-		return STEPPED;
+	sframe_drop(s, err);
+	return err == SF_E_FAULT ? UNWIND_STOP_FAULT : UNWIND_STOP_BAD_SFRAME;
+}
+
+/* A stack word, read in the walk's window (sf_quick_step's loader). */
+static inline bool user_word(void *ctx, uint64_t addr, uint64_t *v)
+{
+	(void)ctx;
+	return arch_user_load(addr, 8, v);
+}
+
+/* What ends an SFrame step other than the step itself; runs with the
+ * user-access window closed (it may call the faulting helpers, free). */
+static enum unwind_stop step_failed(struct sf_frame *f, struct sframe_section *s,
+				    int err)
+{
+	switch (err) {
 	case SF_E_END:
 		return UNWIND_STOP_END;
 	case SF_E_NO_FDE:
@@ -85,17 +109,71 @@ static enum unwind_stop sframe_step(struct sf_frame *f, const uint64_t *regs)
 		return UNWIND_STOP_FAULT;
 	case SF_E_BAD_FRAME:
 		return UNWIND_STOP_BAD_FRAME;
+	case SF_E_BUDGET:
+		return UNWIND_STOP_BUDGET;
 	case SF_E_SIGNAL:
 		/* The caller's registers are in the signal frame, whose layout
 		 * SFrame does not give (and Stitch delivers no signals). */
 		return UNWIND_STOP_SIGNAL_FRAME;
-	case SF_E_FAULT:
-		/* Validated once, unreadable now (unmapped since): it goes. */
-		sframe_drop(s, SF_E_FAULT);
-		return UNWIND_STOP_FAULT;
-	default: /* a rule this unwinder cannot follow (SF_E_REG, ...) */
+	case SF_E_REG:    /* a rule this unwinder cannot follow */
 		return UNWIND_STOP_NO_INFO;
+	default:          /* the section faulted, or what it says is not SFrame */
+		return drop(s, err);
 	}
+}
+
+/* One SFrame step, in the user-access window the walk holds open: the
+ * rule (cached, or looked up in the section, within w's budget), then
+ * the stack reads. The window closes around anything else. regs: the
+ * interrupted frame's registers by DWARF number, which a flexible FDE
+ * may name in that frame (ignored after it). */
+static enum unwind_stop sframe_step(struct sf_frame *f, const uint64_t *regs,
+				    struct sframe_walk *w)
+{
+	uint64_t pc = f->caller ? f->pc - 1 : f->pc;
+	const struct sframe_rule_entry *e = sframe_rule_cached(current->mm, pc);
+	struct sframe_section *s;
+	const struct sf_rule *r;
+	int err;
+
+	if (e) {
+		w->cache_hits++;
+		s = e->s;
+		err = sf_quick_step(&e->q, f, user_word, NULL);
+	} else {
+		err = sframe_find_rule(pc, &r, &s, w);
+		if (!err)
+			err = sf_step_rule(&s->table, r, f, regs, UNWIND_USER_DWARF_REGS,
+					   NULL, NULL);
+	}
+	if (!err)
+		return STEPPED;
+	arch_user_access_end();
+	enum unwind_stop why = step_failed(f, s, err);
+	arch_user_access_begin();
+	return why;
+}
+
+/*
+ * Between two steps: the unwind may take long (a deep stack, a function
+ * of many rows, page faults), and the kernel is not preemptible, so this
+ * is where it lets others run when the tick asked for it (closing the
+ * SFrame walk's window, window), and ends when the task was killed
+ * meanwhile. The walk's state (frame, trace, what is left of the budget)
+ * is on this task's stack and survives the switch.
+ */
+static bool preempt_point(bool window)
+{
+	struct task *t = current;
+	if (__atomic_load_n(&t->pending, __ATOMIC_RELAXED) & (1ul << TIF_NEED_RESCHED)) {
+		stat_inc(STAT_UNWIND_PREEMPTED);
+		if (window)
+			arch_user_access_end();
+		schedule();
+		if (window)
+			arch_user_access_begin();
+	}
+	return !task_killed(t);
 }
 
 /* Josh Poimboeuf's idea ("Re: [PATCH v3 00/10] x86: ORC unwinder", LKML,
@@ -155,16 +233,29 @@ uint32_t unwind_user(enum unwind_method m, uint64_t *ips, uint32_t max,
 	if (m == UNWIND_METHOD_GUESS)
 		return guess(&f, ips, max, stop);
 
+	struct sframe_walk w;
+	bool sframe = m == UNWIND_METHOD_SFRAME;
 	uint32_t n = 0;
 	ips[n++] = f.pc;
+	/* The SFrame walk holds one user-access window for all its steps. */
+	if (sframe) {
+		sframe_walk_begin(&w, budget);
+		arch_user_access_begin();
+	}
 	for (;;) {
-		enum unwind_stop why = m == UNWIND_METHOD_SFRAME ?
-			sframe_step(&f, regs) : fp_step(&f, read_faulting);
+		enum unwind_stop why = sframe ? sframe_step(&f, regs, &w) :
+						fp_step(&f, read_faulting);
 		if (why == STEPPED && f.pc >= USER_END)
 			why = UNWIND_STOP_BAD_FRAME;
 		if (why == STEPPED && n == max)
 			why = UNWIND_STOP_MAX_FRAMES;
+		if (why == STEPPED && !preempt_point(sframe))
+			why = UNWIND_STOP_KILLED;
 		if (why != STEPPED) {
+			if (sframe) {
+				arch_user_access_end();
+				sframe_walk_done(&w);
+			}
 			*stop = why;
 			return n;
 		}

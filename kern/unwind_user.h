@@ -3,10 +3,10 @@
  * context at its latest kernel entry, read from user memory now.
  *
  * Runs in task context on the way back to ring 3 (the deferred unwind's
- * task work), so it may take page faults: the SFrame sections and the
- * stack are read through the faulting user-copy helper (SMAP on, only
- * addresses below USER_END), and a page that was never touched is simply
- * faulted in. Every read is checked, every loop bounded by the buffer,
+ * task work), so it may take page faults: an SFrame walk holds one
+ * user-access window open across its steps and reads the section and the
+ * stack with single user loads (only addresses below USER_END), and a page
+ * that was never touched is simply faulted in. Every read is checked, every loop bounded by the buffer,
  * every way to stop counted (unwind_stop_<reason>).
  *
  * The frame-pointer walk also exists in an NMI-safe form, which reads
@@ -26,10 +26,17 @@ enum unwind_method {
 	UNWIND_METHOD_GUESS,  /* scan the stack for addresses in registered text */
 };
 
+/* Reads the command-line switches (unwind.budget, and sframe_reg's).
+ * Boot, before the first process. */
+void unwind_user_init(void);
+
 /*
  * Task context, faults allowed: ips[0] = the user pc at the latest kernel
  * entry, then return addresses, leaf first; at most max. Returns how many,
- * and why it stopped in *stop.
+ * and why it stopped in *stop. An SFrame unwind spends at most
+ * unwind.budget probes and rows (stop budget), reschedules between steps
+ * when the tick asked for it, and ends when the task is killed (stop
+ * killed).
  */
 uint32_t unwind_user(enum unwind_method m, uint64_t *ips, uint32_t max,
 		     enum unwind_stop *stop);

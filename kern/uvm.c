@@ -38,6 +38,7 @@ void uvm_destroy(struct uvm *mm)
 		mm->sframes = s->next;
 		kfree(s);
 	}
+	kfree(mm->rule_cache);
 	kfree(mm);
 }
 
@@ -300,6 +301,7 @@ int uvm_munmap(struct uvm *mm, uint64_t addr, uint64_t len)
 		}
 	}
 	vm_unmap_range(&mm->vm, addr, end);
+	mm->sframe_gen++; /* the text of a cached rule may be gone */
 	return 0;
 }
 
@@ -326,6 +328,7 @@ int uvm_sframe_add(struct uvm *mm, uint64_t sframe_addr, uint64_t sframe_len,
 	};
 	mm->sframes = s;
 	mm->nsframes++;
+	mm->sframe_gen++;
 	return 0;
 }
 
@@ -336,6 +339,9 @@ int uvm_sframe_remove(struct uvm *mm, uint64_t text_start)
 		if (s->text_start == text_start) {
 			*pp = s->next;
 			mm->nsframes--;
+			if (mm->sframe_last == s)
+				mm->sframe_last = NULL;
+			mm->sframe_gen++;
 			kfree(s);
 			return 0;
 		}

@@ -57,14 +57,16 @@ struct region {
 
 /* A registered SFrame section (the loader's PT_GNU_SFRAME, or
  * SYS_stacktrace_setup): user addresses, read lazily by the unwinder,
- * which opens and validates it at its first use (kern/unwind_user.c). */
+ * which opens it at its first use (kern/sframe_reg.c). */
 struct sframe_section {
 	struct sframe_section *next;
 	uint64_t sframe_addr, sframe_len;
 	uint64_t text_start, text_end;   /* the code it describes */
-	bool checked;                    /* table is open and was validated */
-	struct sf_table table;           /* reads through the user-copy helper */
+	bool checked;                    /* table is open (header and layout checked) */
+	struct sf_table table;           /* reads in place, with single user loads */
 };
+
+struct sframe_rule_cache;            /* kern/sframe_reg.c */
 
 struct uvm {
 	struct vm_space vm;
@@ -74,6 +76,10 @@ struct uvm {
 	uint64_t brk;
 	struct sframe_section *sframes;
 	int nsframes;
+	struct sframe_section *sframe_last;    /* the last one a lookup used */
+	struct sframe_rule_cache *rule_cache;  /* pc -> rule, NULL until first use */
+	uint64_t sframe_gen;  /* bumped when a section comes or goes, or text is
+				 unmapped: cached rules of an older one are void */
 	/* The executable, for the profiler's MMAP record. */
 	const char *exe_path;     /* initrd name ("bin/fib") */
 	uint64_t text_start, text_end, text_pgoff;

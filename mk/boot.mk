@@ -12,7 +12,8 @@ BOOT_CFLAGS := -std=gnu11 -O2 $(WARN) -Wno-unused-parameter \
 	-ffreestanding -fno-stack-protector -fpic -fshort-wchar -mno-red-zone \
 	-DGNU_EFI_USE_MS_ABI -I/usr/include/efi -I/usr/include/efi/x86_64 -Iinclude
 
-$(BUILD)/boot/%.o: boot/%.c boot/loader.h include/stitch/boot_info.h
+$(BUILD)/boot/%.o: boot/%.c boot/loader.h include/stitch/boot_info.h \
+		include/stitch/keep.h include/stitch/shm.h
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(BOOT_CFLAGS) -c $< -o $@
 

@@ -3,7 +3,13 @@
 # docs/SECURITY.md.
 #
 #   make fuzz [FUZZ_SECONDS=n]   every fuzz target for n seconds each (the
-#                                SFrame target of mk/sframe.mk included)
+#                                SFrame target of mk/sframe.mk included),
+#                                one after the other whatever the others
+#                                did; then one line per target (ok, or
+#                                FAILED with its artifacts), and a failure
+#                                status if any failed
+#   make fuzz FUZZ_ONLY="a b"    those targets only, the same way
+#   make fuzz-NAME               one target
 #   make test                    test/t/81-fuzz.t: each target here for
 #                                FUZZ_TEST_SECONDS (10 s) from its seeds
 #
@@ -64,11 +70,29 @@ fuzz_run = mkdir -p $(FUZZ_DIR)/corpus/$(1) && $(FUZZ_DIR)/$(1) \
 	-artifact_prefix=$(FUZZ_DIR)/$(1)- -timeout=10 -rss_limit_mb=2048 -max_len=131072 \
 	-print_final_stats=1 -max_total_time=$(2) $(FUZZ_DIR)/corpus/$(1) test/fuzz/corpus/$(1)
 
-# `make fuzz` (mk/sframe.mk owns the recipe for its target) also runs these.
+# make fuzz-NAME: one target (fuzz-fuzz_sframe is in mk/sframe.mk).
 .PHONY: fuzz $(FUZZ_NAMES:%=fuzz-%)
-fuzz: $(FUZZ_NAMES:%=fuzz-%)
 $(FUZZ_NAMES:%=fuzz-%): fuzz-%: $(FUZZ_DIR)/%
 	$(call fuzz_run,$*,$(FUZZ_SECONDS))
+
+# make fuzz: each target in turn, a failure not stopping the rest (a crash
+# in one says nothing about the others), then what each did.
+FUZZ_SECONDS ?= 600
+FUZZ_ONLY ?= $(FUZZ_NAMES) fuzz_sframe
+fuzz:
+	@failed=0; report=; \
+	for t in $(FUZZ_ONLY); do \
+		if $(MAKE) --no-print-directory fuzz-$$t FUZZ_SECONDS=$(FUZZ_SECONDS); then \
+			report="$$report  $$t: ok\n"; \
+		else \
+			failed=$$((failed + 1)); \
+			art=$(FUZZ_DIR)/$$t-*; \
+			[ $$t = fuzz_sframe ] && art="$(SFRAME_DIR)/fuzz/crash-* $(SFRAME_DIR)/fuzz/timeout-*"; \
+			report="$$report  $$t: FAILED (artifacts: $$(ls -d $$art 2>/dev/null | tr '\n' ' '))\n"; \
+		fi; \
+	done; \
+	printf "fuzz: %s targets, %d failed\n$$report" "$(words $(FUZZ_ONLY))" $$failed; \
+	test $$failed = 0
 
 TEST_PREREQS += $(FUZZ_TARGETS)
 

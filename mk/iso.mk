@@ -4,6 +4,8 @@
 # as partition 2), made with xorriso.
 
 PACKAGES += mtools dosfstools xorriso qemu-system-x86 ovmf fdisk
+# test/t/08-boot-stick.t reads the screen with OCR.
+PACKAGES += tesseract-ocr
 
 # The kernel command line written into the ESP (tests override it per boot
 # with tools/qemu-run --cmdline).
@@ -29,16 +31,28 @@ $(ESP_IMG): $(ESP_FILES)
 	mcopy -i $@ $(INITRD) ::/stitch/initrd.cpio
 	mcopy -i $@ $(CMDLINE_FILE) ::/stitch/cmdline.txt
 
+# The stick's data partition: an empty FAT volume labelled STITCHDATA
+# where the loader saves the records a run kept in RAM
+# (\stitch\records.bin, docs/BOOT.md). RECORDS_MIB sizes it; the records
+# a run may keep are its free space less 1 MiB, at most 256 MiB.
+RECORDS_MIB ?= 64
+DATA_IMG := $(BUILD)/data-$(RECORDS_MIB)M.img
+
+$(DATA_IMG):
+	rm -f $(BUILD)/data-*M.img
+	mkfs.fat -C -n STITCHDATA $@ $$(($(RECORDS_MIB) * 1024)) >/dev/null
+
 # -append_partition + -appended_part_as_gpt give a real GPT whose partition
-# 2 is the ESP (USB boot); the El Torito EFI entry points at the same
-# partition (CD boot).
-$(ISO): $(ESP_IMG)
+# 2 is the ESP (USB boot) and partition 3 the data partition (a basic data
+# partition); the El Torito EFI entry points at the ESP (CD boot).
+$(ISO): $(ESP_IMG) $(DATA_IMG)
 	@size=$$(stat -c %s $(ESP_IMG)); [ $$size -le $$((65535 * 512)) ] || { \
 		echo "iso: $(ESP_IMG) is $$size bytes; El Torito describes at most 65535 * 512" >&2; exit 1; }
 	rm -rf $(BUILD)/isoroot && mkdir -p $(BUILD)/isoroot
 	cp README.md $(BUILD)/isoroot/
 	xorriso -as mkisofs -quiet -o $@ -R -J -V STITCH \
-		-append_partition 2 0xef $(ESP_IMG) -appended_part_as_gpt \
+		-append_partition 2 0xef $(ESP_IMG) -append_partition 3 0x0c $(DATA_IMG) \
+		-appended_part_as_gpt \
 		-e --interval:appended_partition_2:all:: -no-emul-boot \
 		$(BUILD)/isoroot
 

@@ -3,7 +3,17 @@
 # The SFrame library (sframe/) is compiled in from its own sources with the
 # kernel's flags: the kernel unwinds itself with it (kern/kunwind.c).
 KERNEL_SRCS := $(wildcard kern/*.c arch/x86_64/*.c arch/x86_64/*.S sframe/*.c)
-KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(basename $(KERNEL_SRCS)))
+KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(basename $(KERNEL_SRCS))) \
+	$(BUILD)/kernel/font.o
+
+# The framebuffer console's font (kern/font.h): a Linux console font of
+# Debian's console-setup-linux, converted into a C array at build time.
+PACKAGES += console-setup-linux
+FONT ?= /usr/share/consolefonts/Lat15-TerminusBold16.psf.gz
+
+$(BUILD)/kernel/font.c: $(FONT) tools/psf2c
+	@mkdir -p $(dir $@)
+	tools/psf2c $(FONT) $@
 
 # No frame pointers: the kernel unwinds itself with the .sframe section
 # that --gsframe emits from GCC's CFI, like Linux with ORC. The same CFI
@@ -21,6 +31,9 @@ KERNEL_ASFLAGS := -std=gnu11 -ffreestanding -fno-pic -mcmodel=kernel \
 KERNEL_CFLAGS := $(KERNEL_ASFLAGS) -Wa,--gsframe
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=4096 -z noexecstack \
 	--build-id -T linker.ld
+
+$(BUILD)/kernel/font.o: $(BUILD)/kernel/font.c
+	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
 $(BUILD)/kernel/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -40,3 +53,8 @@ $(KERNEL_OBJS): mk/kernel.mk
 
 ALL_TARGETS  += $(KERNEL_ELF)
 TEST_PREREQS += $(ESP_IMG)
+
+# The SFrame library reads user sections and stacks in place with the
+# kernel's single user loads (sframe/internal.h, arch/x86_64/sframe_load.h).
+SFRAME_ENV_LOAD := -DSF_ENV_LOAD_H='"arch/x86_64/sframe_load.h"'
+$(BUILD)/kernel/sframe/%.o: KERNEL_CFLAGS += $(SFRAME_ENV_LOAD)

@@ -30,7 +30,8 @@ SFRAME_HOST_OBJS := $(SFRAME_SRCS:sframe/%.c=$(SFRAME_DIR)/host/%.o)
 # (test 26 checks these objects reference no symbol outside themselves).
 SFRAME_KERNEL_CFLAGS := -std=c11 -O2 $(WARN) -Wconversion -ffreestanding \
 	-fno-pic -mcmodel=kernel -mno-red-zone -mgeneral-regs-only \
-	-fno-stack-protector -nostdinc -isystem $(shell $(HOST_CC) -print-file-name=include)
+	-fno-stack-protector -nostdinc -isystem $(shell $(HOST_CC) -print-file-name=include) \
+	-iquote . -DSF_ENV_LOAD_H='"arch/x86_64/sframe_load.h"'
 SFRAME_KERNEL_OBJS := $(SFRAME_SRCS:sframe/%.c=$(SFRAME_DIR)/kernel/%.o)
 
 # The same library with AddressSanitizer and UBSan, for the malformed-input
@@ -43,7 +44,7 @@ $(SFRAME_DIR)/host/%.o: sframe/%.c $(SFRAME_HDRS)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(SFRAME_CFLAGS) -c $< -o $@
 
-$(SFRAME_DIR)/kernel/%.o: sframe/%.c $(SFRAME_HDRS)
+$(SFRAME_DIR)/kernel/%.o: sframe/%.c $(SFRAME_HDRS) arch/x86_64/sframe_load.h arch/x86_64/user_load.h
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(SFRAME_KERNEL_CFLAGS) -c $< -o $@
 
@@ -147,10 +148,10 @@ $(SFRAME_FUZZ): test/sframe/fuzz_sframe.c $(SFRAME_SRCS) $(SFRAME_HDRS)
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-o $@ test/sframe/fuzz_sframe.c $(SFRAME_SRCS)
 
-# make fuzz [FUZZ_SECONDS=n]: fuzz for n seconds (0: until stopped).
-FUZZ_SECONDS ?= 600
-.PHONY: fuzz
-fuzz: $(SFRAME_FUZZ)
+# make fuzz-fuzz_sframe [FUZZ_SECONDS=n]: fuzz for n seconds (0: until
+# stopped); `make fuzz` runs it with the targets of mk/fuzz.mk.
+.PHONY: fuzz-fuzz_sframe
+fuzz-fuzz_sframe: $(SFRAME_FUZZ)
 	$(SFRAME_FUZZ_RUN) -max_total_time=$(FUZZ_SECONDS) \
 		$(SFRAME_DIR)/fuzz/corpus test/sframe/corpus
 

@@ -98,13 +98,17 @@ static int decode_info(const struct sf_table *t, struct sf_fde *fde)
 
 int sf_fde_get(const struct sf_table *t, uint32_t idx, struct sf_fde *fde)
 {
-	uint8_t b[SF_FDE_V2_SIZE];
+	uint8_t b[SF_FDE_V2_SIZE] = { 0 };
 	int err;
 
 	if (idx >= t->num_fdes)
 		return SF_E_FDE_INDEX;
 	uint64_t at = fde_offset(t, idx);
-	if ((err = sf_get(&t->src, at, t->fde_size, b)))
+	/* A constant length per version: a few plain loads, no copy loop. */
+	err = t->version == 1 ? sf_get(&t->src, at, SF_FDE_V1_SIZE, b) :
+	      t->version == 2 ? sf_get(&t->src, at, SF_FDE_V2_SIZE, b) :
+				sf_get(&t->src, at, SF_FDE_V3_SIZE, b);
+	if (err)
 		return err;
 
 	fde->index = idx;
@@ -127,33 +131,165 @@ static bool covers(const struct sf_fde *fde, uint64_t pc)
 	return pc >= fde->start && pc - fde->start < fde->size;
 }
 
-/* Sorted: the last FDE starting at or before pc is the only candidate. */
-static int find_sorted(const struct sf_table *t, uint64_t pc, struct sf_fde *fde)
+/* Where a search ended: the candidate, and the start of the FDE after it
+ * when the search read it (next_known). */
+struct found {
+	uint32_t idx;
+	bool next_known;
+	uint64_t next_start;
+};
+
+/*
+ * The binary search, instantiated per source kind and start width (v3:
+ * 8 bytes, else 4), so that neither is decided per probe. Each probe reads
+ * the start field only. Along the search the starts must stay between
+ * those of the probes that bound it (Linux's sframe.c checks the same):
+ * a section that claims sorted FDEs and is not fails here, whatever pc.
+ * Finds the last FDE starting at or before pc (or 0). Its probes, at most
+ * the bit length of num_fdes, are charged to *work before it starts.
+ */
+static SF_INLINE int search(const struct sf_table *t, enum sf_kind k, uint32_t width,
+			    uint64_t pc, struct found *f, uint32_t *work)
 {
 	uint32_t lo = 0, hi = t->num_fdes; /* candidates: [lo, hi) */
+	uint32_t probes = (uint32_t)(32 - __builtin_clz(hi)); /* hi > 0 */
+	uint64_t base = t->src.vaddr, lo_start = 0, hi_start = UINT64_MAX;
+	/* pcrel: the start counts from the field itself. */
+	uint64_t rel = t->flags & SF_F_FUNC_START_PCREL ? UINT64_MAX : 0;
+	uint64_t fdes = t->fdes, stride = t->fde_size;
+	int err;
+
+	if (*work < probes)
+		return SF_E_BUDGET;
+	*work -= probes;
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		uint64_t at = fdes + mid * stride, start;
+		uint8_t b[8] = { 0 };
+		/* In bounds: sf_open checked the FDE array against the size. */
+		if ((err = sf_load(&t->src, k, at, width, b)))
+			return err;
+		int64_t raw = width == 8 ? (int64_t)sf_le64(b) : (int32_t)sf_le32(b);
+		start = base + (at & rel) + (uint64_t)raw;
+		if (start < lo_start || start > hi_start)
+			return SF_E_FDE_UNSORTED;
+		if (start <= pc) {
+			lo = mid;
+			lo_start = start;
+		} else {
+			hi = mid;
+			hi_start = start;
+		}
+	}
+	f->idx = lo;
+	f->next_known = hi < t->num_fdes;
+	f->next_start = hi_start;
+	return SF_OK;
+}
+
+static int search_any(const struct sf_table *t, uint64_t pc, struct found *f,
+		      uint32_t *work)
+{
+	bool v3 = t->version == 3;
+	switch (sf_kind(&t->src)) {
+	case SF_KIND_BASE:
+		return v3 ? search(t, SF_KIND_BASE, 8, pc, f, work) :
+			    search(t, SF_KIND_BASE, 4, pc, f, work);
+	case SF_KIND_IN_PLACE:
+		return v3 ? search(t, SF_KIND_IN_PLACE, 8, pc, f, work) :
+			    search(t, SF_KIND_IN_PLACE, 4, pc, f, work);
+	default:
+		return v3 ? search(t, SF_KIND_READ, 8, pc, f, work) :
+			    search(t, SF_KIND_READ, 4, pc, f, work);
+	}
+}
+
+/* The chosen FDE against its neighbours: starts increase and functions do
+ * not overlap there, so that the answer is the only one. (The search may
+ * never have read the one before; the one after it read, if any.) */
+static int check_neighbours(const struct sf_table *t, const struct sf_fde *fde,
+			    const struct found *f)
+{
 	uint64_t start;
 	int err;
 
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if ((err = fde_start(t, mid, &start)))
+	if (fde->index > 0) {
+		if ((err = fde_start(t, fde->index - 1, &start)))
 			return err;
-		if (start <= pc)
-			lo = mid;
-		else
-			hi = mid;
+		if (start > fde->start)
+			return SF_E_FDE_UNSORTED;
 	}
-	if ((err = sf_fde_get(t, lo, fde)))
-		return err;
-	return covers(fde, pc) ? SF_OK : SF_E_NO_FDE;
+	if (f->next_known) {
+		if (f->next_start < fde->start)
+			return SF_E_FDE_UNSORTED;
+		if (f->next_start - fde->start < fde->size)
+			return SF_E_FDE_OVERLAP;
+	}
+	return SF_OK;
 }
 
-static int find_linear(const struct sf_table *t, uint64_t pc, struct sf_fde *fde)
+/* What a lookup checks of the function that covers pc, instead of a
+ * validation of all: no wrap, and inside the text the section describes
+ * (covering pc, its size is not 0). */
+static int check_found(const struct sf_table *t, const struct sf_fde *fde)
+{
+	if (fde->size == 0 || (fde->pc_type == SF_PC_MASK && fde->rep_size == 0))
+		return SF_E_FDE_SIZE;
+	if (fde->start + fde->size - 1 < fde->start)
+		return SF_E_FDE_RANGE;
+	if (fde->start < t->text_start || fde->start + fde->size - 1 >= t->text_end)
+		return SF_E_FDE_TEXT;
+	return SF_OK;
+}
+
+/* With an index: the validated starts, searched as a dense array, and the
+ * decoded FDE. */
+static int find_indexed(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
+			uint32_t *work)
+{
+	const uint64_t *starts = t->index;
+	uint32_t lo = 0, n = t->num_fdes;
+	uint32_t probes = (uint32_t)(32 - __builtin_clz(n));
+
+	if (*work < probes)
+		return SF_E_BUDGET;
+	*work -= probes;
+	while (n > 1) {
+		uint32_t half = n / 2;
+		if (starts[lo + half] <= pc)
+			lo += half;
+		n -= half;
+	}
+	*fde = ((const struct sf_fde *)(starts + t->num_fdes))[lo];
+	return covers(fde, pc) ? check_found(t, fde) : SF_E_NO_FDE;
+}
+
+/* Sorted: the last FDE starting at or before pc is the only candidate. */
+static int find_sorted(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
+		       uint32_t *work)
+{
+	struct found f;
+	int err;
+
+	if (t->index)
+		return find_indexed(t, pc, fde, work);
+
+	if ((err = search_any(t, pc, &f, work)) || (err = sf_fde_get(t, f.idx, fde)) ||
+	    (err = check_neighbours(t, fde, &f)))
+		return err;
+	return covers(fde, pc) ? check_found(t, fde) : SF_E_NO_FDE;
+}
+
+static int find_linear(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
+		       uint32_t *work)
 {
 	uint64_t start;
 	int err;
 
 	for (uint32_t i = 0; i < t->num_fdes; i++) {
+		if (!*work)
+			return SF_E_BUDGET;
+		--*work;
 		if ((err = fde_start(t, i, &start)))
 			return err;
 		if (pc < start)
@@ -161,16 +297,23 @@ static int find_linear(const struct sf_table *t, uint64_t pc, struct sf_fde *fde
 		if ((err = sf_fde_get(t, i, fde)))
 			return err;
 		if (covers(fde, pc))
-			return SF_OK;
+			return check_found(t, fde);
 	}
 	return SF_E_NO_FDE;
 }
 
-int sf_fde_find(const struct sf_table *t, uint64_t pc, struct sf_fde *fde)
+int sf_fde_find_bounded(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
+			uint32_t *work)
 {
 	if (t->num_fdes == 0)
 		return SF_E_NO_FDE;
 	if (t->flags & SF_F_FDE_SORTED)
-		return find_sorted(t, pc, fde);
-	return find_linear(t, pc, fde);
+		return find_sorted(t, pc, fde, work);
+	return find_linear(t, pc, fde, work);
+}
+
+int sf_fde_find(const struct sf_table *t, uint64_t pc, struct sf_fde *fde)
+{
+	uint32_t work = UINT32_MAX;
+	return sf_fde_find_bounded(t, pc, fde, &work);
 }

@@ -42,48 +42,52 @@ static int decode_info(struct sf_fre *fre, uint8_t info)
 	return SF_OK;
 }
 
-/* Start address, info and size of the FRE at off: all a walk needs.
- * Checks that the whole FRE, words included, lies in the sub-section. */
-static inline int read_head(const struct sf_table *t, const struct sf_fde *fde,
-			    uint32_t off, struct sf_fre *fre)
+/* The data words of the FRE at off, whose start and info byte the caller
+ * read: its size, its fields, each word in one load. Checks that the whole
+ * FRE lies in the sub-section. */
+static int fill(const struct sf_table *t, uint32_t asz, uint32_t off,
+		uint32_t start, uint8_t info, struct sf_fre *fre)
 {
 	uint64_t end = (uint64_t)t->fres + t->fre_len; /* FRE sub-section end */
-	uint32_t asz = sf_addr_size(fde->fre_type);
-	uint8_t b[5];
 	int err;
 
-	if (off < t->fres || (uint64_t)off + asz + 1 > end)
-		return SF_E_FRE_BOUNDS;
-	/* Constant lengths: from an in-memory section each is one load. */
-	err = asz == 1 ? sf_get(&t->src, off, 2, b) :
-	      asz == 2 ? sf_get(&t->src, off, 3, b) : sf_get(&t->src, off, 5, b);
-	if (err)
-		return err;
-	if ((err = decode_info(fre, b[asz])))
+	if ((err = decode_info(fre, info)))
 		return err;
 	uint32_t size = asz + 1 + (uint32_t)fre->nwords * fre->word_size;
 	if ((uint64_t)off + size > end)
 		return SF_E_FRE_BOUNDS;
-	fre->start = start_addr(b, fde->fre_type);
+	fre->start = start;
 	fre->off = off;
 	fre->size = (uint8_t)size;
+	/* In bounds: the whole FRE was checked above. */
+	uint64_t at = (uint64_t)off + asz + 1;
+	enum sf_kind k = sf_kind(&t->src);
+	for (uint8_t i = 0; i < fre->nwords; i++, at += fre->word_size) {
+		uint8_t b[4] = { 0 };
+		err = fre->word_size == 1 ? sf_load(&t->src, k, at, 1, b) :
+		      fre->word_size == 2 ? sf_load(&t->src, k, at, 2, b) :
+					    sf_load(&t->src, k, at, 4, b);
+		if (err)
+			return err;
+		fre->word[i] = sign_extend(b, fre->word_size);
+	}
 	return SF_OK;
 }
 
 int sf_fre_read(const struct sf_table *t, const struct sf_fde *fde,
 		uint32_t off, struct sf_fre *fre)
 {
-	uint8_t b[SF_MAX_WORDS * 4];
+	uint64_t end = (uint64_t)t->fres + t->fre_len;
+	uint32_t asz = sf_addr_size(fde->fre_type);
+	uint8_t b[5] = { 0 };
 	int err;
 
-	if ((err = read_head(t, fde, off, fre)))
+	if (off < t->fres || (uint64_t)off + asz + 1 > end)
+		return SF_E_FRE_BOUNDS;
+	if ((err = sf_get(&t->src, off, asz, b)) ||
+	    (err = sf_get(&t->src, (uint64_t)off + asz, 1, b + asz)))
 		return err;
-	uint32_t head = sf_addr_size(fde->fre_type) + 1;
-	if ((err = sf_get(&t->src, (uint64_t)off + head, fre->size - head, b)))
-		return err;
-	for (uint8_t i = 0; i < fre->nwords; i++)
-		fre->word[i] = sign_extend(b + i * fre->word_size, fre->word_size);
-	return SF_OK;
+	return fill(t, asz, off, start_addr(b, fde->fre_type), b[asz], fre);
 }
 
 /* The offset the FREs' start addresses are compared with. */
@@ -102,27 +106,102 @@ static int lookup_key(const struct sf_fde *fde, uint64_t pc, uint32_t *key)
 	return SF_OK;
 }
 
-int sf_fre_find(const struct sf_table *t, const struct sf_fde *fde,
-		uint64_t pc, struct sf_fre *fre)
+/* The row found by a scan: where it is, its start and info byte. */
+struct row {
+	uint32_t off, start;
+	uint8_t info;
+};
+
+/*
+ * The walk over a function's rows, instantiated per source kind and start
+ * width asz (1, 2, 4): rows are sorted by start, the last one starting at
+ * or before key applies. It reads each row's start and info byte only,
+ * and checks on the way what a validation would for these rows: starts
+ * increasing, inside the function (limit), each row inside the FRE
+ * sub-section, a defined word size. It ends at num_fres or at the
+ * sub-section's end, whatever num_fres claims, and at *work.
+ */
+static SF_INLINE int scan(const struct sf_table *t, enum sf_kind k, uint32_t asz,
+			  bool trusted, const struct sf_fde *fde, uint32_t key,
+			  uint32_t limit, struct row *best, uint32_t *work)
 {
-	struct sf_fre cur;
-	uint32_t key, off = fde->first_fre, best = 0;
+	uint64_t end = (uint64_t)t->fres + t->fre_len, off = fde->first_fre;
+	uint32_t n = fde->num_fres, prev = 0;
 	bool found = false;
 	int err;
 
-	if ((err = lookup_key(fde, pc, &key)))
-		return err;
-	/* Rows are sorted by start: the last one starting at or before key
-	 * applies. The walk reads only each row's head; it ends at num_fres
-	 * or at the sub-section's end, whatever num_fres claims. */
-	for (uint32_t i = 0; i < fde->num_fres; i++) {
-		if ((err = read_head(t, fde, off, &cur)))
+	if (off < t->fres)
+		return SF_E_FRE_BOUNDS;
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t b[4] = { 0 }, info = 0;
+		if (i == *work)
+			return SF_E_BUDGET;
+		if (off + asz + 1 > end)
+			return SF_E_FRE_BOUNDS;
+		if ((err = sf_load(&t->src, k, off, asz, b)) ||
+		    (err = sf_load(&t->src, k, off + asz, 1, &info)))
 			return err;
-		if (cur.start > key)
-			break;
-		best = off;
+		uint32_t start = asz == 1 ? b[0] : asz == 2 ? sf_le16(b) : sf_le32(b);
+		uint32_t code = (info >> 5) & 3; /* word size 1 << code */
+		/* Rows an index's validation checked need no second look
+		 * (their bounds still get one, like every read). */
+		if (!trusted && code == 3)
+			return SF_E_FRE_INFO;
+		if (!trusted && i > 0 && start <= prev)
+			return SF_E_FRE_ORDER;
+		if (!trusted && start >= limit)
+			return SF_E_FRE_OUTSIDE;
+		if (start > key) {
+			*work -= i + 1;
+			return found ? SF_OK : SF_E_NO_FRE;
+		}
+		best->off = (uint32_t)off;
+		best->start = start;
+		best->info = info;
 		found = true;
-		off += cur.size;
+		prev = start;
+		off += asz + 1 + (((uint32_t)info >> 1 & 0xf) << code);
 	}
-	return found ? sf_fre_read(t, fde, best, fre) : SF_E_NO_FRE;
+	*work -= n;
+	return found ? SF_OK : SF_E_NO_FRE;
+}
+
+static int scan_any(const struct sf_table *t, const struct sf_fde *fde, uint32_t key,
+		    uint32_t limit, struct row *best, uint32_t *work)
+{
+#define SCAN(kind, trusted) \
+	(fde->fre_type == SF_FRE_ADDR1 ? scan(t, kind, 1, trusted, fde, key, limit, best, work) : \
+	 fde->fre_type == SF_FRE_ADDR2 ? scan(t, kind, 2, trusted, fde, key, limit, best, work) : \
+					 scan(t, kind, 4, trusted, fde, key, limit, best, work))
+	switch (sf_kind(&t->src)) {
+	case SF_KIND_BASE:
+		/* A buffer the caller owns, indexed (validated): trusted. */
+		return t->index ? SCAN(SF_KIND_BASE, true) : SCAN(SF_KIND_BASE, false);
+	case SF_KIND_IN_PLACE:
+		return SCAN(SF_KIND_IN_PLACE, false);
+	default:
+		return SCAN(SF_KIND_READ, false);
+	}
+#undef SCAN
+}
+
+int sf_fre_find_bounded(const struct sf_table *t, const struct sf_fde *fde,
+			uint64_t pc, struct sf_fre *fre, uint32_t *work)
+{
+	uint32_t key, limit = fde->pc_type == SF_PC_MASK ? fde->rep_size : fde->size;
+	struct row best = { 0, 0, 0 };
+	int err;
+
+	if ((err = lookup_key(fde, pc, &key)) ||
+	    (err = scan_any(t, fde, key, limit, &best, work)))
+		return err;
+	/* Only the row that applies is decoded, once. */
+	return fill(t, sf_addr_size(fde->fre_type), best.off, best.start, best.info, fre);
+}
+
+int sf_fre_find(const struct sf_table *t, const struct sf_fde *fde,
+		uint64_t pc, struct sf_fre *fre)
+{
+	uint32_t work = UINT32_MAX;
+	return sf_fre_find_bounded(t, fde, pc, fre, &work);
 }

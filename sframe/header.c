@@ -53,7 +53,7 @@ int sf_open(struct sf_table *t, const struct sf_src *src)
 	uint8_t h[SF_HEADER_SIZE];
 	int err;
 
-	if (!t || !src || (!src->base && !src->read))
+	if (!t || !src || (!src->base && !src->read && !src->in_place))
 		return SF_E_INVAL;
 	/* Section addresses vaddr + off must not wrap. */
 	if (src->vaddr + src->size < src->vaddr)
@@ -85,5 +85,30 @@ int sf_open(struct sf_table *t, const struct sf_src *src)
 		return SF_E_HDR_BOUNDS;
 	t->fdes = (uint32_t)fdes;
 	t->fres = (uint32_t)fres;
+	t->text_start = 0;
+	t->text_end = UINT64_MAX;
+	t->index = NULL;
 	return check_layout(t, src->size);
+}
+
+int sf_check_layout(const struct sf_table *t)
+{
+	/* The FDE array comes first and ends where the FRE sub-section begins
+	 * (libsframe refuses the other order too). */
+	if ((uint64_t)t->fdes + (uint64_t)t->num_fdes * t->fde_size > t->fres)
+		return SF_E_HDR_LAYOUT;
+	/* Every FRE takes at least 2 bytes. Checking the counts before walking
+	 * bounds the work by the section size: FDEs that share or overlap
+	 * FREs cannot make validation quadratic. */
+	if (t->num_fres > t->fre_len / 2)
+		return SF_E_FRE_COUNT;
+	return SF_OK;
+}
+
+uint32_t sf_used_size(const struct sf_table *t)
+{
+	uint64_t fde_end = (uint64_t)t->fdes + (uint64_t)t->num_fdes * t->fde_size;
+	uint64_t fre_end = (uint64_t)t->fres + t->fre_len;
+	/* sf_open checked both against the section's size. */
+	return (uint32_t)(fde_end > fre_end ? fde_end : fre_end);
 }

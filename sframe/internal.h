@@ -22,23 +22,77 @@
 #define SF_AARCH64_SP 31
 #define SF_AARCH64_FP 29
 
+#define SF_INLINE inline __attribute__((always_inline))
+
+/*
+ * The environment's checked load, for in_place sources and in-place stack
+ * reads: sf_env_load(addr, len, dst) copies len bytes (a constant 1, 2, 4
+ * or 8 at every call site) at run-time address addr, false on a fault. A
+ * build may supply its own with -DSF_ENV_LOAD_H='"header"' (the kernel's:
+ * one user load with an exception-table fixup, arch/x86_64/sframe_load.h);
+ * by default the memory is this program's own and the load a plain one.
+ */
+#ifdef SF_ENV_LOAD_H
+#include SF_ENV_LOAD_H
+#else
+static SF_INLINE bool sf_env_load(uint64_t addr, uint32_t len, void *dst)
+{
+	__builtin_memcpy(dst, (const void *)(uintptr_t)addr, len);
+	return true;
+}
+#endif
+
+/* How a source is read; hot loops are instantiated once per kind, so the
+ * choice is made once per lookup, not once per field. */
+enum sf_kind { SF_KIND_BASE, SF_KIND_IN_PLACE, SF_KIND_READ };
+
+static inline enum sf_kind sf_kind(const struct sf_src *s)
+{
+	return s->base ? SF_KIND_BASE : s->in_place ? SF_KIND_IN_PLACE : SF_KIND_READ;
+}
+
+/* len bytes at section offset off, which the caller has proved lie in the
+ * section. With constant kind and len this is one load. */
+static SF_INLINE int sf_load(const struct sf_src *s, enum sf_kind k,
+			     uint64_t off, uint32_t len, void *dst)
+{
+	if (k == SF_KIND_BASE) {
+		__builtin_memcpy(dst, s->base + off, len);
+		return SF_OK;
+	}
+	if (k == SF_KIND_IN_PLACE)
+		return sf_env_load(s->vaddr + off, len, dst) ? SF_OK : SF_E_FAULT;
+	return s->read(s->ctx, s->vaddr + off, dst, len) ? SF_OK : SF_E_FAULT;
+}
+
 /* Copy len bytes at section offset off into dst; SF_E_HDR_BOUNDS if any
- * byte lies outside the section, SF_E_FAULT if the reader fails. Inline:
- * every field read goes through here, and with a constant len the copy
- * from an in-memory section becomes a plain load. */
+ * byte lies outside the section, SF_E_FAULT if the reader fails. In place,
+ * a record (an FDE, the header) is read in 8-byte loads and a 4, 2, 1-byte
+ * tail: three loads for a 17-byte FDE. */
 static inline int sf_get(const struct sf_src *s, uint64_t off, uint32_t len, void *dst)
 {
 	/* No sum can overflow: off and len are each checked against size
 	 * before they are combined. */
 	if (off > s->size || len > s->size - off)
 		return SF_E_HDR_BOUNDS;
-	if (s->base) {
-		/* GCC's builtin: a load for a constant len, else a memcpy call
-		 * (which a freestanding program provides anyway). */
-		__builtin_memcpy(dst, s->base + off, len);
-		return SF_OK;
+	enum sf_kind k = sf_kind(s);
+	if (k != SF_KIND_IN_PLACE)
+		return sf_load(s, k, off, len, dst);
+	uint8_t *d = dst;
+	int err = SF_OK;
+	for (; len >= 8 && !err; len -= 8, off += 8, d += 8)
+		err = sf_load(s, k, off, 8, d);
+	if (len >= 4 && !err) {
+		err = sf_load(s, k, off, 4, d);
+		len -= 4, off += 4, d += 4;
 	}
-	return s->read(s->ctx, s->vaddr + off, dst, len) ? SF_OK : SF_E_FAULT;
+	if (len >= 2 && !err) {
+		err = sf_load(s, k, off, 2, d);
+		len -= 2, off += 2, d += 2;
+	}
+	if (len && !err)
+		err = sf_load(s, k, off, 1, d);
+	return err;
 }
 
 static inline uint16_t sf_le16(const uint8_t *p)
@@ -73,5 +127,11 @@ static inline uint32_t sf_addr_size(uint8_t fre_type)
 {
 	return fre_type == SF_FRE_ADDR1 ? 1 : fre_type == SF_FRE_ADDR2 ? 2 : 4;
 }
+
+/* sf_fde_find and sf_fre_find with a work allowance (sf_find_rule_bounded). */
+int sf_fde_find_bounded(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
+			uint32_t *work);
+int sf_fre_find_bounded(const struct sf_table *t, const struct sf_fde *fde,
+			uint64_t pc, struct sf_fre *fre, uint32_t *work);
 
 #endif /* STITCH_SFRAME_INTERNAL_H */

@@ -148,15 +148,22 @@ int sf_rule_of(const struct sf_table *t, const struct sf_fde *fde,
 	return default_rule(t, fre, r);
 }
 
-int sf_find_rule(const struct sf_table *t, uint64_t pc, struct sf_rule *rule)
+int sf_find_rule_bounded(const struct sf_table *t, uint64_t pc,
+			 struct sf_rule *rule, uint32_t *work)
 {
 	struct sf_fde fde;
 	struct sf_fre fre;
 	int err;
 
-	if ((err = sf_fde_find(t, pc, &fde)))
+	if ((err = sf_fde_find_bounded(t, pc, &fde, work)))
 		return err;
-	if ((err = sf_fre_find(t, &fde, pc, &fre)))
+	if ((err = sf_fre_find_bounded(t, &fde, pc, &fre, work)))
 		return err;
 	return sf_rule_of(t, &fde, &fre, rule);
+}
+
+int sf_find_rule(const struct sf_table *t, uint64_t pc, struct sf_rule *rule)
+{
+	uint32_t work = UINT32_MAX;
+	return sf_find_rule_bounded(t, pc, rule, &work);
 }

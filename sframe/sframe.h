@@ -90,23 +90,36 @@ enum sf_err {
 	SF_E_BAD_FRAME,      /* CFA not above sp, or misaligned */
 	SF_E_UNSUPPORTED,    /* cannot be expressed in the target version */
 	SF_E_NOSPACE,        /* encoder output buffer too small */
+	SF_E_FDE_TEXT,       /* function outside the text the section describes */
+	SF_E_BUDGET,         /* the lookup ran out of its work allowance */
 	SF_E_NERR
 };
 
 /*
  * Reads len bytes at run-time address addr into dst; returns false on a
  * fault. The same type serves both the section (addr = vaddr + offset) and
- * the stack, so a kernel can pass one fault-handling user-copy routine.
+ * the stack.
  */
 typedef bool (*sf_read_fn)(void *ctx, uint64_t addr, void *dst, uint32_t len);
 
-/* Where the section bytes come from. */
+/*
+ * Where the section bytes come from, one of three ways:
+ *   base      a buffer in this address space: plain loads;
+ *   in_place  the bytes are at vaddr itself, in memory that may fault:
+ *             each field is one load of 1, 2, 4 or 8 bytes through the
+ *             environment's checked load (sframe/internal.h: a kernel
+ *             build plugs in single user loads with exception fixups,
+ *             elsewhere it is a plain load), no call per read;
+ *   read      a callback per field (a file, another process).
+ * Every read is bounds-checked against size first, whichever way.
+ */
 struct sf_src {
-	const uint8_t *base; /* bytes readable directly, or NULL to use read */
-	sf_read_fn read;     /* used when base is NULL */
+	const uint8_t *base; /* bytes readable directly, or NULL */
+	sf_read_fn read;     /* used when base is NULL and not in_place */
 	void *ctx;           /* passed to read */
 	uint32_t size;       /* section length in bytes */
 	uint64_t vaddr;      /* run-time address of the section's first byte */
+	bool in_place;       /* base and read NULL: load at vaddr + offset */
 };
 
 /* A checked header: what sf_open() fills in and every other call reads. */
@@ -124,6 +137,13 @@ struct sf_table {
 	uint32_t fre_len;
 	uint32_t fdes;       /* section offset of the FDE array */
 	uint32_t fres;       /* section offset of the FRE sub-section */
+	/* The code the section describes: a found function must lie inside
+	 * (sf_open sets the whole address space; a caller that knows the
+	 * registered text narrows it). */
+	uint64_t text_start, text_end;
+	/* NULL, or what sf_index_build wrote: the FDEs' starts, then the
+	 * decoded FDEs (struct sf_fde), num_fdes of each. */
+	const uint64_t *index;
 };
 
 /* One function descriptor, whatever the version. */
@@ -195,9 +215,35 @@ struct sf_frame {
 /* Check the header and fill *t. Reads only the header. */
 int sf_open(struct sf_table *t, const struct sf_src *src);
 
+/* The header's cross-checks that need no walk: the FDE array before the
+ * FRE sub-section, no more FREs than its bytes can hold. Constant time. */
+int sf_check_layout(const struct sf_table *t);
+
+/* The bytes the header accounts for (FDE array and FRE sub-section): a
+ * section's real size when the container's is larger (ld 2.40's
+ * PT_GNU_SFRAME, docs/KERNEL.md). */
+uint32_t sf_used_size(const struct sf_table *t);
+
 /* Full pass: every FDE and FRE in bounds and well formed, FDEs sorted if
- * flagged, FREs increasing and inside their function, counts consistent. */
+ * flagged, FREs increasing and inside their function, counts consistent.
+ * Lookups do not need it: they check what they read (docs/SFRAME.md). */
 int sf_validate(const struct sf_table *t);
+
+/*
+ * An optional lookup index, in memory the caller provides (the library
+ * still allocates nothing): sf_index_size() bytes, 8-byte aligned. Built
+ * once (a full sf_validate, then every FDE decoded, in order), it lets a
+ * lookup search a dense array of starts and take the decoded FDE, and,
+ * for a section in a buffer (src.base, which the caller promises not to
+ * change), walk rows without checking again what the validation checked
+ * (order, place in the function, word size; every read stays
+ * bounds-checked). Sources read in place or through a callback keep every
+ * check. sf_index_build sets t->index; SF_E_NOSPACE when size is short,
+ * SF_E_FDE_UNSORTED for a section without SF_F_FDE_SORTED, or why the
+ * section is not valid.
+ */
+uint64_t sf_index_size(const struct sf_table *t);
+int sf_index_build(struct sf_table *t, void *mem, uint64_t size);
 
 /* The idx-th FDE. */
 int sf_fde_get(const struct sf_table *t, uint32_t idx, struct sf_fde *fde);
@@ -221,8 +267,15 @@ int sf_rule_of(const struct sf_table *t, const struct sf_fde *fde,
 /* FDE, FRE and rule for pc in one call. */
 int sf_find_rule(const struct sf_table *t, uint64_t pc, struct sf_rule *rule);
 
+/* The same with a work allowance: *work drops by one per FDE probe and
+ * per FRE row read; SF_E_BUDGET when it would run out (a valid section
+ * with a million rows in one function costs what the caller allows). */
+int sf_find_rule_bounded(const struct sf_table *t, uint64_t pc,
+			 struct sf_rule *rule, uint32_t *work);
+
 /* Unwind one frame: replace *f by its caller's pc, sp and fp, reading the
- * stack through read (which may fail). Returns SF_E_END at the outermost
+ * stack through read (which may fail), or with read NULL in place, through
+ * the environment's checked load. Returns SF_E_END at the outermost
  * frame. */
 int sf_step(const struct sf_table *t, struct sf_frame *f,
 	    sf_read_fn read, void *ctx);
@@ -234,6 +287,67 @@ int sf_step(const struct sf_table *t, struct sf_frame *f,
  * are known, so regs is ignored when f->caller is set. */
 int sf_step_first(const struct sf_table *t, struct sf_frame *f,
 		  const uint64_t *regs, uint32_t nregs, sf_read_fn read, void *ctx);
+
+/* The second half of sf_step_first: apply a rule sf_find_rule gave for
+ * f->pc (or f->pc - 1 when f->caller); regs as for sf_step_first (NULL:
+ * none). */
+int sf_step_rule(const struct sf_table *t, const struct sf_rule *rule,
+		 struct sf_frame *f, const uint64_t *regs, uint32_t nregs,
+		 sf_read_fn read, void *ctx);
+
+/*
+ * A rule in the shape almost every compiled frame has (CFA = sp or fp +
+ * offset, RA saved at the CFA, FP kept or saved at the CFA), reduced to
+ * what its step needs, so that a caller that caches rules can apply one
+ * with a few instructions (sf_quick_step); sf_step_rule uses it too.
+ */
+struct sf_quick {
+	int32_t cfa_off;
+	int32_t ra_off;
+	int32_t fp_off;
+	bool cfa_fp;    /* CFA from fp, else from sp */
+	bool fp_saved;  /* FP at CFA + fp_off, else unchanged */
+	bool strict;    /* the CFA must lie strictly above sp (AMD64) */
+};
+
+/* Fills *q and returns true when rule has that shape. */
+bool sf_quick_of(const struct sf_table *t, const struct sf_rule *rule,
+		 struct sf_quick *q);
+
+/* The caller's frame lies above this one (on AMD64 strictly: the return
+ * address sits between), and frames are word-aligned. A step that breaks
+ * this would loop or wander, so it ends the walk. */
+static inline bool sf_cfa_ok(uint64_t cfa, uint64_t sp, bool strict)
+{
+	return (strict ? cfa > sp : cfa >= sp) && !(cfa & 7);
+}
+
+/*
+ * One step by a quick rule: the checks of sf_step_rule (the CFA above sp
+ * and 8-byte aligned, SF_E_END for a return address 0), the stack read
+ * with load(ctx, addr, &word), false on a fault (SF_E_STACK_READ). Inline,
+ * so that a constant load is inlined too.
+ */
+static inline int sf_quick_step(const struct sf_quick *q, struct sf_frame *f,
+				bool (*load)(void *ctx, uint64_t addr, uint64_t *v),
+				void *ctx)
+{
+	uint64_t cfa = (q->cfa_fp ? f->fp : f->sp) + (uint64_t)(int64_t)q->cfa_off;
+	uint64_t ra, fp = f->fp;
+
+	if (!sf_cfa_ok(cfa, f->sp, q->strict))
+		return SF_E_BAD_FRAME;
+	if (!load(ctx, cfa + (uint64_t)(int64_t)q->ra_off, &ra) ||
+	    (q->fp_saved && !load(ctx, cfa + (uint64_t)(int64_t)q->fp_off, &fp)))
+		return SF_E_STACK_READ;
+	if (ra == 0)
+		return SF_E_END;
+	f->pc = ra;
+	f->sp = cfa;
+	f->fp = fp;
+	f->caller = true;
+	return SF_OK;
+}
 
 /* Encode the section t describes as version `version` (2 or 3), to live at
  * run-time address vaddr. pcrel selects SF_F_FUNC_START_PCREL. Writes at

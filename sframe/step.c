@@ -28,12 +28,13 @@ static int reg_value(const struct sf_table *t, const struct sf_frame *f,
 	return SF_OK;
 }
 
-/* Stacks hold little-endian 64-bit words on both supported ABIs. */
-static int load(sf_read_fn read, void *ctx, uint64_t addr, uint64_t *v)
+/* Stacks hold little-endian 64-bit words on both supported ABIs. Without
+ * a reader, one checked load in place. */
+static inline int load(sf_read_fn read, void *ctx, uint64_t addr, uint64_t *v)
 {
 	uint8_t b[8];
 
-	if (!read(ctx, addr, b, sizeof b))
+	if (read ? !read(ctx, addr, b, sizeof b) : !sf_env_load(addr, 8, b))
 		return SF_E_STACK_READ;
 	*v = sf_le64(b);
 	return SF_OK;
@@ -79,37 +80,59 @@ static int cfa_of(const struct sf_table *t, const struct sf_frame *f,
 	*cfa += (uint64_t)(int64_t)r->cfa_off;
 	if (r->cfa_deref && (err = load(read, ctx, *cfa, cfa)))
 		return err;
-	/* The caller's frame lies above this one (on AMD64 strictly: the
-	 * return address sits between), and frames are word-aligned. A step
-	 * that breaks this would loop or wander, so it ends the walk. */
-	bool above = t->abi == SF_ABI_AMD64_LE ? *cfa > f->sp : *cfa >= f->sp;
-	return above && !(*cfa & 7) ? SF_OK : SF_E_BAD_FRAME;
+	return sf_cfa_ok(*cfa, f->sp, t->abi == SF_ABI_AMD64_LE) ? SF_OK : SF_E_BAD_FRAME;
 }
 
-static int step(const struct sf_table *t, struct sf_frame *f,
-		const struct regs *regs, sf_read_fn read, void *ctx)
+bool sf_quick_of(const struct sf_table *t, const struct sf_rule *r, struct sf_quick *q)
 {
-	struct sf_rule r;
+	if (r->signal || r->cfa_deref || r->ra.how != SF_AT_CFA ||
+	    (r->fp.how != SF_SAME && r->fp.how != SF_AT_CFA) ||
+	    (r->cfa_reg != sf_sp_reg(t) && r->cfa_reg != sf_fp_reg(t)))
+		return false;
+	q->cfa_off = r->cfa_off;
+	q->ra_off = r->ra.off;
+	q->fp_off = r->fp.off;
+	q->cfa_fp = r->cfa_reg == sf_fp_reg(t);
+	q->fp_saved = r->fp.how == SF_AT_CFA;
+	q->strict = t->abi == SF_ABI_AMD64_LE;
+	return true;
+}
+
+/* The stack reader of the quick path: read, or in place. */
+struct stack_reader {
+	sf_read_fn read;
+	void *ctx;
+};
+
+static bool quick_load(void *ctx, uint64_t addr, uint64_t *v)
+{
+	const struct stack_reader *r = ctx;
+	return load(r->read, r->ctx, addr, v) == SF_OK;
+}
+
+/* The rule r applied to *f: the quick path for the common shape. */
+static int apply(const struct sf_table *t, const struct sf_rule *r, struct sf_frame *f,
+		 const struct regs *regs, sf_read_fn read, void *ctx)
+{
 	uint64_t cfa, ra, fp;
 	int err;
 
-	if (!t || !f || !read)
-		return SF_E_INVAL;
-	/* A return address may be one past a call at the very end of a
-	 * function (noreturn callee): look up the call instruction. */
-	if ((err = sf_find_rule(t, f->caller ? f->pc - 1 : f->pc, &r)))
-		return err;
-	if (r.signal)
+	struct sf_quick q;
+	if (sf_quick_of(t, r, &q)) {
+		struct stack_reader sr = { read, ctx };
+		return sf_quick_step(&q, f, quick_load, &sr);
+	}
+	if (r->signal)
 		return SF_E_SIGNAL;
-	if (r.ra.how == SF_UNDEFINED)
+	if (r->ra.how == SF_UNDEFINED)
 		return SF_E_END;
-	if (r.ra.how == SF_SAME)
+	if (r->ra.how == SF_SAME)
 		return SF_E_REG; /* RA still in a link register we do not have */
-	if ((err = cfa_of(t, f, regs, &r, read, ctx, &cfa)))
+	if ((err = cfa_of(t, f, regs, r, read, ctx, &cfa)))
 		return err;
-	if ((err = recover(t, f, regs, read, ctx, cfa, &r.ra, 0, &ra)))
+	if ((err = recover(t, f, regs, read, ctx, cfa, &r->ra, 0, &ra)))
 		return err;
-	if ((err = recover(t, f, regs, read, ctx, cfa, &r.fp, f->fp, &fp)))
+	if ((err = recover(t, f, regs, read, ctx, cfa, &r->fp, f->fp, &fp)))
 		return err;
 	if (ra == 0)
 		return SF_E_END;
@@ -120,16 +143,39 @@ static int step(const struct sf_table *t, struct sf_frame *f,
 	return SF_OK;
 }
 
-int sf_step(const struct sf_table *t, struct sf_frame *f,
-	    sf_read_fn read, void *ctx)
+/* The interrupted frame's registers, when f is that frame. */
+static struct regs first_regs(const struct sf_frame *f, const uint64_t *regs,
+			      uint32_t nregs)
 {
-	struct regs none = { NULL, 0 };
-	return step(t, f, &none, read, ctx);
+	struct regs known = { regs, f && regs && !f->caller ? nregs : 0 };
+	return known;
+}
+
+int sf_step_rule(const struct sf_table *t, const struct sf_rule *r,
+		 struct sf_frame *f, const uint64_t *regs, uint32_t nregs,
+		 sf_read_fn read, void *ctx)
+{
+	struct regs known = first_regs(f, regs, nregs);
+	return apply(t, r, f, &known, read, ctx);
 }
 
 int sf_step_first(const struct sf_table *t, struct sf_frame *f,
 		  const uint64_t *regs, uint32_t nregs, sf_read_fn read, void *ctx)
 {
-	struct regs known = { regs, f && regs && !f->caller ? nregs : 0 };
-	return step(t, f, &known, read, ctx);
+	struct sf_rule r;
+	int err;
+
+	if (!t || !f)
+		return SF_E_INVAL;
+	/* A return address may be one past a call at the very end of a
+	 * function (noreturn callee): look up the call instruction. */
+	if ((err = sf_find_rule(t, f->caller ? f->pc - 1 : f->pc, &r)))
+		return err;
+	return sf_step_rule(t, &r, f, regs, nregs, read, ctx);
+}
+
+int sf_step(const struct sf_table *t, struct sf_frame *f,
+	    sf_read_fn read, void *ctx)
+{
+	return sf_step_first(t, f, NULL, 0, read, ctx);
 }

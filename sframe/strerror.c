@@ -35,6 +35,8 @@ const char *sf_strerror(int err)
 	case SF_E_BAD_FRAME:    return "implausible frame";
 	case SF_E_UNSUPPORTED:  return "not expressible in that version";
 	case SF_E_NOSPACE:      return "output buffer too small";
+	case SF_E_FDE_TEXT:     return "function outside the section's text";
+	case SF_E_BUDGET:       return "lookup work allowance exhausted";
 	}
 	return "unknown error";
 }

@@ -55,15 +55,8 @@ int sf_validate(const struct sf_table *t)
 
 	if (!t)
 		return SF_E_INVAL;
-	/* The FDE array comes first and ends where the FRE sub-section begins
-	 * (libsframe refuses the other order too). */
-	if ((uint64_t)t->fdes + (uint64_t)t->num_fdes * t->fde_size > t->fres)
-		return SF_E_HDR_LAYOUT;
-	/* Every FRE takes at least 2 bytes. Checking the counts before walking
-	 * bounds the work by the section size: FDEs that share or overlap
-	 * FREs cannot make validation quadratic. */
-	if (t->num_fres > t->fre_len / 2)
-		return SF_E_FRE_COUNT;
+	if ((err = sf_check_layout(t)))
+		return err;
 	for (uint32_t i = 0; i < t->num_fdes; i++) {
 		if ((err = sf_fde_get(t, i, &fde)))
 			return err;
@@ -77,4 +70,32 @@ int sf_validate(const struct sf_table *t)
 		prev = fde;
 	}
 	return fres == t->num_fres ? SF_OK : SF_E_FRE_COUNT;
+}
+
+uint64_t sf_index_size(const struct sf_table *t)
+{
+	return (uint64_t)t->num_fdes * (sizeof(uint64_t) + sizeof(struct sf_fde));
+}
+
+int sf_index_build(struct sf_table *t, void *mem, uint64_t size)
+{
+	int err;
+
+	if (!t || !mem || ((uintptr_t)mem & 7))
+		return SF_E_INVAL;
+	if (size < sf_index_size(t))
+		return SF_E_NOSPACE;
+	if (!(t->flags & SF_F_FDE_SORTED) && t->num_fdes > 1)
+		return SF_E_FDE_UNSORTED;
+	if ((err = sf_validate(t)))
+		return err;
+	uint64_t *starts = mem;
+	struct sf_fde *fdes = (struct sf_fde *)(starts + t->num_fdes);
+	for (uint32_t i = 0; i < t->num_fdes; i++) {
+		if ((err = sf_fde_get(t, i, &fdes[i])))
+			return err;
+		starts[i] = fdes[i].start;
+	}
+	t->index = starts;
+	return SF_OK;
 }

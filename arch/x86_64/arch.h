@@ -80,10 +80,11 @@ uint64_t arch_tsc_cpu(unsigned *cpu);
 /* CPUs that run kernel code (the kernel starts no APs: 1). */
 unsigned arch_ncpus(void);
 
-/* Sampling NMIs (arch/x86_64/pmu.c): hz per second on this CPU, each
- * calling sample_nmi(). arch_sampling_source() names the source that
- * arch_sampling_start() will use. */
-const char *arch_sampling_source(void);
+/* Sampling NMIs (arch/x86_64/sampling.c): hz per second on this CPU, each
+ * calling sample_nmi(). arch_sampling_select() picks the source, "pmu",
+ * "lapic", "ioapic", or NULL / "auto" to choose, and returns a line that
+ * names it and says why (arch_sampling_start selects itself if not). */
+const char *arch_sampling_select(const char *want);
 void arch_sampling_start(unsigned hz);
 void arch_sampling_stop(void);
 
@@ -97,6 +98,8 @@ void arch_sampling_stop(void);
  */
 void arch_channel_init(uint64_t reserve);
 bool arch_channel_write(const void *buf, uint64_t n, bool final);
+/* Where the records go, for the console. */
+const char *arch_channel_name(void);
 /* What a 10 ms tick may drain: the channel's speed. */
 uint64_t arch_channel_tick_bytes(void);
 

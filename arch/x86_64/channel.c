@@ -6,12 +6,17 @@
  *     shared memory backed by a host file, about 100 times faster than
  *     COM2 (docs/SAMPLING.md has the numbers). Bounded: a full area
  *     refuses records, which the caller counts.
+ *   - RAM kept across a warm reset (arch/x86_64/keep.c) when the loader
+ *     reserved some: it does so when the boot medium has a data partition
+ *     to save it to (a stick made by `make iso`), and the loader saves it
+ *     there on the next boot. The same writer as for ivshmem, bounded too.
  *   - COM2 (arch/x86_64/uart.c) otherwise, real hardware included, which
  *     QEMU can write to a host file (tools/qemu-run --channel serial).
  *     Never refuses.
  */
 #include "arch/x86_64/arch.h"
 #include "arch/x86_64/ivshmem.h"
+#include "arch/x86_64/keep.h"
 #include "arch/x86_64/uart.h"
 #include "kern/kernel.h"
 
@@ -40,6 +45,12 @@ void arch_channel_init(uint64_t reserve)
 		}
 		kprintf("channel: ivshmem's %lu bytes cannot hold a stream\n", bytes);
 	}
+	if (keep_init(&shm, reserve)) {
+		use_shm = true;
+		kprintf("channel: records kept in RAM at 0x%lx, %lu KiB, for the "
+			"stick's data partition\n", boot_info.keep_phys, shm.size >> 10);
+		return;
+	}
 	uart_init(UART_COM2);
 	kprintf("channel: records to COM2\n");
 }
@@ -50,6 +61,12 @@ bool arch_channel_write(const void *buf, uint64_t n, bool final)
 		return shm_stream_append(&shm, buf, n, final);
 	uart_write(UART_COM2, buf, n);
 	return true;
+}
+
+const char *arch_channel_name(void)
+{
+	return !use_shm ? "COM2" : keep_bytes() ? "RAM kept for the stick" :
+		"ivshmem shared memory";
 }
 
 uint64_t arch_channel_tick_bytes(void)

@@ -85,19 +85,19 @@ static const struct {
 	const char *reason;
 } user_faults[32] = {
 	[VEC_DE] = { SIGFPE, "divide error" },
-	[1] = { SIGTRAP, "debug" },
+	[VEC_DB] = { SIGTRAP, "debug" },
 	[VEC_BP] = { SIGTRAP, "breakpoint" },
-	[4] = { SIGSEGV, "overflow" },
-	[5] = { SIGSEGV, "bound range" },
+	[VEC_OF] = { SIGSEGV, "overflow" },
+	[VEC_BR] = { SIGSEGV, "bound range" },
 	[VEC_UD] = { SIGILL, "invalid opcode" },
-	[7] = { SIGFPE, "device not available" },
-	[10] = { SIGSEGV, "invalid TSS" },
-	[11] = { SIGSEGV, "segment not present" },
-	[12] = { SIGSEGV, "stack fault" },
+	[VEC_NM] = { SIGFPE, "device not available" },
+	[VEC_TS] = { SIGSEGV, "invalid TSS" },
+	[VEC_NP] = { SIGSEGV, "segment not present" },
+	[VEC_SS] = { SIGSEGV, "stack fault" },
 	[VEC_GP] = { SIGSEGV, "general protection" },
-	[16] = { SIGFPE, "x87 floating point" },
-	[17] = { SIGBUS, "alignment check" },
-	[19] = { SIGFPE, "SIMD floating point" },
+	[VEC_MF] = { SIGFPE, "x87 floating point" },
+	[VEC_AC] = { SIGBUS, "alignment check" },
+	[VEC_XM] = { SIGFPE, "SIMD floating point" },
 };
 
 static void user_exception(struct trap_frame *tf)

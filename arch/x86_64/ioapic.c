@@ -12,6 +12,7 @@
 #define REG_VER 0x01
 #define REG_REDIR 0x10
 
+#define REDIR_NMI        (4u << 8)  /* delivery mode 100: NMI, vector ignored */
 #define REDIR_ACTIVE_LOW (1u << 13)
 #define REDIR_LEVEL      (1u << 15)
 #define REDIR_MASKED     (1u << 16)
@@ -42,18 +43,46 @@ void ioapic_init(void)
 			wr(&madt.ioapic[i], REG_REDIR + 2 * n, REDIR_MASKED);
 }
 
-static void route_gsi(uint32_t gsi, uint8_t vector, uint32_t flags)
+/* The IOAPIC serving `gsi`, and the input number on it; NULL if none. */
+static const struct madt_ioapic *find(uint32_t gsi, unsigned *n)
 {
 	for (int i = 0; i < madt.nioapics; i++) {
 		const struct madt_ioapic *io = &madt.ioapic[i];
-		if (gsi < io->gsi_base || gsi >= io->gsi_base + inputs(io))
-			continue;
-		unsigned n = gsi - io->gsi_base;
-		wr(io, REG_REDIR + 2 * n + 1, lapic_id() << 24);
-		wr(io, REG_REDIR + 2 * n, vector | flags); /* fixed, physical */
-		return;
+		if (gsi >= io->gsi_base && gsi < io->gsi_base + inputs(io)) {
+			*n = gsi - io->gsi_base;
+			return io;
+		}
 	}
-	panic("ioapic: no IOAPIC serves GSI %u", gsi);
+	return NULL;
+}
+
+bool ioapic_serves(uint32_t gsi)
+{
+	unsigned n;
+	return find(gsi, &n) != NULL;
+}
+
+/* Physical destination: this CPU. The low word last, so the entry is
+ * never live with a stale destination. */
+static void route_gsi(uint32_t gsi, uint32_t low)
+{
+	unsigned n;
+	const struct madt_ioapic *io = find(gsi, &n);
+	if (!io)
+		panic("ioapic: no IOAPIC serves GSI %u", gsi);
+	wr(io, REG_REDIR + 2 * n, REDIR_MASKED);
+	wr(io, REG_REDIR + 2 * n + 1, lapic_id() << 24);
+	wr(io, REG_REDIR + 2 * n, low);
+}
+
+void ioapic_route_nmi(uint32_t gsi)
+{
+	route_gsi(gsi, REDIR_NMI); /* edge, active high */
+}
+
+void ioapic_mask(uint32_t gsi)
+{
+	route_gsi(gsi, REDIR_MASKED);
 }
 
 void ioapic_route_isa(unsigned irq, uint8_t vector)
@@ -69,5 +98,5 @@ void ioapic_route_isa(unsigned irq, uint8_t vector)
 		if ((madt.iso[i].flags & MADT_TRIGGER_MASK) == MADT_TRIGGER_LEVEL)
 			flags |= REDIR_LEVEL;
 	}
-	route_gsi(gsi, vector, flags);
+	route_gsi(gsi, vector | flags); /* fixed delivery */
 }

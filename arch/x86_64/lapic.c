@@ -27,6 +27,7 @@ enum {
 #define LVT_MASKED       (1u << 16)
 #define LVT_PERIODIC     (1u << 17)
 #define LVT_DELIVERY_NMI (4u << 8)
+#define ICR_DELIVERY_NMI (4u << 8)
 #define ICR_PENDING      (1u << 12)
 #define ICR_ASSERT       (1u << 14)
 #define ICR_DEST_SELF    (1u << 18) /* destination shorthand 01: self */
@@ -107,11 +108,26 @@ void lapic_eoi(void)
  * an interrupted sender cannot leave it with another destination. The
  * delivery-status wait is bounded: modern CPUs (and QEMU) never set it.
  */
-void lapic_self_ipi(uint8_t vector)
+/* One IPI: waits (boundedly) for the previous one to leave, then writes
+ * the destination and the command; the ICR_LO write sends it. */
+static void send_ipi(uint32_t dest, uint32_t cmd)
 {
 	for (int i = 0; i < 1000 && (rd(REG_ICR_LO) & ICR_PENDING); i++)
 		pause();
-	wr(REG_ICR_LO, ICR_DEST_SELF | ICR_ASSERT | vector); /* fixed delivery */
+	wr(REG_ICR_HI, dest << 24);
+	wr(REG_ICR_LO, cmd);
+}
+
+void lapic_self_ipi(uint8_t vector)
+{
+	send_ipi(0, ICR_DEST_SELF | ICR_ASSERT | vector); /* fixed delivery */
+}
+
+/* The self shorthand allows fixed delivery only (Intel SDM vol. 3,
+ * "Interrupt Command Register"): an NMI names this APIC's own ID. */
+void lapic_self_nmi(void)
+{
+	send_ipi(lapic_id(), ICR_DELIVERY_NMI | ICR_ASSERT);
 }
 
 static uint32_t ns_to_count(uint64_t ns)

@@ -22,6 +22,9 @@ uint32_t lapic_id(void);
 void lapic_eoi(void);
 /* Sends `vector` to this CPU (fixed delivery, "self" shorthand); NMI-safe. */
 void lapic_self_ipi(uint8_t vector);
+/* Sends an NMI to this CPU; it arrives right after the write that sends
+ * it (no timer): for tests that need an NMI at a known place. */
+void lapic_self_nmi(void);
 
 /* One interrupt after ns nanoseconds, or one every ns. */
 void lapic_timer_oneshot(uint64_t ns, unsigned vector);

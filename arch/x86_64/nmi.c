@@ -20,8 +20,9 @@ static bool in(uint64_t ip, const uint64_t range[2])
 }
 
 /*
- * SMAP stays on in the kernel except inside the user-access helpers (and
- * the first instructions of the trap entry, before its clac). Every NMI
+ * SMAP stays on in the kernel except inside the user-access helpers, an
+ * arch_user_access_begin/end window (cpu_local.uaccess_open), and the
+ * first instructions of the trap entry, before its clac. Every NMI
  * checks: AC set in the kernel code it interrupted anywhere else, AC set
  * in its own flags, or CR4.SMAP cleared is counted in smap_open (test 80
  * requires 0 after the hostile programs).
@@ -32,6 +33,7 @@ static void check_smap(const struct trap_frame *tf)
 		return;
 	bool open = (read_rflags() & RFLAGS_AC) || !(read_cr4() & CR4_SMAP);
 	if (!(tf->cs & 3) && (tf->rflags & RFLAGS_AC) &&
+	    !__atomic_load_n(&cpu_local.uaccess_open, __ATOMIC_RELAXED) &&
 	    !in(tf->rip, uaccess_text) && !in(tf->rip, trap_ac_window))
 		open = true;
 	if (open)

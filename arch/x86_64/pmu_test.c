@@ -28,11 +28,29 @@ KTEST(pmu_cpuid_decode)
 	KEXPECT(t, pmu_usable(&p));
 
 	/* No counters, or version 0 (TCG), or no leaf 0xA at all. */
-	KEXPECT(t, !pmu_usable(&(struct pmu_info){ 2, 0, 48, true }));
+	KEXPECT(t, !pmu_usable(&(struct pmu_info){ .version = 2, .width = 48, .core_cycles = true }));
 	p = pmu_decode(0xd, (struct cpuid){ 0, 0, 0, 0 });
 	KEXPECT(t, !pmu_usable(&p));
 	p = pmu_decode(0x7, (struct cpuid){ 0x07300404, 0, 0, 0 });
 	KEXPECT_EQ(t, p.version, 0);
+	KEXPECT(t, !pmu_usable(&p));
+
+	/* AMD: family 17h (Zen), 10h, bare metal: the four legacy counters;
+	 * K8 (0Fh), a hypervisor, or an Intel vendor string: none. */
+	struct cpuid amd = { 0x10, 0x68747541, 0x444d4163, 0x69746e65 };
+	struct cpuid hygon = { 0xd, 0x6f677948, 0x656e6975, 0x6e65476e };
+	struct cpuid intel = { 0x16, 0x756e6547, 0x6c65746e, 0x49656e69 };
+	p = pmu_decode_amd(amd, (struct cpuid){ 0x00800f12, 0, 0, 0 });
+	KEXPECT(t, pmu_usable(&p) && p.amd && p.width == 48 && p.version == 1);
+	p = pmu_decode_amd(hygon, (struct cpuid){ 0x00900f01, 0, 0, 0 });
+	KEXPECT(t, pmu_usable(&p) && p.amd);
+	p = pmu_decode_amd(amd, (struct cpuid){ 0x00100f22, 0, 0, 0 });
+	KEXPECT(t, pmu_usable(&p));
+	p = pmu_decode_amd(amd, (struct cpuid){ 0x00020f12, 0, 0, 0 });
+	KEXPECT(t, !pmu_usable(&p));
+	p = pmu_decode_amd(amd, (struct cpuid){ 0x00800f12, 0, 1u << 31, 0 });
+	KEXPECT(t, !pmu_usable(&p));
+	p = pmu_decode_amd(intel, (struct cpuid){ 0x000906ea, 0, 0, 0 });
 	KEXPECT(t, !pmu_usable(&p));
 
 	/* This machine, for the log. */

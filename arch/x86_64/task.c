@@ -15,6 +15,7 @@
 #define CR0_NE  (1ull << 5)
 #define CR4_OSFXSR     (1ull << 9)
 #define CR4_OSXMMEXCPT (1ull << 10)
+#define CPUID7_UMIP (1u << 2) /* in ecx */
 #define CPUID7_SMEP (1u << 7)
 #define CPUID7_SMAP (1u << 20)
 
@@ -29,7 +30,7 @@ void swtch(uint64_t *save_sp, uint64_t load_sp);
 
 struct cpu_local cpu_local;
 static uint8_t fpu_initial[512] __attribute__((aligned(16)));
-static bool smep, smap;
+static bool smep, smap, umip;
 uint8_t uaccess_smap;
 
 static void fpu_init(void)
@@ -44,8 +45,10 @@ static void fpu_init(void)
 }
 
 /* SMEP: ring 0 never executes a user page. SMAP: ring 0 never touches one
- * outside the stac/clac window of usercopy.S. */
-static void protect_user_pages(void)
+ * outside the stac/clac window of usercopy.S. UMIP: ring 3 cannot read the
+ * GDT, IDT, LDT and TSS registers or CR0's low bits (sgdt, sidt, sldt,
+ * str, smsw give #GP), which would show it kernel addresses. */
+static void protect_kernel(void)
 {
 	struct cpuid c = cpuid(0, 0);
 	if (c.eax < 7)
@@ -53,23 +56,25 @@ static void protect_user_pages(void)
 	c = cpuid(7, 0);
 	smep = c.ebx & CPUID7_SMEP;
 	smap = c.ebx & CPUID7_SMAP;
-	write_cr4(read_cr4() | (smep ? CR4_SMEP : 0) | (smap ? CR4_SMAP : 0));
+	umip = c.ecx & CPUID7_UMIP;
+	write_cr4(read_cr4() | (smep ? CR4_SMEP : 0) | (smap ? CR4_SMAP : 0) |
+		  (umip ? CR4_UMIP : 0));
 	uaccess_smap = smap;
 }
 
 void arch_proc_init(void)
 {
 	fpu_init();
-	protect_user_pages();
+	protect_kernel();
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
 	wrmsr(MSR_STAR, (uint64_t)SEG_KDATA << 48 | (uint64_t)SEG_KCODE << 32);
 	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
 	wrmsr(MSR_FMASK, FMASK_BITS);
 	wrmsr(MSR_GS_BASE, (uint64_t)&cpu_local);
 	wrmsr(MSR_KERNEL_GS_BASE, 0); /* what ring 3 gets after swapgs */
-	kprintf("proc: SYSCALL at 0x%lx, SMEP %s, SMAP %s\n",
+	kprintf("proc: SYSCALL at 0x%lx, SMEP %s, SMAP %s, UMIP %s\n",
 		(uint64_t)syscall_entry, smep ? "on" : "absent",
-		smap ? "on" : "absent");
+		smap ? "on" : "absent", umip ? "on" : "absent");
 }
 
 bool arch_has_smap(void)

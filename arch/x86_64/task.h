@@ -29,7 +29,10 @@
 struct cpu_local {
 	uint64_t kstack_top; /* the current task's stack: SYSCALL switches to it */
 	uint64_t user_rsp;   /* scratch: the user rsp during the switch */
+	uint8_t uaccess_open; /* in arch_user_access_begin/end (nmi.c checks) */
 };
+
+extern struct cpu_local cpu_local; /* the one CPU's (GS base) */
 
 struct arch_task {
 	uint64_t ksp; /* kernel rsp saved by swtch while switched out */

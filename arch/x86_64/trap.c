@@ -11,7 +11,7 @@
 
 struct idt_gate {
 	uint16_t off_lo, selector;
-	uint8_t ist, type; /* type 0x8e: present, DPL 0, interrupt gate (IF cleared) */
+	uint8_t ist, type; /* present, DPL, 64-bit interrupt gate (IF cleared) */
 	uint16_t off_mid;
 	uint32_t off_hi, reserved;
 } __attribute__((packed));
@@ -40,24 +40,35 @@ const char *trap_name(uint64_t vector)
 	return "interrupt";
 }
 
-static void set_gate(int v, const void *entry, int ist)
+#define GATE_PRESENT 0x80
+#define GATE_INTR64  0x0e
+
+/* dpl: the lowest privilege allowed to raise the vector with int n, int3
+ * or into (exceptions and interrupts ignore it). */
+static void set_gate(int v, const void *entry, int ist, int dpl)
 {
 	uint64_t off = (uint64_t)entry;
 	idt[v] = (struct idt_gate){
 		.off_lo = off & 0xffff, .selector = SEG_KCODE, .ist = ist,
-		.type = 0x8e, .off_mid = (off >> 16) & 0xffff, .off_hi = off >> 32,
+		.type = GATE_PRESENT | dpl << 5 | GATE_INTR64,
+		.off_mid = (off >> 16) & 0xffff, .off_hi = off >> 32,
 	};
 }
 
 void trap_init(void)
 {
+	/* Ring 3 raising any other vector with int n is a #GP. */
 	for (int v = 0; v < 256; v++)
-		set_gate(v, &trap_stubs[16 * v], 0);
+		set_gate(v, &trap_stubs[16 * v], 0, 0);
+	/* int3 and int $4 are for programs (debuggers, overflow checks): they
+	 * get SIGTRAP and SIGSEGV, as on Linux, not a #GP. */
+	set_gate(VEC_BP, &trap_stubs[16 * VEC_BP], 0, 3);
+	set_gate(VEC_OF, &trap_stubs[16 * VEC_OF], 0, 3);
 	/* The NMI has its own entry (nmientry.S): no swapgs, no return-to-user
 	 * work; it still calls the handler set for VEC_NMI. */
-	set_gate(VEC_NMI, nmi_entry, IST_NMI);
-	set_gate(VEC_DF, &trap_stubs[16 * VEC_DF], IST_DF);
-	set_gate(VEC_MC, &trap_stubs[16 * VEC_MC], IST_MC);
+	set_gate(VEC_NMI, nmi_entry, IST_NMI, 0);
+	set_gate(VEC_DF, &trap_stubs[16 * VEC_DF], IST_DF, 0);
+	set_gate(VEC_MC, &trap_stubs[16 * VEC_MC], IST_MC, 0);
 
 	struct {
 		uint16_t limit;

@@ -17,15 +17,26 @@
 #ifndef ARCH_X86_64_TRAP_H
 #define ARCH_X86_64_TRAP_H
 
-/* Vectors. ISA IRQ n (through the IOAPIC) arrives at VEC_IRQ0 + n. */
-#define VEC_DE  0
+/* Vectors (Intel SDM vol. 3, 6.3.1). ISA IRQ n (through the IOAPIC)
+ * arrives at VEC_IRQ0 + n. */
+#define VEC_DE  0  /* divide error */
+#define VEC_DB  1  /* debug */
 #define VEC_NMI 2
-#define VEC_BP  3
-#define VEC_UD  6
-#define VEC_DF  8
-#define VEC_GP  13
-#define VEC_PF  14
-#define VEC_MC  18
+#define VEC_BP  3  /* int3: ring 3 may raise it (DPL 3 gate) */
+#define VEC_OF  4  /* overflow (int $4; into is #UD in 64-bit mode): DPL 3 */
+#define VEC_BR  5  /* bound range */
+#define VEC_UD  6  /* invalid opcode */
+#define VEC_NM  7  /* device not available */
+#define VEC_DF  8  /* double fault */
+#define VEC_TS  10 /* invalid TSS */
+#define VEC_NP  11 /* segment not present */
+#define VEC_SS  12 /* stack fault */
+#define VEC_GP  13 /* general protection */
+#define VEC_PF  14 /* page fault */
+#define VEC_MF  16 /* x87 floating point */
+#define VEC_AC  17 /* alignment check */
+#define VEC_MC  18 /* machine check */
+#define VEC_XM  19 /* SIMD floating point */
 #define VEC_IRQ0         32
 #define VEC_PIT          (VEC_IRQ0 + 0)
 #define VEC_LAPIC_TIMER  0xf0

@@ -83,19 +83,19 @@ arch_get_user_u64:
 	.cfi_endproc
 .Luaccess_end:
 
-/* Pairs (faulting instruction, fixup), read by arch/x86_64/fault.c. */
-	.section .rodata
+/* Pairs (faulting instruction, fixup), read by arch/x86_64/fault.c; the
+ * inline loads of user_load.h add theirs to the same section. */
+	.section .uaccess_fixups, "a"
 	.p2align 3
-	.globl uaccess_fixups, uaccess_fixups_end
-uaccess_fixups:
 	.quad .Lcopy, .Lcopy_fault
 	.quad .Lstr, .Lstr_fault
 	.quad .Lget, .Lget_fault
-uaccess_fixups_end:
 
-/* [start, end) of the code above: the only kernel code that may run with
- * SMAP open (arch/x86_64/nmi.c checks). Data, not code labels, so that no
- * symbol hides the functions' names. */
+/* [start, end) of the code above: kernel code that may run with SMAP open
+ * outside an arch_user_access_begin/end window (arch/x86_64/nmi.c
+ * checks). Data, not code labels, so that no symbol hides the functions'
+ * names. */
+	.section .rodata
 	.globl uaccess_text
 uaccess_text:
 	.quad .Luaccess_start, .Luaccess_end

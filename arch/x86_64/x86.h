@@ -68,6 +68,7 @@ static inline struct cpuid cpuid(uint32_t leaf, uint32_t subleaf)
 
 #define CR0_WP (1ull << 16) /* ring 0 honours read-only pages */
 #define CR4_PGE (1ull << 7) /* global pages survive CR3 writes */
+#define CR4_UMIP (1ull << 11) /* sgdt, sidt, sldt, smsw, str: ring 0 only */
 #define CR4_SMEP (1ull << 20)
 #define CR4_SMAP (1ull << 21)
 

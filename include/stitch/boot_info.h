@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #define BOOT_INFO_MAGIC   0x4f464e4948435453ull /* "STCHINFO" */
-#define BOOT_INFO_VERSION 1
+#define BOOT_INFO_VERSION 2
 
 /* Link address of the kernel (linker.ld) and base of the direct map. */
 #define KERNEL_VIRT_BASE  0xffffffff80000000ull
@@ -61,6 +61,10 @@ struct boot_framebuffer {
 	uint32_t width, height;
 	uint32_t pitch;  /* bytes per scan line */
 	uint32_t format; /* BOOT_FB_* */
+	/* Scan lines from the top that hold the firmware's and the loader's
+	 * text, which the kernel's console leaves as they are. */
+	uint32_t text_bottom;
+	uint32_t pad;
 };
 
 #define BOOT_MEM_MAX     512
@@ -83,6 +87,12 @@ struct boot_info {
 	uint32_t pad;
 
 	struct boot_framebuffer fb;
+
+	/* RAM the loader reserved for records kept across a warm reset
+	 * (include/stitch/keep.h), 2 MiB aligned; size 0 when there is no
+	 * writable data partition on the boot medium to save them to. */
+	uint64_t keep_phys;
+	uint64_t keep_size;
 
 	char cmdline[BOOT_CMDLINE_MAX]; /* NUL-terminated, from \stitch\cmdline.txt */
 

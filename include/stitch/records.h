@@ -143,6 +143,8 @@ enum unwind_stop {
 	UNWIND_STOP_BAD_FRAME,   /* the stack did not grow upward, or bad alignment */
 	UNWIND_STOP_TASK_EXITED, /* the task exited before its task work ran */
 	UNWIND_STOP_SIGNAL_FRAME, /* a signal trampoline (SFrame v3 signal FDE) */
+	UNWIND_STOP_BUDGET,       /* the unwind's work allowance ran out */
+	UNWIND_STOP_KILLED,       /* the task was killed during the unwind */
 	UNWIND_STOP_COUNT
 };
 

@@ -1,13 +1,16 @@
 /*
- * make bench-sframe: nanoseconds per lookup (FDE + FRE + rule) and per
- * unwind step, against libsframe's sframe_find_fre on the same pcs.
+ * make bench-sframe: nanoseconds per lookup (FDE + FRE + rule), without
+ * and with the optional index (sf_index_build, in memory this program
+ * allocates), and per unwind step, against libsframe's sframe_find_fre on
+ * the same pcs.
  *
  *   bench FILE...   one table row per file (linked ELF with .sframe)
  *
  * The pcs are 2^19 addresses drawn uniformly (fixed seed) from the span
  * the FDEs cover, the same list for every contender. Each figure is the
- * best of 3 passes over the list. Before timing, both libraries' answers
- * are compared on every pc, so a broken path cannot look fast.
+ * best of 5 passes over the list. Before timing, both libraries' answers,
+ * and ours with and without the index, are compared on every pc, so a
+ * broken path cannot look fast.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,6 +30,8 @@
 struct bench {
 	struct sf_table direct;  /* section read in place */
 	struct sf_table viacb;   /* section read through a callback */
+	struct sf_table indexed; /* section in memory, with an index */
+	void *index;
 	sframe_decoder_ctx *d;
 	uint64_t vaddr;
 	uint64_t *pcs;
@@ -55,6 +60,12 @@ static uint64_t op_lookup(struct bench *b, uint64_t pc)
 {
 	struct sf_rule r;
 	return (uint64_t)sf_find_rule(&b->direct, pc, &r) + (uint64_t)r.cfa_off;
+}
+
+static uint64_t op_lookup_index(struct bench *b, uint64_t pc)
+{
+	struct sf_rule r;
+	return (uint64_t)sf_find_rule(&b->indexed, pc, &r) + (uint64_t)r.cfa_off;
 }
 
 static uint64_t op_lookup_cb(struct bench *b, uint64_t pc)
@@ -96,7 +107,21 @@ static double ns_per_pc(struct bench *b, op_fn op)
 	return best;
 }
 
-/* Both libraries must find the same row before either is timed. */
+static bool same_where(const struct sf_where *a, const struct sf_where *b)
+{
+	return a->how == b->how && a->off == b->off && a->reg == b->reg;
+}
+
+static bool same_rule(const struct sf_rule *a, const struct sf_rule *b)
+{
+	return a->cfa_reg == b->cfa_reg && a->cfa_deref == b->cfa_deref &&
+	       a->cfa_off == b->cfa_off && same_where(&a->ra, &b->ra) &&
+	       same_where(&a->fp, &b->fp) && a->mangled_ra == b->mangled_ra &&
+	       a->signal == b->signal;
+}
+
+/* Both libraries must find the same row before either is timed, and ours
+ * the same rule with and without the index. */
 static uint32_t disagreements(struct bench *b)
 {
 	uint32_t bad = 0;
@@ -109,6 +134,10 @@ static uint32_t disagreements(struct bench *b)
 			mine = sf_fre_find(&b->direct, &fde, b->pcs[i], &fre);
 		int theirs = sframe_find_fre(b->d, (int32_t)(b->pcs[i] - b->vaddr), &lf);
 		bad += !!mine != !!theirs || (!mine && lf.fre_start_addr != fre.start);
+		struct sf_rule r1, r2;
+		int e1 = sf_find_rule(&b->direct, b->pcs[i], &r1);
+		int e2 = sf_find_rule(&b->indexed, b->pcs[i], &r2);
+		bad += e1 != e2 || (!e1 && !same_rule(&r1, &r2));
 	}
 	return bad;
 }
@@ -142,20 +171,27 @@ static int run(void *arg, const char *member, const struct section *sec)
 	b.vaddr = sec->addr;
 	b.bytes = sec->data;
 	b.size = (uint32_t)sec->size;
-	struct sf_src direct = { b.bytes, NULL, NULL, b.size, b.vaddr };
-	struct sf_src viacb = { NULL, copy_cb, &b, b.size, b.vaddr };
+	struct sf_src direct = { b.bytes, NULL, NULL, b.size, b.vaddr, false };
+	struct sf_src viacb = { NULL, copy_cb, &b, b.size, b.vaddr, false };
 	if (sf_open(&b.direct, &direct) || sf_validate(&b.direct) || sf_open(&b.viacb, &viacb) ||
+	    sf_open(&b.indexed, &direct) ||
+	    !(b.index = malloc(sf_index_size(&b.indexed))) ||
+	    sf_index_build(&b.indexed, b.index, sf_index_size(&b.indexed)) ||
 	    !(b.d = sframe_decode((const char *)b.bytes, b.size, &err))) {
 		fprintf(stderr, "%s: cannot open its .sframe\n", path);
 		return 1;
 	}
 	pick_pcs(&b);
 	uint32_t bad = disagreements(&b);
-	printf("| %7" PRIu32 " | %7" PRIu32 " | %9" PRIu32 " | %8.1f | %8.1f | %8.1f | %9.1f |%s\n",
-	       b.direct.num_fdes, b.direct.num_fres, b.size, ns_per_pc(&b, op_lookup),
-	       ns_per_pc(&b, op_lookup_cb), ns_per_pc(&b, op_step), ns_per_pc(&b, op_libsframe),
-	       bad ? " DISAGREE" : "");
+	double mine = ns_per_pc(&b, op_lookup), indexed = ns_per_pc(&b, op_lookup_index);
+	double theirs = ns_per_pc(&b, op_libsframe);
+	printf("| %7" PRIu32 " | %7" PRIu32 " | %9" PRIu32 " | %8.1f | %8.1f | %8.1f | %8.1f | "
+	       "%9.1f | %5.2f | %5.2f |%s\n",
+	       b.direct.num_fdes, b.direct.num_fres, b.size, mine, indexed,
+	       ns_per_pc(&b, op_lookup_cb), ns_per_pc(&b, op_step), theirs,
+	       theirs / mine, theirs / indexed, bad ? " DISAGREE" : "");
 	sframe_decoder_free(&b.d);
+	free(b.index);
 	free(b.pcs);
 	return bad != 0;
 }
@@ -163,9 +199,10 @@ static int run(void *arg, const char *member, const struct section *sec)
 int main(int argc, char **argv)
 {
 	int status = 0;
-	printf("| FDEs    | FREs    | .sframe B | lookup ns | via callback ns | step ns | "
-	       "libsframe sframe_find_fre ns |\n");
-	printf("|--------:|--------:|----------:|---------:|---------:|---------:|----------:|\n");
+	printf("| FDEs    | FREs    | .sframe B | lookup ns | with index ns | via callback ns | "
+	       "step ns | libsframe sframe_find_fre ns | speedup | with index |\n");
+	printf("|--------:|--------:|----------:|---------:|---------:|---------:|---------:|"
+	       "----------:|------:|------:|\n");
 	for (int i = 1; i < argc; i++)
 		status |= each_section(argv[i], 0, false, run, argv[i]) != 0;
 	return status;

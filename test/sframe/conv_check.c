@@ -43,7 +43,7 @@ static int load(void *arg, const char *member, const struct section *sec)
 		vaddr = sec->addr;
 	l->copy = malloc(sec->size ? sec->size : 1);
 	memcpy(l->copy, sec->data, sec->size);
-	struct sf_src src = { l->copy, NULL, NULL, (uint32_t)sec->size, vaddr };
+	struct sf_src src = { l->copy, NULL, NULL, (uint32_t)sec->size, vaddr, false };
 	int err = sf_open(&l->t, &src);
 	if (!err)
 		err = sf_validate(&l->t);

@@ -130,8 +130,8 @@ static void malformed(void)
 		uint8_t *p = exact(buf, n);
 		struct sf_table t;
 		struct reader r = { p, VEC_VADDR, (uint32_t)n, 0, 0, 0 };
-		struct sf_src direct = { p, NULL, NULL, (uint32_t)n, VEC_VADDR };
-		struct sf_src cb = { NULL, read_cb, &r, (uint32_t)n, r.vaddr };
+		struct sf_src direct = { p, NULL, NULL, (uint32_t)n, VEC_VADDR, false };
+		struct sf_src cb = { NULL, read_cb, &r, (uint32_t)n, r.vaddr, false };
 		int stage, stage2;
 		int err = open_validate(&t, &direct, &stage);
 		if (stage == STAGE_VALIDATE)
@@ -162,7 +162,7 @@ static void truncations(void)
 		for (size_t len = 0; len < n; len++) {
 			uint8_t *p = exact(buf, len);
 			struct sf_table t;
-			struct sf_src src = { p, NULL, NULL, (uint32_t)len, 0x10000 };
+			struct sf_src src = { p, NULL, NULL, (uint32_t)len, 0x10000, false };
 			int stage;
 			accepted += open_validate(&t, &src, &stage) == SF_OK;
 			if (stage == STAGE_VALIDATE)
@@ -189,7 +189,7 @@ static void corruptions(void)
 				uint8_t *p = exact(buf, n);
 				p[at] = values[v];
 				struct reader r = { p, 0x10000, (uint32_t)n, 0, 0, 0 };
-				struct sf_src cb = { NULL, read_cb, &r, (uint32_t)n, r.vaddr };
+				struct sf_src cb = { NULL, read_cb, &r, (uint32_t)n, r.vaddr, false };
 				struct sf_table t;
 				int stage;
 				rejected += open_validate(&t, &cb, &stage) != SF_OK;
@@ -218,7 +218,7 @@ static void faults(void)
 		long wrong = 0, k;
 		for (k = 1;; k++) {
 			struct reader r = { p, 0x10000, (uint32_t)n, 0, k, 0 };
-			struct sf_src cb = { NULL, read_cb, &r, (uint32_t)n, r.vaddr };
+			struct sf_src cb = { NULL, read_cb, &r, (uint32_t)n, r.vaddr, false };
 			struct sf_table t;
 			int stage;
 			int err = open_validate(&t, &cb, &stage);

@@ -2,7 +2,8 @@
  * What the library answers on hand-made sections whose meaning is known:
  * lookups (sorted and linear, PC-relative starts, PLT blocks, 2-byte rows),
  * rules (default, AArch64, flexible, outermost, signal) and unwind steps
- * against a small fake stack, including the ways a step ends. Prints TAP.
+ * against a small fake stack, including the ways a step ends; the
+ * optional index gives the same answers. Prints TAP.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,7 +33,7 @@ static struct sf_table open_vec(const char *name)
 		if (strcmp(vec_valid[i].name, name))
 			continue;
 		size_t n = vec_build(&vec_valid[i], bytes[i], sizeof bytes[i]);
-		struct sf_src src = { bytes[i], NULL, NULL, (uint32_t)n, V };
+		struct sf_src src = { bytes[i], NULL, NULL, (uint32_t)n, V, false };
 		if (sf_open(&t, &src) || sf_validate(&t))
 			printf("# %s does not validate\n", name);
 	}
@@ -89,6 +90,44 @@ static void lookups(void)
 	ok(!sf_fde_get(&t, 0, &fde) && fde.start == V + 28 - 64 &&
 	   !sf_fde_get(&t, 1, &fde) && fde.start == V + 48 - 68,
 	   "PC-relative starts count from the FDE's start field");
+}
+
+/* The same rule (or the same error) at pc, with and without the index. */
+static bool same_answer(const struct sf_table *a, const struct sf_table *b, uint64_t pc)
+{
+	struct sf_rule x, y;
+	int ex = sf_find_rule(a, pc, &x), ey = sf_find_rule(b, pc, &y);
+	return ex == ey && (ex || (x.cfa_reg == y.cfa_reg && x.cfa_off == y.cfa_off &&
+				   x.ra.how == y.ra.how && x.ra.off == y.ra.off &&
+				   x.fp.how == y.fp.how && x.fp.off == y.fp.off));
+}
+
+/* The optional index: in memory the caller gives, refused when short or
+ * misaligned or the section is unsorted, and every lookup over the span
+ * of each sorted vector gives the answer it gives without it. */
+static void indexed(void)
+{
+	static uint64_t mem[1024];
+	const char *sorted[] = { "v1-sorted-fp", "v1-plt", "v2-plt-pcrel" };
+	for (unsigned v = 0; v < sizeof sorted / sizeof sorted[0]; v++) {
+		struct sf_table plain = open_vec(sorted[v]), t = plain;
+		uint64_t need = sf_index_size(&t);
+		bool refused = sf_index_build(&t, mem, need - 1) == SF_E_NOSPACE &&
+			       sf_index_build(&t, (uint8_t *)mem + 4, need) == SF_E_INVAL &&
+			       !t.index;
+		bool built = need <= sizeof mem && !sf_index_build(&t, mem, need) &&
+			     t.index == mem;
+		uint32_t diff = 0;
+		for (uint64_t pc = V - 8192; pc < V + 8192; pc++)
+			diff += !same_answer(&plain, &t, pc);
+		char name[128];
+		snprintf(name, sizeof name, "index on %s: refused short and misaligned, "
+			 "built, same answers at 16384 pcs (%u differ)", sorted[v], diff);
+		ok(refused && built && diff == 0, name);
+	}
+	struct sf_table t = open_vec("v1-none-addr4");
+	ok(sf_index_build(&t, mem, sizeof mem) == SF_E_FDE_UNSORTED && !t.index,
+	   "no index for a section without sorted FDEs");
 }
 
 static void rules(void)
@@ -202,6 +241,7 @@ static void encoding(void)
 int main(void)
 {
 	lookups();
+	indexed();
 	rules();
 	steps();
 	encoding();

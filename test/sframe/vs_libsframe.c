@@ -194,7 +194,7 @@ static int visit(void *arg, const char *member, const struct section *sec)
 
 	if (!sec)
 		return 0;
-	struct sf_src src = { sec->data, NULL, NULL, (uint32_t)sec->size, sec->addr };
+	struct sf_src src = { sec->data, NULL, NULL, (uint32_t)sec->size, sec->addr, false };
 	sframe_decoder_ctx *d = sframe_decode((const char *)sec->data, sec->size, &err);
 	int mine = sf_open(&t, &src);
 	if (!d || mine) {

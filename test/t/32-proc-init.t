@@ -8,6 +8,12 @@
 #     reported and decides the verdict.
 #  3. init itself killed by a fault: the kill report names pid 1, the
 #     kernel survives, reaps it, frees every page, and fails the boot.
+#  4. init exits 0 leaving processes behind that never end by themselves
+#     (t-proc orphan-*): a CPU-bound orphan, a tree of 15 of them, one
+#     blocked for ever in a pipe read; and 120 short-lived orphans, more
+#     than the process table holds, while a CPU-bound process runs. The
+#     kernel kills each remaining one ("init exited", SIGKILL), reaps
+#     them all, frees every page and shuts down with success.
 use strict;
 use warnings;
 use File::Temp qw(tempdir);
@@ -17,14 +23,14 @@ my $dir = tempdir(CLEANUP => 1);
 
 # Boots with a command line; returns (console text without CRs, qemu-run status).
 sub boot {
-	my ($cmdline) = @_;
+	my ($cmdline, @opts) = @_;
 	my $log = "$dir/console.txt";
 	unlink $log;
 	my $pid = fork() // die "fork: $!";
 	if ($pid == 0) {
 		open(STDOUT, '>', '/dev/null'); # the console copy: not our TAP
 		exec('tools/qemu-run', '--cmdline', $cmdline, '--timeout', 120,
-			'--serial', $log) or die "tools/qemu-run: $!";
+			'--serial', $log, @opts) or die "tools/qemu-run: $!";
 	}
 	waitpid($pid, 0);
 	my $status = $? >> 8;
@@ -71,5 +77,21 @@ like($console, qr{stitch: init \(pid 1\) exited with status 139\b},
      'the killed init is reaped with status 128 + SIGSEGV');
 is($status, 1, 'a killed init: the machine shuts down with failure');
 leak_free($console, 'a killed init');
+
+# ---- 4. orphans that never end by themselves ----
+
+for my $case (['orphan-spin', 1], ['orphan-tree', 15], ['orphan-pipe', 1],
+	      ['orphan-zombies', 1]) {
+	my ($mode, $n) = @$case;
+	($console, $status) = boot("init=/bin/t-proc init.args=$mode", '--direct');
+	is($status, 0, "$mode: the machine shuts down with success");
+	like($console, qr{stitch: init \(pid 1\) exited with status 0\b},
+	     "$mode: init's exit status 0 is reported");
+	my @pids = $console =~ /^t-proc: orphan pid (\d+)\r?$/mg;
+	my @killed = grep { $console =~ m{^stitch: pid $_ \(/bin/t-proc\) killed: init exited rip=\S+ addr=\S+ status 137\b}m } @pids;
+	is(scalar(@pids), $n, "$mode: $n processes left behind");
+	is(scalar(@killed), $n, "$mode: each killed when init exited (SIGKILL)");
+	leak_free($console, $mode);
+}
 
 done_testing();

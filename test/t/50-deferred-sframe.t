@@ -21,7 +21,9 @@
 #   - after dl_unregister the shared object's frames have no SFrame: the
 #     unwinds stop there (fallback to rbp, which holds no frame pointer);
 #   - exit() is traced and never returns: each of its requests is answered
-#     by a record with stop task-exited and no frames, counted;
+#     by the unwind the kernel finishes while the address space is still
+#     there: the real user stack of the call, from the system-call stub
+#     down to _start; no unwind ends task-exited;
 #   - the counters add up (requests, coalesced, unwinds, reused, records).
 import os
 import re
@@ -71,14 +73,14 @@ def answer(s):
     return recs_[0] if len(recs_) == 1 else None
 
 
-# A task in task_exit has no user context left once its address space is
-# gone: those samples carry no user part.
+# A task in task_exit refuses requests once it has settled its last unwind
+# (before its address space goes): those samples carry no user part.
 gone = [s for s in nmi if s['cookie'] is None and
         'task_exit' in Symbols(recs, s['pid']).names(s['kernel'])]
 tap(nmi and all(s['cookie'] for s in nmi if s not in gone) and
     all(s['cookie'] for s in traced),
     '%d NMI samples and %d traced calls of the workloads, each with a cookie '
-    '(but %d in task_exit after its address space went)'
+    '(but %d in task_exit after its last unwind)'
     % (len(nmi), len(traced), len(gone)))
 every = [s for s in of(recs, 'SAMPLE') if s['cookie'] is not None]
 missing = [s for s in every if not answer(s)]
@@ -151,13 +153,25 @@ tap(max(multi.values()) >= 2 and
     'beyond the first of each consumer for each cookie' % st.get('requests_coalesced', -1))
 exited = [d for d in of(recs, 'DEFERRED') if STOPS[d['stop']] == 'task-exited']
 exits = [s for s in traced if s['aux'] == SYS_EXIT]
-tap(exits and all(answer(s) and STOPS[answer(s)['stop']] == 'task-exited' and
-                  answer(s)['user'] == [] for s in exits),
-    'exit() (traced, never returns): %d requests answered with stop task-exited, '
-    'no frames' % len(exits))
-tap(st.get('unwind_stop_task_exited') == len({(d['tid'], d['cookie']) for d in exited}),
-    'unwind_stop_task_exited (%d) counts the entries whose task exited first'
-    % st.get('unwind_stop_task_exited', -1))
+def exit_chain(s):
+    d = answer(s)
+    if not d or not d['user'] or STOPS[d['stop']] != 'end':
+        return None
+    return syms[s['pid']].names(d['user'])
+
+
+chains = [exit_chain(s) for s in exits]
+whole = [n for n in chains if n and n[-1] == '_start' and 'exit' in n]
+tap(exits and len(whole) == len(exits),
+    'exit() (traced, never returns): all %d requests answered with the user stack of '
+    'the call, down to _start through exit (%d whole)' % (len(exits), len(whole)))
+for s in [s for s, n in zip(exits, chains) if n not in whole][:3]:
+    d = answer(s)
+    diag('  %s: %s' % (STOPS[d['stop']] if d else 'no record',
+                       ' <- '.join(syms[s['pid']].names(d['user'] or [])) if d else ''))
+tap(not exited and st.get('unwind_stop_task_exited') == 0,
+    'no unwind ended task-exited (unwind_stop_task_exited %d): every task still had '
+    'its user stack' % st.get('unwind_stop_task_exited', -1))
 records = len(of(recs, 'DEFERRED'))
 tap(st.get('deferred_records') == records and
     st.get('unwinds_run', 0) + st.get('unwind_reused', 0) + len(exited) == records,

@@ -101,8 +101,18 @@ tap(len(mine) >= 8 and not right and st.get('unwinds_run', 0) > 0 and
 # stack-copy: registers and stack for the host.
 recs = run('stack-copy')
 user = [s for p, n, s in user_chains(recs)]
+
+
+def faulting_in(s):
+    """The NMI came while the kernel faulted in a page for the task: its
+    stack page may not be present yet, and the copy then has 0 bytes
+    (counted in stack_copy_truncated)."""
+    return 'uvm_fault' in Symbols(recs, s['pid']).names(s['kernel'])
+
+
 good = [s for s in user if s['copy'] and s['user'] == [s['copy']['regs'][8]] and
-        0 < s['copy']['size'] <= 8192 and s['cookie'] is None and
+        (0 < s['copy']['size'] or faulting_in(s)) and s['copy']['size'] <= 8192 and
+        s['cookie'] is None and
         (not s['flags'] & SAMPLE_USER or s['copy']['regs'][8] == s['ip'])]
 tap(len(user) >= 8 and len(good) == len(user) and not of(recs, 'DEFERRED'),
     'stack-copy: all %d samples carry the user ip and a copy (registers, %d..%d bytes '

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 # SFrame registration and sections that go wrong: one boot of /bin/sfbad
-# (profile.mode=sframe, trace.syscalls=stacktrace_setup; its comment says
-# what it registers). The program checks the system call's answers itself
+# (profile.mode=sframe, trace.syscalls=stacktrace_setup, sframe.validate:
+# the opt-in full validation when a section is first opened, since the
+# corrupt section's fault, one FRE too many in the header's count, is one
+# that only a walk over every FDE sees; its comment says what it
+# registers). The program checks the system call's answers itself
 # (EEXIST for an overlapping text range, ENOEXEC for what is not SFrame,
 # EINVAL for a zero length and for removing what is not there); here:
 #   - the corrupt section (its header passes the ADD check) is validated at
@@ -27,7 +30,7 @@ if not all(os.path.exists(p) for p in (KERNEL, 'build/esp.img', ROOT + '/bin/sfb
     sys.exit(0)
 tmp = tempfile.mkdtemp(prefix='stitch-t53-')
 recs, console, rc = boot('init=/bin/sfbad init.args=200 profile.mode=sframe '
-                         'profile.hz=1000 trace.syscalls=stacktrace_setup',
+                         'profile.hz=1000 trace.syscalls=stacktrace_setup sframe.validate',
                          tmp + '/records.bin')
 st = stats(recs)
 tap(rc == 0 and 'sfbad: ok' in console,

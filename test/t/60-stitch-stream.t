@@ -1,7 +1,10 @@
 #!/usr/bin/perl
 # stitch's stream reader on damaged and unusual streams: every anomaly is
 # counted, what is whole is still used, and nothing crashes (the ASan/UBSan
-# driver runs the whole tool over every cut and every corrupted byte).
+# driver runs the whole tool over every cut and every corrupted byte). A
+# damaged stream is said in the summary line, report.txt and on stderr,
+# naming what was cut or skipped, and gives exit status 3 (docs/STITCH.md),
+# the outputs still written; a usage error is 2.
 use strict;
 use warnings;
 no warnings 'portable';
@@ -63,12 +66,16 @@ my $small = stream(rec_stream(mode => MODE_VALIDATE), @head,
 
 my $r = case(stream(rec_stream(), @head, $sample, $deferred));
 is($r->{status}, 0, 'a good stream: exit 0');
+unlike($r->{summary} . $r->{report} . $r->{stderr}, qr/damaged/i, '... and no warning');
 is_deeply([map { $r->{counters}{$_} } qw(truncated bad_size unknown_type missing_end samples samples_stitched)],
 	  [0, 0, 0, 0, 1, 1], 'a good stream: no anomaly, the sample stitched');
 
 $r = case(stream(rec_stream(), @head, rec_raw(42, 'future record'), rec_raw(0, ''),
 		 $sample, $deferred));
 is($r->{counters}{unknown_type}, 2, 'unknown record types (42 and 0) counted');
+like($r->{summary}, qr/WARNING: damaged stream \(2 record\(s\) of unknown type skipped\)/,
+     '... named as skipped in the summary line; exit ' . $r->{status});
+is($r->{status}, 3, '... exit status 3');
 is($r->{counters}{samples_stitched}, 1, '... skipped by their size: the records after them are read');
 
 # A size that is not a multiple of 8 loses the way to the next record.
@@ -105,6 +112,14 @@ $r = case(substr($full, 0, length($full) - 5));
 is($r->{counters}{truncated}, 1, 'stream cut inside a record: counted');
 is($r->{counters}{missing_end}, 1, '... and REC_END missing');
 is($r->{counters}{samples}, 1, '... the whole records before the cut still read');
+is($r->{status}, 3, '... exit status 3: a damaged stream');
+like($r->{summary}, qr/^stitch: 1 samples, .*; WARNING: damaged stream \(1 record\(s\) cut short, no REC_END\), what could be read was used; wrote /m,
+     '... the summary line names what was cut');
+like($r->{report}, qr/^# WARNING: damaged stream \(1 record\(s\) cut short, no REC_END\)/m,
+     '... and so does report.txt, written all the same');
+like($r->{stderr}, qr/^stitch: warning: damaged stream \S+ \(1 record\(s\) cut short, no REC_END\)/m,
+     '... and stderr, also without -o');
+ok(-s "$r->{dir}/out/perf.data" && -s "$r->{dir}/out/profile.folded", '... every output written');
 $r = case(join '', rec_stream(), @head, $sample, $deferred);
 is_deeply([@{$r->{counters}}{qw(truncated missing_end samples_stitched)}], [0, 1, 1],
 	  'no REC_END: counted as missing, everything else used');
@@ -130,7 +145,10 @@ is($r->{counters}{no_stream_header}, 1, 'no REC_STREAM first: counted');
 is($r->{counters}{samples}, 1, '... the records still read');
 $r = case('');
 is_deeply([@{$r->{counters}}{qw(no_stream_header missing_end)}], [1, 1], 'empty file: counted');
-is($r->{status}, 0, '... and still a clean exit with all outputs');
+is($r->{status}, 3, '... a damaged stream (exit 3), all outputs still written');
+ok(-e "$r->{dir}/out/report.txt" && -e "$r->{dir}/out/perf.data", '... report.txt and perf.data exist');
+my ($usage) = run_stitch('--no-such-option', "$r->{dir}/records.bin");
+is($usage, 2, 'a bad command line: exit 2, not 3');
 
 $r = case(stream(rec_stream(), rec_comm(pid => 2, name => 'a-name-of-sixteen'), $head[2],
 		 $sample, $deferred));

@@ -159,7 +159,8 @@ is($r->{counters}{samples_stitched}, 30, 'report: and stitch\'s own counters');
 	ok(!grep({ my @i = map { hex } @{$_->{ips}}; shift(@i) != 0xfffffffffffffe00
 		   || !$user{join(',', @i)} || $_->{stop_name} ne 'end' } @d),
 	   '... deferred records: PERF_CONTEXT_USER, then one of the user chains, stop "end"');
-	is_deeply($d->{stop_names}, [qw(end max-frames fault no-info bad-sframe bad-frame task-exited)],
+	is_deeply($d->{stop_names}, [qw(end max-frames fault no-info bad-sframe bad-frame task-exited signal-frame
+					   budget killed)],
 		  '... and the stop reasons by number');
 	write_file("$r->{dir}/cut.bin", substr($run->{bytes}, 0, length($run->{bytes}) - 12));
 	($st, $json) = run_stitch('--records-json', '-', "$r->{dir}/cut.bin");

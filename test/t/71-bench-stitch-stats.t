@@ -112,7 +112,8 @@ my $bytes = stream(
 $s = stats_of($bytes);
 check_records($s, $bytes, 'made here');
 is_deeply($s->{deferred_stop}, { end => 1, 'max-frames' => 1, fault => 1, 'no-info' => 0, 'bad-sframe' => 0,
-				 'bad-frame' => 0, 'task-exited' => 0, 'signal-frame' => 0, unknown => 0 },
+				 'bad-frame' => 0, 'task-exited' => 0, 'signal-frame' => 0,
+				 budget => 0, killed => 0, unknown => 0 },
 	  'made here: deferred records by stop reason');
 is($s->{samples_truncated}, 3, 'made here: the 3 samples of the max-frames unwind are truncated');
 is($s->{deferred_used}, 2, 'made here: 2 deferred records served the 4 samples, the orphan none');

@@ -134,8 +134,15 @@ my %expect = (
 	'ret-kernel' => 'bad-frame', 'ret-noncanonical' => 'bad-frame', 'deep' => 'max-frames',
 	'sframe-good' => 'end', 'sframe-unsorted' => 'bad-sframe end',
 	'sframe-fre-outside' => 'bad-sframe end', 'sframe-huge-count' => 'bad-sframe end',
-	'sframe-unmapped' => 'end fault', 'sframe-rewritten' => 'bad-frame end no-info',
+	'sframe-unmapped' => 'end fault', 'sframe-rewritten' => 'end',
 );
+# The rewritten section: the rule cache serves the pcs it saw before the
+# rewrite; a pc it had not seen reads the rewritten section, which is then
+# dropped (bad-sframe, sframe_dropped_invalid). Which happens depends on
+# where the samples land, so either is right, as long as the drop is
+# counted exactly when an unwind stopped bad-sframe (below).
+my %also = ('sframe-rewritten' => 'bad-sframe end');
+my %stopped;
 # Cases whose stack pointer or frame pointer points into the kernel: their
 # unwinds may hold the interrupted ip and nothing read through that pointer.
 my %ip_only = map { $_ => 1 } qw(sp-kernel sp-direct-map sp-noncanonical sp-null fp-kernel);
@@ -160,19 +167,28 @@ for my $c (sort keys %expect) {
 	my $seen = join(' ', sort keys %why);
 	my $frames = 0;
 	for (@mine) { $frames = @{$_->{ips}} - 1 if @{$_->{ips}} - 1 > $frames }
-	is($seen, $expect{$c}, "$c: " . scalar(@mine) . " unwinds of the attacking code stopped with: $expect{$c}");
+	my $want = $also{$c} && $seen eq $also{$c} ? $also{$c} : $expect{$c};
+	is($seen, $want, "$c: " . scalar(@mine) . " unwinds of the attacking code stopped with: $want");
+	$stopped{$c} = $seen;
 	ok($frames <= 1, "$c: no frame beyond the interrupted ip (none read through the pointer)")
 		if $ip_only{$c};
 	$e->{unwinds} = @mine ? "$seen; at most $frames frame" . ($frames == 1 ? '' : 's') : 'no sample';
+	# Either outcome of such a case gives the same line in the table.
+	$e->{unwinds} = "$expect{$c}, or $also{$c}" if $also{$c} && @mine;
 }
 
-# Children of die-pending: some died with their unwind still queued.
+# Children of die-pending: some died with their unwind still owed. The
+# kernel finishes it in task_exit while the stack is there: every unwind
+# of theirs has the user pc at least, none ended task-exited.
 if (my $e = $case{'die-pending'}) {
 	my @kids = grep { ($r->{ppid}{$_} // 0) == $e->{pid} } keys %{$r->{ppid}};
 	my %kid = map { $_ => 1 } @kids;
-	my $exited = grep { $kid{$_->{pid}} && $STOP_NAMES[$_->{stop}] eq 'task-exited' } @deferred;
-	ok($exited > 0, "die-pending: $exited of its " . scalar(@kids) . " children's unwinds ended task-exited");
-	$e->{unwinds} = $exited ? 'children: task-exited, counted' : 'no task-exited';
+	my @theirs = grep { $kid{$_->{pid}} } @deferred;
+	my $exited = grep { $STOP_NAMES[$_->{stop}] eq 'task-exited' } @theirs;
+	my $empty = grep { @{$_->{ips}} < 2 } @theirs;
+	ok(@theirs && !$exited && !$empty, "die-pending: all " . scalar(@theirs) . " unwinds of its "
+	   . scalar(@kids) . " children have a user stack ($exited task-exited, $empty empty)");
+	$e->{unwinds} = $exited || $empty ? "children: $exited task-exited" : 'children: every one with its stack';
 }
 
 # Every SFrame section the cases had refused or dropped is counted, by
@@ -183,6 +199,7 @@ my %dropped = (
 				   refused_overlap => 3, refused_full => 1 },
 	'sframe-unsorted' => { dropped_invalid => 1 }, 'sframe-fre-outside' => { dropped_invalid => 1 },
 	'sframe-huge-count' => { dropped_invalid => 1 }, 'sframe-unmapped' => { dropped_fault => 1 },
+	'sframe-rewritten' => { dropped_invalid => ($stopped{'sframe-rewritten'} // '') =~ /bad-sframe/ ? 1 : 0 },
 );
 my (%want, $total);
 for my $c (grep { $case{$_} } keys %dropped) {

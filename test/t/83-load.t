@@ -1,7 +1,9 @@
 #!/usr/bin/perl
 # Test 83: load. LOAD_PROCS processes (32) of four kinds (userland/hostile/
 # h-load.c: recursion, system calls, a pipe, memory churn) at 20 kHz
-# sampling for LOAD_SECONDS of guest time, in one direct boot.
+# sampling for LOAD_SECONDS of guest time, in one direct boot under
+# -icount (guest time = instructions), so how much the rings drop depends on
+# the guest alone, not on how busy the host is.
 #
 # `make test` runs 8 s with 16 KiB rings (LOAD_RING), small enough that
 # the sampler must drop records, so that the accounting of losses is
@@ -37,7 +39,7 @@ my $t0 = time;
 my $pid = fork() // die "fork: $!";
 if ($pid == 0) {
 	open(STDOUT, '>', '/dev/null');
-	exec('tools/qemu-run', '--direct', '--cmdline', $cmdline, '--timeout', 60 + 10 * $secs,
+	exec('tools/qemu-run', '--direct', '--icount', '--cmdline', $cmdline, '--timeout', 60 + 10 * $secs,
 	     '--serial', "$dir/console.txt", '--records', "$dir/records.bin")
 		or die "tools/qemu-run: $!";
 }

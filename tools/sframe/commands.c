@@ -30,7 +30,7 @@ static int open_section(const struct job *j, const char *member,
 			const struct section *sec, struct sf_table *t)
 {
 	char name[4096];
-	struct sf_src src = { sec->data, NULL, NULL, (uint32_t)sec->size, sec->addr };
+	struct sf_src src = { sec->data, NULL, NULL, (uint32_t)sec->size, sec->addr, false };
 	int err = sec->size > UINT32_MAX ? SF_E_INVAL : sf_open(t, &src);
 
 	if (err) {

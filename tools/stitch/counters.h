@@ -60,4 +60,12 @@ void counters_print(FILE *f, const struct counters *c);
 /* "stitch":{"records":N,...}: every counter, as a JSON member. */
 void json_counters(FILE *f, const struct counters *c);
 
+/*
+ * Whether the stream itself was damaged (cut, corrupt, records skipped),
+ * as opposed to losses the kernel counted in a whole stream. Writes what
+ * was cut or skipped, in words, to buf ("2 records cut short, no
+ * REC_END"); returns the number of kinds of damage, 0 for a whole stream.
+ */
+int counters_damage(const struct counters *c, char *buf, size_t size);
+
 #endif

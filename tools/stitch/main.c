@@ -10,6 +10,14 @@
 #include "run.h"
 #include "util.h"
 
+/* Exit statuses (docs/STITCH.md). die() exits with EXIT_USAGE too. */
+enum {
+	EXIT_OUTPUT = 1,  /* an output file could not be written */
+	EXIT_USAGE = 2,   /* a bad command line, an unreadable input */
+	EXIT_DAMAGED = 3, /* the stream was cut or corrupt: outputs written
+			   * from what could be read, the damage named */
+};
+
 static const char usage[] =
 	"usage: stitch [options] RECORDS.bin\n"
 	"  --symfs DIR     host directory where the guest's paths (/bin/prog) are found\n"
@@ -22,7 +30,9 @@ static const char usage[] =
 	"                  got their user stacks, processes) as JSON to FILE; the\n"
 	"                  samples are not printed then (-o still writes its files)\n"
 	"  --records-json FILE  write every record, parsed, as JSON to FILE (- for\n"
-	"                  standard output) and do nothing else\n";
+	"                  standard output) and do nothing else\n"
+	"exit status: 0 done, 1 an output could not be written, 2 bad usage or\n"
+	"unreadable input, 3 the stream was damaged (what could be read was used)\n";
 
 int main(int argc, char **argv)
 {
@@ -46,12 +56,12 @@ int main(int argc, char **argv)
 		case 'S': o.stats = optarg; break;
 		case 'J': o.records_json = optarg; break;
 		case 'h': fputs(usage, stdout); return 0;
-		default: fputs(usage, stderr); return 2;
+		default: fputs(usage, stderr); return EXIT_USAGE;
 		}
 	}
 	if (optind != argc - 1) {
 		fputs(usage, stderr);
-		return 2;
+		return EXIT_USAGE;
 	}
 	/* An offline tool: never ask debuginfod servers for the guest's files. */
 	unsetenv("DEBUGINFOD_URLS");
@@ -64,5 +74,13 @@ int main(int argc, char **argv)
 	struct counters c = { 0 };
 	int err = run_stitch(&o, buf, len, &c);
 	free(buf);
-	return err ? 1 : 0;
+	if (err)
+		return EXIT_OUTPUT;
+	char damage[256];
+	if (counters_damage(&c, damage, sizeof damage)) {
+		fprintf(stderr, "stitch: warning: damaged stream %s (%s): what could be "
+			"read was used\n", o.input, damage);
+		return EXIT_DAMAGED;
+	}
+	return 0;
 }

@@ -256,6 +256,10 @@ void write_report(FILE *f, const struct run *r)
 		" duplicate, %" PRIu64 " orphan); %" PRIu64 " records lost\n",
 		c->samples, c->samples_deferred, c->samples_stitched, c->samples_missing,
 		c->deferred, c->deferred_duplicate, c->deferred_orphan, c->lost);
+	char damage[256];
+	if (counters_damage(c, damage, sizeof damage))
+		fprintf(f, "# WARNING: damaged stream (%s); what could be read was used, "
+			"counters below\n", damage);
 	profiles(f, r);
 	syscalls(f, r);
 	validation(f, r);

@@ -99,10 +99,13 @@ static int write_outputs(const struct options *o, const struct run *r,
 	err |= copy_records(o, buf, len);
 
 	const struct counters *c = r->c;
+	char damage[256];
 	fprintf(o->out, "stitch: %" PRIu64 " samples, %" PRIu64 " stitched, %" PRIu64
-		" missing their user stack; wrote %s/{report.txt,profile.folded,flame.svg,"
-		"perf.data,records.bin,profile.speedscope.json}\n", c->samples, c->samples_stitched, c->samples_missing,
-		o->outdir);
+		" missing their user stack; ", c->samples, c->samples_stitched, c->samples_missing);
+	if (counters_damage(c, damage, sizeof damage))
+		fprintf(o->out, "WARNING: damaged stream (%s), what could be read was used; ", damage);
+	fprintf(o->out, "wrote %s/{report.txt,profile.folded,flame.svg,"
+		"perf.data,records.bin,profile.speedscope.json}\n", o->outdir);
 	perf_hint(o, r);
 	return err ? -1 : 0;
 }

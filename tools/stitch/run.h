@@ -19,7 +19,8 @@ struct options {
 	FILE *out;          /* listings and the summary go here */
 };
 
-/* Returns 0, or -1 if an output file could not be written. */
+/* Returns 0, or -1 if an output file could not be written. A damaged
+ * stream is not an error here: it is counted in c (counters_damage). */
 int run_stitch(const struct options *o, const uint8_t *buf, size_t len,
 	       struct counters *c);
 

@@ -383,6 +383,7 @@ const char *stop_name(uint32_t stop)
 		[UNWIND_STOP_BAD_SFRAME] = "bad-sframe", [UNWIND_STOP_BAD_FRAME] = "bad-frame",
 		[UNWIND_STOP_TASK_EXITED] = "task-exited",
 		[UNWIND_STOP_SIGNAL_FRAME] = "signal-frame",
+		[UNWIND_STOP_BUDGET] = "budget", [UNWIND_STOP_KILLED] = "killed",
 	};
 	return stop < UNWIND_STOP_COUNT ? names[stop] : "unknown";
 }

@@ -2,9 +2,12 @@
  * h-priv CASE: ring 3 tries what only ring 0 may do. Each instruction must
  * fault (#GP, or #NP for an absent gate) and the kernel must kill the
  * process with SIGSEGV, not obey: interrupts stay on, no port is touched,
- * no control register, MSR or descriptor table changes, and no kernel
- * handler runs for a vector that ring 3 invokes with `int`. Surviving the
- * instruction is a failure (exit 99).
+ * no control register, MSR or descriptor table changes, no descriptor
+ * table address is shown (UMIP), and no kernel handler runs for a vector
+ * that ring 3 invokes with `int`. The two vectors that ring 3 may raise
+ * (int3, int $4) reach their own handlers: SIGTRAP and SIGSEGV; `into`
+ * does not exist in 64-bit mode (SIGILL). Surviving the instruction is a
+ * failure (exit 99).
  */
 #include "hostile.h"
 
@@ -31,6 +34,15 @@ ATTACK(sysret, "sysretq")
 ATTACK(int_nmi, "int $2")
 ATTACK(int_ipi, "int $0xf1")
 ATTACK(int_timer, "int $0x20")
+ATTACK(int3, "int3")
+ATTACK(int_of, "int $4")
+ATTACK(into, ".byte 0xce")
+/* Under UMIP these fault instead of storing a kernel address. */
+ATTACK(sgdt, "sub $16, %%rsp; sgdt (%%rsp); add $16, %%rsp")
+ATTACK(sidt, "sub $16, %%rsp; sidt (%%rsp); add $16, %%rsp")
+ATTACK(sldt, "sub $16, %%rsp; sldt (%%rsp); add $16, %%rsp")
+ATTACK(str, "sub $16, %%rsp; str (%%rsp); add $16, %%rsp")
+ATTACK(smsw, "sub $16, %%rsp; smsw (%%rsp); add $16, %%rsp")
 
 /* An iretq frame asking for ring 0 (CS 0x08): the CPU refuses the
  * privilege raise. */
@@ -67,6 +79,8 @@ static const struct hcase cases[] = {
 	{ "cr3-write", cr3_write }, { "cr0-read", cr0_read }, { "wrmsr", wrmsr },
 	{ "lidt", lidt }, { "swapgs", swapgs }, { "sysret", sysret },
 	{ "iret-ring0", iret_ring0 }, { "int-nmi", int_nmi }, { "int-ipi", int_ipi },
-	{ "int-timer", int_timer },
+	{ "int-timer", int_timer }, { "int3", int3 }, { "int-overflow", int_of },
+	{ "into", into }, { "sgdt", sgdt }, { "sidt", sidt }, { "sldt", sldt },
+	{ "str", str }, { "smsw", smsw },
 };
 HOSTILE_MAIN(cases)

@@ -65,7 +65,8 @@ static int spawn_flood(void)
  * Children that spin in ring 3 (so samples ask for deferred unwinds) and
  * die at once afterwards, each a different way: exit from a system call
  * entered right after the spin, killed by the parent while spinning, a
- * fault. An unwind still queued at death is reported as task-exited.
+ * fault. An unwind still owed at death is taken in task_exit, while the
+ * stack is there.
  */
 static int die_pending(void)
 {

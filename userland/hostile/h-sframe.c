@@ -9,7 +9,7 @@
  * PROT_EXEC, so the copy is code no other section covers), spin there so
  * that samples need it, and break it: FDEs out of order, a row outside its
  * function, a row count that does not add up, the section unmapped or
- * rewritten after the kernel validated it. The kernel must refuse or drop
+ * rewritten after the kernel first used it. The kernel must refuse or drop
  * the section (sframe_dropped), end those unwinds with a reason
  * (unwind_stop_*), and keep the process alive: every case exits 0.
  */
@@ -244,10 +244,14 @@ static int unmapped(void)
 }
 
 /*
- * Correct and used (so validated), then rewritten under the kernel's feet:
- * the FDE now claims a huge function, the row a CFA offset of 127
- * (misaligned), the FRE offset points past the section. The unwinder trusts
- * the validation it did, but every read stays bounds-checked.
+ * Correct and used, then rewritten under the kernel's feet: the FDE now
+ * claims a huge function (past the registered text), the row a CFA offset
+ * of 127 (misaligned), the FRE offset points past the section. The
+ * kernel's rule cache keeps the rules it read before the rewrite for the
+ * pcs it has seen (the program changes only its own unwinds, and every
+ * stack read stays checked); a pc it has not seen, or a boot with
+ * unwind.rule_cache=0, reads the rewritten section, finds the function
+ * outside its text and drops the section (sframe_dropped_invalid).
  */
 static int rewritten(void)
 {

@@ -9,6 +9,7 @@
 
 #define SELF "/bin/t-fault"
 #define SIGILL 4
+#define SIGTRAP 5
 #define SIGFPE 8
 #define SIGSEGV 11
 
@@ -85,6 +86,7 @@ static void noncanon_read(void) { (void)*(volatile long *)0x8000000000000000UL; 
 static void stack_overflow(void) { overflow_stack(0); }
 static void ud2(void) { __asm__ volatile("ud2"); }
 static void cli(void) { __asm__ volatile("cli"); }	/* privileged: #GP */
+static void int3(void) { __asm__ volatile("int3"); }	/* #BP: SIGTRAP */
 
 static const struct mode modes[] = {
 	{ "null-write", SIGSEGV, null_write },
@@ -99,6 +101,7 @@ static const struct mode modes[] = {
 	{ "privileged", SIGSEGV, cli },
 	{ "ud2", SIGILL, ud2 },
 	{ "div0", SIGFPE, fault_div0 },
+	{ "int3", SIGTRAP, int3 },
 };
 #define NMODES (int)(sizeof(modes) / sizeof(modes[0]))
 

@@ -4,12 +4,31 @@
  *
  * The same program is its own child: "t-proc child-<mode> ..." runs one
  * child behaviour and reports through its exit status.
+ *
+ * "t-proc orphan-<mode>", run as init (test 32), leaves processes behind
+ * that never end by themselves, printing "t-proc: orphan pid N" for each,
+ * and exits 0: the kernel must kill and reap them all and shut down.
  */
 #include <signal.h>
 #include <unistd.h>
 #include "check.h"
 
 #define SELF "/bin/t-proc"
+
+static int spawn_orphan(char *const argv[])
+{
+	int pid = spawn(SELF, argv);
+	if (pid > 0)
+		printf("t-proc: orphan pid %d\n", pid);
+	return pid;
+}
+
+/* One byte to the write end numbered fd: "I am in place". */
+static void ready(const char *fd)
+{
+	if (write(atoi(fd), "r", 1) != 1)
+		exit(3);
+}
 
 /* Children: each returns its exit status. */
 static int child(int argc, char **argv)
@@ -32,6 +51,99 @@ static int child(int argc, char **argv)
 	}
 	if (strcmp(mode, "child-sleep") == 0) {
 		sleep(30);
+		return 0;
+	}
+	if (strcmp(mode, "child-nap") == 0) {
+		usleep(100 * 1000);
+		return 0;
+	}
+	/* argv[2]: a pipe's write end, where each says it is in place. */
+	if (strcmp(mode, "child-spin") == 0) {
+		ready(argv[2]);
+		for (;;)
+			__asm__ volatile("" ::: "memory");
+	}
+	if (strcmp(mode, "child-pipe") == 0) {
+		int fds[2];
+		char c;
+		/* It holds the write end itself: the read never ends. */
+		if (pipe(fds) != 0)
+			return 1;
+		ready(argv[2]);
+		return read(fds[0], &c, 1) == 1 ? 0 : 2;
+	}
+	if (strcmp(mode, "child-tree") == 0) { /* argv[3]: levels below */
+		int levels = atoi(argv[3]);
+		char below[16];
+		snprintf(below, sizeof(below), "%d", levels - 1);
+		char *sub[] = { SELF, "child-tree", argv[2], below, NULL };
+		char *spin[] = { SELF, "child-spin", argv[2], NULL };
+		for (int i = 0; i < 2; i++)
+			if (spawn_orphan(levels > 0 ? sub : spin) < 0)
+				return 1;
+		ready(argv[2]);
+		for (;;)
+			__asm__ volatile("" ::: "memory");
+	}
+	if (strcmp(mode, "child-orphans") == 0) { /* argv[2]: how many */
+		char *nap[] = { SELF, "child-nap", NULL };
+		for (int i = atoi(argv[2]); i > 0; i--)
+			if (spawn(SELF, nap) < 0)
+				return 1;
+		return 0; /* before they do: the kernel becomes their parent */
+	}
+	return 100;
+}
+
+/* Spawns one orphan and waits until n processes said they are in place
+ * (and a little longer: the last one's blocking call). */
+static int leave(char *argv[], char *fd, int n)
+{
+	int fds[2];
+	char c;
+	if (pipe(fds) != 0)
+		return 1;
+	snprintf(fd, 16, "%d", fds[1]);
+	if (spawn_orphan(argv) < 0)
+		return 1;
+	for (int i = 0; i < n; i++)
+		if (read(fds[0], &c, 1) != 1)
+			return 1;
+	usleep(50 * 1000);
+	return 0;
+}
+
+/* Run as init: leaves behind what the kernel must clean up (see above). */
+static int orphans(const char *mode)
+{
+	char fd[16];
+	char *spin[] = { SELF, "child-spin", fd, NULL };
+	char *tree[] = { SELF, "child-tree", fd, "2", NULL };
+	char *blocked[] = { SELF, "child-pipe", fd, NULL };
+	char *maker[] = { SELF, "child-orphans", "20", NULL };
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (strcmp(mode, "orphan-spin") == 0)
+		return leave(spin, fd, 1);
+	if (strcmp(mode, "orphan-tree") == 0)
+		return leave(tree, fd, 15);
+	if (strcmp(mode, "orphan-pipe") == 0)
+		return leave(blocked, fd, 1);
+	if (strcmp(mode, "orphan-zombies") == 0) {
+		/* 120 short-lived orphans, more than the process table holds,
+		 * while a CPU-bound process keeps the CPU busy: they must be
+		 * reaped as they die, not when the machine is idle. */
+		if (leave(spin, fd, 1))
+			return 1;
+		for (int round = 0; round < 6; round++) {
+			int status;
+			if (spawn_wait(maker, &status) < 0 || status != 0) {
+				printf("t-proc: round %d: status %d errno %d\n",
+				       round, status, errno);
+				return 1;
+			}
+			usleep(300 * 1000); /* they nap 100 ms, then exit */
+		}
 		return 0;
 	}
 	return 100;
@@ -132,6 +244,8 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && strncmp(argv[1], "child-", 6) == 0)
 		return child(argc, argv);
+	if (argc > 1 && strncmp(argv[1], "orphan-", 7) == 0)
+		return orphans(argv[1]);
 	check_begin(argv[0]);
 	test_identity(argv[0]);
 	test_exit_status();

@@ -1,0 +1,17 @@
+/*
+ * The SFrame library's in-place load for the kernel build (sframe/internal.h,
+ * -DSF_ENV_LOAD_H): a section or stack in user memory is read with one
+ * user load per field, inside the window the unwinder opened.
+ */
+#ifndef ARCH_X86_64_SFRAME_LOAD_H
+#define ARCH_X86_64_SFRAME_LOAD_H
+
+#include "arch/x86_64/user_load.h"
+
+static inline __attribute__((always_inline)) bool
+sf_env_load(uint64_t addr, uint32_t len, void *dst)
+{
+	return arch_user_load(addr, len, dst);
+}
+
+#endif

@@ -1,0 +1,132 @@
+/*
+ * manyrows: a valid SFrame section whose one function has a million rows
+ * costs only its own process (test 55).
+ *
+ *   manyrows spin   builds the function and its section in memory: NROWS
+ *                   bytes of nop, then a loop (pause; jmp) that spins until
+ *                   the process is killed, and a version 1 section with one
+ *                   FDE whose NROWS rows start at every byte of the nops
+ *                   (each "CFA = rsp + 8, RA at CFA - 8": valid, in order,
+ *                   inside the function). It registers the section with
+ *                   SYS_stacktrace_setup and calls the function. Every
+ *                   lookup for a sample in the loop must read all the rows
+ *                   before the last, more than an unwind's budget. (Built
+ *                   at run time: ld 2.40 needs many minutes to link a
+ *                   million CFI rows.)
+ *   manyrows        (init) sleeps SLEEPS times SLEEP_MS ms alone, measuring
+ *                   each sleep (gettimeofday), spawns `manyrows spin`,
+ *                   sleeps as many times again while it spins, kills the
+ *                   spinner and waits for it.
+ *
+ * Prints "manyrows: code at A size S" (the spinner), "manyrows: alone|spinning
+ * sleeps=N max_ms=M mean_ms=A", "manyrows: spinner pid P status S" (its wait
+ * status); exits 0 when every call succeeded.
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <stitch.h>
+
+#define NROWS 1000000u
+#define ROW_SIZE 6  /* 4-byte start, info, one 1-byte word */
+#define SLEEPS 20
+#define SLEEP_MS 10
+
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+
+/* The section for a function of size bytes at code, written at sec. */
+static uint32_t build(uint8_t *sec, const uint8_t *code, uint32_t size)
+{
+	uint32_t fres = 28 + 17;
+	memset(sec, 0, fres);
+	sec[0] = 0xe2, sec[1] = 0xde, sec[2] = 1; /* magic, version 1 */
+	sec[3] = 0x1;                             /* FDEs sorted */
+	sec[4] = 3;                               /* AMD64 */
+	sec[6] = (uint8_t)-8;                     /* RA at CFA - 8 */
+	put32(sec + 8, 1);
+	put32(sec + 12, NROWS);
+	put32(sec + 16, NROWS * ROW_SIZE);
+	put32(sec + 20, 0);
+	put32(sec + 24, 17);
+	uint8_t *fde = sec + 28;
+	put32(fde, (uint32_t)(int32_t)((intptr_t)code - (intptr_t)sec));
+	put32(fde + 4, size);
+	put32(fde + 8, 0);
+	put32(fde + 12, NROWS);
+	fde[16] = 2; /* 4-byte row starts, PC-relative rows */
+	for (uint32_t i = 0; i < NROWS; i++) {
+		uint8_t *r = sec + fres + ROW_SIZE * i;
+		put32(r, i);
+		r[4] = 0x03; /* sp-based, one 1-byte word */
+		r[5] = 8;
+	}
+	return fres + NROWS * ROW_SIZE;
+}
+
+static int spin(void)
+{
+	uint32_t size = NROWS + 4;
+	uint8_t *code = stitch_mmap(NULL, size, STITCH_PROT_READ | STITCH_PROT_WRITE |
+				    STITCH_PROT_EXEC, -1, 0);
+	uint8_t *sec = stitch_mmap(NULL, 28 + 17 + NROWS * ROW_SIZE,
+				   STITCH_PROT_READ | STITCH_PROT_WRITE, -1, 0);
+	if (code == STITCH_MAP_FAILED || sec == STITCH_MAP_FAILED)
+		return 1;
+	memset(code, 0x90, NROWS);                       /* nop */
+	memcpy(code + NROWS, "\xf3\x90\xeb\xfc", 4);     /* 1: pause; jmp 1b */
+	uint32_t len = build(sec, code, size);
+	if (stacktrace_setup(STACKTRACE_SFRAME_ADD, sec, len, code, size) != 0)
+		return 1;
+	printf("manyrows: code at %p size %u\n", (void *)code, size);
+	((void (*)(void))code)();
+	return 1; /* never: the loop does not return */
+}
+
+static double now_ms(void)
+{
+	struct timeval tv;
+	gettimeofday(&tv, NULL);
+	return tv.tv_sec * 1000.0 + tv.tv_usec / 1000.0;
+}
+
+/* SLEEPS sleeps of SLEEP_MS: the longest and the mean, printed as `what`. */
+static void sleeps(const char *what)
+{
+	double max = 0, sum = 0;
+	for (int i = 0; i < SLEEPS; i++) {
+		double t0 = now_ms();
+		usleep(SLEEP_MS * 1000);
+		double d = now_ms() - t0;
+		sum += d;
+		if (d > max)
+			max = d;
+	}
+	printf("manyrows: %s sleeps=%d max_ms=%.3f mean_ms=%.3f\n", what, SLEEPS, max,
+	       sum / SLEEPS);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "spin") == 0)
+		return spin();
+	sleeps("alone");
+	char *args[] = { "/bin/manyrows", "spin", NULL };
+	int pid = spawn("/bin/manyrows", args);
+	if (pid < 0) {
+		printf("manyrows: spawn failed\n");
+		return 1;
+	}
+	usleep(100 * 1000); /* the spinner builds its section and spins */
+	sleeps("spinning");
+	int status = 0;
+	if (kill(pid, SIGKILL) != 0 || waitpid(pid, &status, 0) != pid) {
+		printf("manyrows: kill or wait failed\n");
+		return 1;
+	}
+	printf("manyrows: spinner pid %d status %d\n", pid, status);
+	return 0;
+}
