@@ -37,18 +37,19 @@ def cmdline(progs, mode, hz, frames):
             f"profile.hz={hz} profile.frames={frames}")
 
 
-def run(tools, workdir, name, progs, mode, hz, frames, reuse=False, timeout=600):
+def run(tools, workdir, name, progs, mode, hz, frames, reuse=False, timeout=600, plugin=None):
     """Boot once and return stitch's numbers (stitch --stats) as a dict.
 
     workdir/name.{records.bin,console.txt,stats.json} are kept, so a number
     can always be traced back to the stream it came from. With reuse, a
-    run whose stats.json exists is not booted again.
+    run whose stats.json exists is not booted again. plugin: a QEMU
+    `-plugin` argument (qemu-run --plugin), or None.
     """
     base = os.path.join(workdir, name)
     records, console, stats = base + ".records.bin", base + ".console.txt", base + ".stats.json"
     line = cmdline(progs, mode, hz, frames)
     if not (reuse and os.path.exists(stats)):
-        boot(tools, line, records, console, timeout)
+        boot(tools, line, records, console, timeout, plugin)
         count(tools, records, stats)
     with open(stats) as f:
         s = json.load(f)
@@ -56,9 +57,11 @@ def run(tools, workdir, name, progs, mode, hz, frames, reuse=False, timeout=600)
     return s
 
 
-def boot(tools, line, records, console, timeout):
+def boot(tools, line, records, console, timeout, plugin):
     cmd = [tools.qemu_run, "--direct", "--icount", "--timeout", str(timeout),
            "--cmdline", line, "--records", records, "--serial", console]
+    if plugin:
+        cmd += ["--plugin", plugin]
     r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         raise GuestError(f"guest failed (qemu-run exit {r.returncode}) with "
