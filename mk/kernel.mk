@@ -23,7 +23,8 @@ $(BUILD)/kernel/font.c: $(FONT) tools/psf2c
 # .sframe, text and data are byte for byte what -fasynchronous-unwind-tables
 # gives.) The assembly has CFI for debuggers only: it is assembled without
 # --gsframe, so it gets no SFrame entry and ends a kernel unwind, as
-# kern/kunwind.c expects.
+# kern/kunwind.c expects; usercopy.S alone asks for .sframe itself
+# (`.cfi_sections .sframe`), so a kernel unwind crosses the user copies.
 KERNEL_ASFLAGS := -std=gnu11 -ffreestanding -fno-pic -mcmodel=kernel \
 	-mno-red-zone -mgeneral-regs-only -fno-stack-protector -O2 -g $(WARN) \
 	-Iinclude -I. -fno-asynchronous-unwind-tables -fno-unwind-tables \
@@ -58,6 +59,3 @@ TEST_PREREQS += $(ESP_IMG)
 # kernel's single user loads (sframe/internal.h, arch/x86_64/sframe_load.h).
 SFRAME_ENV_LOAD := -DSF_ENV_LOAD_H='"arch/x86_64/sframe_load.h"'
 $(BUILD)/kernel/sframe/%.o: KERNEL_CFLAGS += $(SFRAME_ENV_LOAD)
-
-# GCC may turn the byte loops of memset/memcpy into calls to themselves.
-$(BUILD)/kernel/kern/string.o: KERNEL_CFLAGS += -fno-tree-loop-distribute-patterns
