@@ -1,36 +1,5 @@
 #include "kern/string.h"
 
-void *memset(void *dst, int c, size_t n)
-{
-	unsigned char *d = dst;
-	while (n--)
-		*d++ = (unsigned char)c;
-	return dst;
-}
-
-void *memcpy(void *restrict dst, const void *restrict src, size_t n)
-{
-	unsigned char *d = dst;
-	const unsigned char *s = src;
-	while (n--)
-		*d++ = *s++;
-	return dst;
-}
-
-void *memmove(void *dst, const void *src, size_t n)
-{
-	unsigned char *d = dst;
-	const unsigned char *s = src;
-	if (d < s) {
-		while (n--)
-			*d++ = *s++;
-	} else {
-		while (n--)
-			d[n] = s[n];
-	}
-	return dst;
-}
-
 int memcmp(const void *a, const void *b, size_t n)
 {
 	const unsigned char *x = a, *y = b;

@@ -1,5 +1,7 @@
 /* The C string and memory functions the kernel uses (GCC also emits calls
- * to memcpy, memmove, memset and memcmp on its own). */
+ * to memcpy, memmove, memset and memcmp on its own). memset, memcpy and
+ * memmove are the architecture's (arch/x86_64/string.c: word at a time),
+ * the others are in kern/string.c. */
 #ifndef KERN_STRING_H
 #define KERN_STRING_H
 

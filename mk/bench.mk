@@ -10,7 +10,7 @@
 # order): it hands its ring-3 programs to the SDK through
 # USER_EXTRA_PROGRAMS / USER_SRCS_<name>, and they go into the initrd.
 
-PACKAGES += python3 gnuplot-nox libunwind-dev
+PACKAGES += python3 gnuplot-nox libunwind-dev libelf-dev
 
 BENCH_DIR := $(BUILD)/bench
 BENCH_OUT := $(OUT)/bench
@@ -24,6 +24,19 @@ USER_EXTRA_PROGRAMS += $(BENCH_PROGRAMS)
 USER_SRCS_bsuite := userland/bench/bsuite.c
 USER_SRCS_kentry := userland/bench/kentry.c
 $(foreach n,$(BENCH_FUNCS),$(eval USER_SRCS_funcs-$(n) := userland/bench/funcs.c $(BENCH_DIR)/gen/funcs-$(n).s))
+
+# Frame pointers in every function of the program's own, leaves included,
+# so that a frame-pointer walk sees as many frames as SFrame
+# (docs/BENCHMARKS.md, "A fair frame-pointer baseline"). newlib and the
+# start code keep none. /bin/<w>-fp is workload w built this way, for the
+# fp modes; /bin/funcs-N is built this way only (its generated chain
+# keeps rbp frames too), the same binary for every mode.
+BENCH_FP_CFLAGS := -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
+BENCH_FP_BUILDS := fib chain sort reader piper kentry
+USER_EXTRA_PROGRAMS += $(BENCH_FP_BUILDS:%=%-fp)
+$(foreach w,fib chain sort reader piper,$(eval USER_SRCS_$(w)-fp := userland/workloads/$(w).c))
+USER_SRCS_kentry-fp := userland/bench/kentry.c
+$(foreach p,$(BENCH_FP_BUILDS:%=%-fp) $(BENCH_FUNCS:%=funcs-%),$(eval USER_CFLAGS_$(p) := $(BENCH_FP_CFLAGS)))
 
 $(BENCH_DIR)/gen/funcs-%.s: userland/bench/genfuncs.pl
 	@mkdir -p $(@D)
@@ -51,19 +64,35 @@ $(BENCH_UNWIND): $(BENCH_UNWIND_OBJS)
 ALL_TARGETS += $(BENCH_UNWIND)
 TEST_PREREQS += $(BENCH_UNWIND)
 
+# --- build/bin/insnprof.so: the QEMU plugin of the breakdown -----------------
+# Guest instructions per kernel function inside the deferred unwind, the NMI
+# handler and the page fault (tools/insnprof/, docs/BENCHMARKS.md). Against
+# the hand-written declarations of QEMU 7.2's plugin API (Debian ships no
+# qemu-plugin.h); the API is resolved in the QEMU executable at load time.
+INSNPROF := $(BIN)/insnprof.so
+INSNPROF_SRCS := $(wildcard tools/insnprof/*.c)
+
+$(INSNPROF): $(INSNPROF_SRCS) $(wildcard tools/insnprof/*.h)
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $(INSNPROF_SRCS) -lelf
+
+ALL_TARGETS += $(INSNPROF)
+TEST_PREREQS += $(INSNPROF)
+
 # --- make bench ---------------------------------------------------------------
 # BENCH_CONFIG=quick for a short development run; BENCH_PARTS=modes,host to
-# run some parts only (modes depth funcs kentry rate cpus host): they replace
+# run some parts only (modes depth funcs kentry rate cpus breakdown host): they replace
 # their own files in out/bench/ and their part of results.json.
 # BENCH_REUSE=1 boots nothing that out/bench/runs/ already holds (to redo
 # the tables and plots from the same streams).
 BENCH_CONFIG ?= full
-BENCH_PARTS  ?= modes,depth,funcs,kentry,rate,cpus,host
+BENCH_PARTS  ?= modes,depth,funcs,kentry,rate,cpus,breakdown,host
 BENCH_DRIVER = python3 tools/bench/bench.py --qemu-run tools/qemu-run \
-	--stitch $(STITCH_TOOL) --symfs $(USER_SYMFS) --kernel $(KERNEL_ELF) --initrd $(INITRD)
+	--stitch $(STITCH_TOOL) --symfs $(USER_SYMFS) --kernel $(KERNEL_ELF) --initrd $(INITRD) \
+	--insnprof $(INSNPROF)
 
 .PHONY: bench
-bench: all $(BENCH_UNWIND)
+bench: all $(BENCH_UNWIND) $(INSNPROF)
 	mkdir -p $(BENCH_OUT)
 	$(BENCH_DRIVER) --out $(BENCH_OUT) --config $(BENCH_CONFIG) --parts $(BENCH_PARTS) \
 		--unwind $(BENCH_UNWIND) $(if $(BENCH_REUSE),--reuse)

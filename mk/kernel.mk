@@ -59,6 +59,3 @@ TEST_PREREQS += $(ESP_IMG)
 # kernel's single user loads (sframe/internal.h, arch/x86_64/sframe_load.h).
 SFRAME_ENV_LOAD := -DSF_ENV_LOAD_H='"arch/x86_64/sframe_load.h"'
 $(BUILD)/kernel/sframe/%.o: KERNEL_CFLAGS += $(SFRAME_ENV_LOAD)
-
-# GCC may turn the byte loops of memset/memcpy into calls to themselves.
-$(BUILD)/kernel/kern/string.o: KERNEL_CFLAGS += -fno-tree-loop-distribute-patterns

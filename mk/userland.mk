@@ -58,13 +58,14 @@ USER_WORKLOADS := fib chain sort reader piper
 USER_SYSTEM    := demo utest
 USER_TESTS     := $(basename $(notdir $(wildcard userland/tests/t-*.c)))
 # Other fragments add programs (mk/bench.mk, included before this file):
-# their names in USER_EXTRA_PROGRAMS, the sources of /bin/<p> in USER_SRCS_<p>.
+# their names in USER_EXTRA_PROGRAMS, the sources of /bin/<p> in USER_SRCS_<p>
+# (and any flags of their own in USER_CFLAGS_<p>).
 USER_PROGRAMS  := $(USER_WORKLOADS) $(USER_SYSTEM) $(USER_TESTS) $(USER_EXTRA_PROGRAMS)
 
 $(foreach p,$(USER_WORKLOADS),$(eval $(call user_program,$(USER_ROOT)/bin/$(p),userland/workloads/$(p).c)))
 $(foreach p,$(USER_SYSTEM),$(eval $(call user_program,$(USER_ROOT)/bin/$(p),userland/bin/$(p).c)))
 $(foreach p,$(USER_TESTS),$(eval $(call user_program,$(USER_ROOT)/bin/$(p),userland/tests/$(p).c)))
-$(foreach p,$(USER_EXTRA_PROGRAMS),$(eval $(call user_program,$(USER_ROOT)/bin/$(p),$(USER_SRCS_$(p)))))
+$(foreach p,$(USER_EXTRA_PROGRAMS),$(eval $(call user_program,$(USER_ROOT)/bin/$(p),$(USER_SRCS_$(p)),$(USER_CFLAGS) $(USER_CFLAGS_$(p)))))
 
 # make run APP=path/to/prog.c: one more program, and the one that boots.
 # It goes to /app/, a directory of its own, so that any name will do (fib.c

@@ -5,12 +5,14 @@ says what each number means; mk/bench.mk passes the paths.
 
     bench.py --out DIR [--config full|quick|tiny] [--parts modes,depth,...]
              [--reuse] --qemu-run P --stitch P --symfs D --kernel P
-             --initrd P [--unwind P]
+             --initrd P [--unwind P] [--insnprof P]
 
 Parts: modes (the table: results.csv), depth, funcs, kentry, rate, cpus (curves:
-<part>.csv and <part>.png), host (host-unwind.csv); tables.md has every
-table in Markdown. Every boot's stream, console and stitch numbers stay in
-DIR/runs/.
+<part>.csv and <part>.png), breakdown (instructions per kernel function,
+breakdown.csv), host (host-unwind.csv); tables.md has every table in
+Markdown. Every boot's stream, console and stitch numbers stay in
+DIR/runs/. Each boot prints "[k/N m:ss]": boots done of those planned, and
+the wall time since the start.
 """
 import argparse
 import hashlib
@@ -23,6 +25,7 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written next to the sources
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import breakdown  # noqa: E402
 import guest  # noqa: E402
 import metrics  # noqa: E402
 import output  # noqa: E402
@@ -31,6 +34,17 @@ ALL_MODES = ["none", "fp", "fp-deferred", "sframe", "stack-copy", "guess", "vali
 UNWIND_MODES = ["fp", "fp-deferred", "sframe", "stack-copy", "guess"]
 # Frames kept by a deferred unwind: above chain 256's 259 user frames.
 FRAMES = 512
+
+# The modes that walk frame pointers run the frame-pointer builds of the
+# workloads (/bin/NAME-fp, mk/bench.mk), against a run without sampling of
+# the same builds: so they walk as many frames as SFrame does.
+FP_MODES = ("fp", "fp-deferred")
+FP_BUILDS = ("/bin/fib", "/bin/chain", "/bin/sort", "/bin/reader", "/bin/piper", "/bin/kentry")
+
+
+def fp_build(progs):
+    """progs with each program that has a frame-pointer build replaced by it."""
+    return [[p[0] + "-fp"] + p[1:] if p[0] in FP_BUILDS else p for p in progs]
 
 # The suite: each about 0.2 s of guest time (200 M instructions), run one
 # after the other by /bin/bsuite (docs/USERLAND.md for what each does).
@@ -52,6 +66,7 @@ CONFIGS = {
         "kentry": [1, 2, 4, 8, 16, 32, 64], "kentry_hz": 20000, "kentry_cycles": 200_000_000,
         "rate": [100, 200, 500, 1000, 2000, 5000, 10000, 20000], "rate_rounds": 40000,
         "cpus": [1, 2, 4], "cpus_rounds": 4000,
+        "breakdown": ["sframe", "fp-deferred"],
         "host": True,
     },
     # development: every part, fewer points, shorter runs
@@ -63,11 +78,14 @@ CONFIGS = {
         "kentry": [1, 16], "kentry_hz": 20000, "kentry_cycles": 20_000_000,
         "rate": [100, 20000], "rate_rounds": 500,
         "cpus": [1, 4], "cpus_rounds": 500,
+        "breakdown": ["sframe", "fp-deferred"],
         "host": True,
     },
-    # test/t/72-bench-determinism.t: two modes, one small program
+    # test/t/72-bench-determinism.t: two modes, one small program;
+    # test/t/74-bench-insnprof.t: its breakdown
     "tiny": {
         "modes": ["none", "sframe"], "suite": [["/bin/chain", "8", "300"]], "hz": 1000,
+        "breakdown": ["sframe", "fp-deferred"],
     },
 }
 
@@ -93,35 +111,58 @@ class Bench:
         self.runs = os.path.join(args.out, "runs")
         os.makedirs(self.runs, exist_ok=True)
         self.log = open(os.path.join(args.out, "log.txt"), "a")
+        self.t0, self.done, self.planned = time.time(), 0, 0
 
     def say(self, text):
         print(text, flush=True)
         self.log.write(text + "\n")
         self.log.flush()
 
-    def boot(self, name, progs, mode, hz, cpus=1):
+    def boot(self, name, progs, mode, hz, plugin=None, reuse=None, cpus=1):
         t0 = time.time()
-        s = guest.run(self.tools, self.runs, name, progs, mode, hz, FRAMES, self.args.reuse,
+        reuse = self.args.reuse if reuse is None else reuse
+        s = guest.run(self.tools, self.runs, name, progs, mode, hz, FRAMES, reuse, plugin=plugin,
                       cpus=cpus)
         if fingerprint(self.args) != self.booted:
             raise guest.GuestError("the kernel or the initrd changed during the run "
                                    "(a make in the same tree?): its numbers would mix two builds")
-        self.say(f"  {name}: {s['stitch']['samples']} samples, "
-                 f"{time.time() - t0:.1f} s wall")
+        self.done += 1
+        self.planned = max(self.planned, self.done)
+        e = time.time() - self.t0
+        self.say(f"  [{self.done}/{self.planned} {int(e // 60)}:{int(e % 60):02d}] "
+                 f"{name}: {s['stitch']['samples']} samples, {time.time() - t0:.1f} s wall")
         return s
 
-    def measure(self, name, progs, modes, hz, cpus=1):
-        """One boot per mode ('none' first: the baseline); their metrics."""
+    def baseline(self, name, progs, hz, cpus=1):
+        """The boot without sampling of progs, and each program's cycles."""
         names = [comm(p) for p in progs]
-        base = self.boot(f"{name}-none", progs, "none", hz, cpus)
-        base_cycles = metrics.workload_cycles(base, names)
-        if None in base_cycles.values():
+        s = self.boot(name, progs, "none", hz, cpus=cpus)
+        cycles = metrics.workload_cycles(s, names)
+        if None in cycles.values():
             raise guest.GuestError(f"{name}: a workload did not finish in mode none")
-        runs = [("none", base)] + [(m, self.boot(f"{name}-{m}", progs, m, hz, cpus))
-                                   for m in modes if m != "none"]
+        return s, cycles
+
+    def measure(self, name, progs, modes, hz, cpus=1):
+        """One boot per mode and one without sampling ('none' first: the
+        baseline; the fp modes run the frame-pointer builds, against a
+        baseline of their own); their metrics."""
+        base = {False: (progs,) + self.baseline(f"{name}-none", progs, hz, cpus)}
+        fp_progs = fp_build(progs)
+        if fp_progs != progs and any(m in FP_MODES for m in modes):
+            base[True] = (fp_progs,) + self.baseline(f"{name}-none-fp", fp_progs, hz, cpus)
+            self.fp_build_cost_pct = (metrics.total(base[True][2]) /
+                                      metrics.total(base[False][2]) - 1) * 100
         rows = []
-        for mode, s in runs:
-            r = metrics.run_metrics(mode, s, names, base_cycles)
+        for mode in ["none"] + [m for m in modes if m != "none"]:
+            fp = mode in FP_MODES and True in base
+            p, s, cycles = base[fp]
+            if mode != "none":
+                s = self.boot(f"{name}-{mode}", p, mode, hz, cpus=cpus)
+            r = metrics.run_metrics(mode, s, [comm(x) for x in p], cycles)
+            # Tables show the workloads by the names of the usual builds.
+            for key in ("workloads", "workload_slowdown_pct"):
+                if r.get(key):
+                    r[key] = {comm(a): r[key][comm(b)] for a, b in zip(progs, p)}
             r["cmdline"] = s["cmdline"]
             rows.append(r)
         for r in rows:
@@ -133,11 +174,15 @@ class Bench:
     # --- the mode table -------------------------------------------------
     def modes(self):
         self.say(f"modes: the suite at {self.cfg['hz']} Hz, once per mode")
+        self.fp_build_cost_pct = None
         rows = self.measure("suite", self.cfg["suite"], self.cfg["modes"], self.cfg["hz"])
         output.write_csv(os.path.join(self.args.out, "results.csv"), rows, MODE_KEYS)
         self.say("\n" + output.table(rows))
+        if self.fp_build_cost_pct is not None:
+            self.say(f"the frame-pointer builds run {self.fp_build_cost_pct:.2f} % more "
+                     "cycles than the usual builds, without sampling\n")
         return {"hz": self.cfg["hz"], "suite": [" ".join(p) for p in self.cfg["suite"]],
-                "rows": rows}
+                "rows": rows, "fp_build_cost_pct": self.fp_build_cost_pct}
 
     # --- the curves -----------------------------------------------------
     def curve(self, name, points, title, xlabel, cpus=lambda x: 1):
@@ -223,6 +268,33 @@ class Bench:
         return self.curve("cpus", pts, "cost against CPUs (N x /bin/chain 32 at once)",
                           "CPUs (QEMU -smp, one /bin/chain each)", cpus=lambda x: x)
 
+    # --- where the instructions go ----------------------------------------
+    def breakdown(self):
+        """The suite again under the insnprof plugin, once per mode listed:
+        guest instructions per kernel function inside the deferred unwind,
+        the NMI handler and the page fault, checked against the kernel's own
+        counts of the same boot (tools/bench/breakdown.py)."""
+        if not self.args.insnprof:
+            raise guest.GuestError("the breakdown part needs --insnprof (build/bin/insnprof.so)")
+        self.say(f"breakdown: the suite under the insnprof plugin, {self.cfg['hz']} Hz")
+        rows = []
+        for mode in self.cfg["breakdown"]:
+            progs = fp_build(self.cfg["suite"]) if mode in FP_MODES else self.cfg["suite"]
+            name = f"breakdown-{mode}"
+            prof = os.path.join(self.runs, name + ".insnprof.txt")
+            arg = breakdown.plugin_arg(self.args.insnprof, self.args.kernel, prof)
+            s = self.boot(name, progs, mode, self.cfg["hz"], plugin=arg,
+                          reuse=self.args.reuse and os.path.exists(prof))
+            p = breakdown.parse(prof)
+            bad = breakdown.check(p, s["kernel"])
+            if bad:
+                raise guest.GuestError(f"{name}: " + "; ".join(bad))
+            got = breakdown.rows(mode, p, s["kernel"])
+            self.say("\n" + output.breakdown_text(got))
+            rows += got
+        output.write_csv(os.path.join(self.args.out, "breakdown.csv"), rows, output.BREAKDOWN_KEYS)
+        return rows
+
     # --- host-side comparison -------------------------------------------
     def host(self):
         """Our SFrame unwinder, a frame-pointer walk, libunwind and libdw on
@@ -264,6 +336,9 @@ CURVE_TABLES = {
 def write_tables(out, results):
     """tables.md: every table of the run in Markdown, for docs/BENCHMARKS.md."""
     text = []
+    if "breakdown" in results:
+        text += ["## breakdown: guest instructions per kernel function (insnprof)\n",
+                 output.breakdown_markdown(results["breakdown"])]
     if "modes" in results:
         m = results["modes"]
         text += [f"## modes ({m['hz']} Hz; suite: {', '.join(m['suite'])})\n",
@@ -275,6 +350,32 @@ def write_tables(out, results):
             text += [f"## {name}: {caption}\n", output.pivot(rows, key, f, name)]
     with open(os.path.join(out, "tables.md"), "w") as f:
         f.write("\n".join(text))
+
+
+PARTS = ("modes", "depth", "funcs", "kentry", "rate", "cpus", "breakdown", "host")
+# The programs each curve boots, for the plan (their arguments do not count).
+CURVE_PROGRAM = {"depth": "/bin/chain", "funcs": "/bin/funcs-10", "kentry": "/bin/kentry",
+                 "rate": "/bin/chain", "cpus": "/bin/chain"}
+
+
+def plan(cfg, parts, runs):
+    """How many boots the parts take: N of the "[k/N]" progress count."""
+    def per_point(progs, modes):
+        fp = fp_build(progs) != progs and any(m in FP_MODES for m in modes)
+        return 1 + len([m for m in modes if m != "none"]) + fp
+    n = 0
+    for part in parts:
+        if part == "modes":
+            n += per_point(cfg["suite"], cfg["modes"])
+        elif part == "breakdown":
+            n += len(cfg["breakdown"])
+        elif part == "host":
+            n += not os.path.exists(os.path.join(runs, "suite-stack-copy.records.bin")) and \
+                not ("modes" in parts and "stack-copy" in cfg["modes"])
+        else:
+            n += len(cfg[part]) * per_point([[CURVE_PROGRAM[part]]], cfg["curve_modes"])
+            n += part == "kentry"  # the calibration boot
+    return n
 
 
 def fingerprint(args):
@@ -295,7 +396,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--config", choices=sorted(CONFIGS), default="full")
-    ap.add_argument("--parts", default="modes,depth,funcs,kentry,rate,cpus,host")
+    ap.add_argument("--parts", default=",".join(PARTS))
     ap.add_argument("--reuse", action="store_true",
                     help="do not boot again where DIR/runs/ has a run's numbers")
     ap.add_argument("--qemu-run", required=True)
@@ -304,6 +405,7 @@ def main():
     ap.add_argument("--kernel", required=True)
     ap.add_argument("--initrd", required=True, help="the initrd qemu-run boots (build/initrd.cpio)")
     ap.add_argument("--unwind", help="build/bin/bench-unwind, for the host part")
+    ap.add_argument("--insnprof", help="build/bin/insnprof.so, for the breakdown part")
     args = ap.parse_args()
 
     os.makedirs(args.out, exist_ok=True)
@@ -326,18 +428,20 @@ def main():
             return 1
         if old.get("config") == args.config and old.get("sha256") == b.booted:
             results = {**old, **results}
-    unknown = [p for p in parts if p not in ("modes", "depth", "funcs", "kentry", "rate", "cpus",
-                                             "host")]
+    unknown = [p for p in parts if p not in PARTS]
     if unknown:
         ap.error(f"unknown parts {unknown}")
     # A configuration may leave parts out (tiny: the table only).
     parts = [p for p in parts if p == "modes" or p in b.cfg]
     if "host" in parts and not args.unwind:
         ap.error("the host part needs --unwind")
+    b.planned = plan(b.cfg, parts, b.runs)
     try:
         for part in parts:
             if part == "modes":
                 results["modes"] = b.modes()
+            elif part == "breakdown":
+                results["breakdown"] = b.breakdown()
             elif part == "host":
                 b.host()
             else:

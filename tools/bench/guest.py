@@ -38,19 +38,21 @@ def cmdline(progs, mode, hz, frames, parallel=False):
             f"profile.hz={hz} profile.frames={frames}")
 
 
-def run(tools, workdir, name, progs, mode, hz, frames, reuse=False, timeout=600, cpus=1):
+def run(tools, workdir, name, progs, mode, hz, frames, reuse=False, timeout=600, plugin=None,
+        cpus=1):
     """Boot once and return stitch's numbers (stitch --stats) as a dict.
 
     workdir/name.{records.bin,console.txt,stats.json} are kept, so a number
     can always be traced back to the stream it came from. With reuse, a
-    run whose stats.json exists is not booted again. cpus > 1: that many
+    run whose stats.json exists is not booted again. plugin: a QEMU
+    `-plugin` argument (qemu-run --plugin), or None. cpus > 1: that many
     CPUs, the programs all at once.
     """
     base = os.path.join(workdir, name)
     records, console, stats = base + ".records.bin", base + ".console.txt", base + ".stats.json"
     line = cmdline(progs, mode, hz, frames, cpus > 1)
     if not (reuse and os.path.exists(stats)):
-        boot(tools, line, records, console, timeout, cpus)
+        boot(tools, line, records, console, timeout, plugin, cpus)
         count(tools, records, stats)
     with open(stats) as f:
         s = json.load(f)
@@ -58,9 +60,11 @@ def run(tools, workdir, name, progs, mode, hz, frames, reuse=False, timeout=600,
     return s
 
 
-def boot(tools, line, records, console, timeout, cpus=1):
+def boot(tools, line, records, console, timeout, plugin, cpus=1):
     cmd = [tools.qemu_run, "--direct", "--icount", "--cpus", str(cpus), "--timeout", str(timeout),
            "--cmdline", line, "--records", records, "--serial", console]
+    if plugin:
+        cmd += ["--plugin", plugin]
     r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         raise GuestError(f"guest failed (qemu-run exit {r.returncode}) with "

@@ -137,3 +137,38 @@ def per_workload(rows):
         out.append(f"| {n} | " + " | ".join(
             fmt((r.get("workload_slowdown_pct") or {}).get(n), "{:.2f}") for r in modes) + " |")
     return "\n".join(out) + "\n"
+
+
+# The breakdown (tools/bench/breakdown.py): one table per mode and window.
+BREAKDOWN_KEYS = ["mode", "window", "function", "insns", "per_entry", "per_frame", "pct",
+                  "entries", "kernel_count"]
+BREAKDOWN_COLUMNS = [
+    ("function", "function", "{}"),
+    ("insns", "instructions", "{}"),
+    ("per_entry", "per entry", "{:.1f}"),
+    ("per_frame", "per frame", "{:.1f}"),
+    ("pct", "%", "{:.1f}"),
+]
+
+
+def breakdown_groups(rows):
+    """(caption, rows) per mode and window, in the order they came."""
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["mode"], r["window"]), []).append(r)
+    for (mode, window), g in groups.items():
+        total = g[-1]
+        kernel = (f"; the kernel's TSC count: {total['kernel_count']}"
+                  if total["kernel_count"] is not None else "")
+        yield (f"{mode}, {window}: {total['entries']} entries, "
+               f"{total['insns']} instructions{kernel}"), g
+
+
+def breakdown_text(rows):
+    return "\n".join(caption + "\n" + table(g, BREAKDOWN_COLUMNS)
+                     for caption, g in breakdown_groups(rows))
+
+
+def breakdown_markdown(rows):
+    return "\n".join(f"*{caption}*\n\n" + markdown(g, BREAKDOWN_COLUMNS)
+                     for caption, g in breakdown_groups(rows))

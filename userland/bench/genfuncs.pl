@@ -4,9 +4,9 @@
 # of functions in the binary (10 to 100 000).
 #
 # Of the N functions, 9 are on the stack when a sample lands:
-# funcs_chain_0 .. funcs_chain_7 (rbp frames, so a frame-pointer walk and
-# SFrame both get through them) and funcs_leaf (the spin loop), spread
-# evenly over the text, so a lookup cannot win by locality. The other
+# funcs_chain_0 .. funcs_chain_7 and funcs_leaf (the spin loop), all with
+# rbp frames, so a frame-pointer walk and SFrame both get through them,
+# spread evenly over the text, so a lookup cannot win by locality. The other
 # N - 9 are fillers in three shapes (a leaf, an rbp frame, an rsp frame
 # with pushes) that only populate the SFrame table: N FDEs, about
 # 2.3 rows each. Written as assembly with CFI because gcc needs minutes
@@ -44,13 +44,18 @@ sub chain_link {
 }
 
 # xorshift64 4096 times: the work, so most samples see the whole chain.
+# An rbp frame of its own, as gcc -mno-omit-leaf-frame-pointer gives the
+# C half: a frame-pointer walk from here sees funcs_chain_7 too.
 sub leaf {
 	func("funcs_leaf",
+	     "\tpush %rbp\n\t.cfi_def_cfa_offset 16\n\t.cfi_offset %rbp, -16\n" .
+	     "\tmov %rsp, %rbp\n\t.cfi_def_cfa_register %rbp\n" .
 	     "\tmov %rdi, %rax\n\tmov \$4096, %ecx\n" .
 	     "1:\tmov %rax, %rdx\n\tshl \$13, %rdx\n\txor %rdx, %rax\n" .
 	     "\tmov %rax, %rdx\n\tshr \$7, %rdx\n\txor %rdx, %rax\n" .
 	     "\tmov %rax, %rdx\n\tshl \$17, %rdx\n\txor %rdx, %rax\n" .
-	     "\tdec %ecx\n\tjnz 1b\n\tret\n");
+	     "\tdec %ecx\n\tjnz 1b\n" .
+	     "\tpop %rbp\n\t.cfi_def_cfa %rsp, 8\n\tret\n");
 }
 
 sub filler {
