@@ -139,7 +139,7 @@ KTEST(uaccess_user_loads)
 	uint64_t q = 0, faults = current->kernel_page_faults;
 	bool smap = arch_has_smap();
 	arch_user_access_begin();
-	KEXPECT(t, cpu_local.uaccess_open);
+	KEXPECT(t, this_cpu_local()->uaccess_open);
 	KEXPECT_EQ(t, !!(read_rflags() & RFLAGS_AC), smap);
 	KEXPECT(t, arch_user_load(rw + 100, 1, &b) && b == 0x11);
 	KEXPECT(t, arch_user_load(rw + 101, 2, &h) && h == 0x3322);
@@ -154,7 +154,7 @@ KTEST(uaccess_user_loads)
 	KEXPECT(t, !arch_user_load(USER_END - 4, 8, &q));
 	KEXPECT(t, !arch_user_load(UINT64_MAX - 3, 4, &w));
 	arch_user_access_end();
-	KEXPECT(t, !cpu_local.uaccess_open);
+	KEXPECT(t, !this_cpu_local()->uaccess_open);
 	KEXPECT(t, !(read_rflags() & RFLAGS_AC));
 
 	return_test_mm(mm);

@@ -26,30 +26,33 @@ class Tools:
         self.kernel = kernel
 
 
-def cmdline(progs, mode, hz, frames):
-    """The kernel command line: /bin/bsuite runs progs one after the other.
+def cmdline(progs, mode, hz, frames, parallel=False):
+    """The kernel command line: /bin/bsuite runs progs one after the other
+    (parallel: all at once, bsuite -j).
 
     progs are lists such as ["/bin/chain", "64", "4000"]; bsuite takes each
     as one word with ':' between the arguments (init.args splits at ',').
     """
-    args = ",".join(":".join(p) for p in progs)
+    args = ",".join((["-j"] if parallel else []) + [":".join(p) for p in progs])
     return (f"init=/bin/bsuite init.args={args} profile.mode={mode} "
             f"profile.hz={hz} profile.frames={frames}")
 
 
-def run(tools, workdir, name, progs, mode, hz, frames, reuse=False, timeout=600, plugin=None):
+def run(tools, workdir, name, progs, mode, hz, frames, reuse=False, timeout=600, plugin=None,
+        cpus=1):
     """Boot once and return stitch's numbers (stitch --stats) as a dict.
 
     workdir/name.{records.bin,console.txt,stats.json} are kept, so a number
     can always be traced back to the stream it came from. With reuse, a
     run whose stats.json exists is not booted again. plugin: a QEMU
-    `-plugin` argument (qemu-run --plugin), or None.
+    `-plugin` argument (qemu-run --plugin), or None. cpus > 1: that many
+    CPUs, the programs all at once.
     """
     base = os.path.join(workdir, name)
     records, console, stats = base + ".records.bin", base + ".console.txt", base + ".stats.json"
-    line = cmdline(progs, mode, hz, frames)
+    line = cmdline(progs, mode, hz, frames, cpus > 1)
     if not (reuse and os.path.exists(stats)):
-        boot(tools, line, records, console, timeout, plugin)
+        boot(tools, line, records, console, timeout, plugin, cpus)
         count(tools, records, stats)
     with open(stats) as f:
         s = json.load(f)
@@ -57,8 +60,8 @@ def run(tools, workdir, name, progs, mode, hz, frames, reuse=False, timeout=600,
     return s
 
 
-def boot(tools, line, records, console, timeout, plugin):
-    cmd = [tools.qemu_run, "--direct", "--icount", "--timeout", str(timeout),
+def boot(tools, line, records, console, timeout, plugin, cpus=1):
+    cmd = [tools.qemu_run, "--direct", "--icount", "--cpus", str(cpus), "--timeout", str(timeout),
            "--cmdline", line, "--records", records, "--serial", console]
     if plugin:
         cmd += ["--plugin", plugin]
