@@ -111,8 +111,8 @@ static void unwind_irq_work(struct irq_work *iw)
 			if (cpu_current[cpu] == info->task)
 				stat_inc(STAT_UNWIND_IPI_REMOTE_TASK);
 	}
-	/* -ESRCH: the task is exiting; unwind_deferred_task_exit answers the
-	 * request. */
+	/* -ESRCH: the task is exiting; unwind_deferred_task_exit
+	 * answers the request. */
 	task_work_add(info->task, &info->work);
 }
 
@@ -237,8 +237,8 @@ void unwind_deferred_task_exit(struct task *t)
 	uint64_t s = __atomic_exchange_n(&info->state, STATE_EXITING, __ATOMIC_SEQ_CST);
 	/* The task's irq work may still be queued (its IPI not taken yet),
 	 * here or on a CPU the task ran on before: run it or wait for it,
-	 * before the info can go away with the task. Its task_work_add fails
-	 * (the task is exiting): served below. */
+	 * before the info can go away with the task. Its task_work_add
+	 * fails (the task is exiting): served below. */
 	if (irq_work_wait(&info->irq))
 		stat_inc(STAT_UNWIND_EXIT_WAITS);
 

@@ -185,12 +185,6 @@ static void sampling_nmi(struct trap_frame *tf)
 	sample_nmi(&r);
 }
 
-/*
- * Every CPU starts and stops its own source (arch_sampling_start_all).
- * The PMU and the LAPIC timer are per CPU. The HPET is one device, whose
- * IOAPIC entry sends its NMI to one CPU: the boot CPU starts and stops it,
- * and with that source the other CPUs take no samples.
- */
 void arch_sampling_start(unsigned hz)
 {
 	if (chosen == SRC_NONE)
