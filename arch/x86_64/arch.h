@@ -73,7 +73,18 @@ __attribute__((noreturn)) void arch_shutdown(bool success);
  * or the LAPIC ID.
  */
 #define ARCH_MAX_CPUS 8
-unsigned arch_cpu_id(void);
+extern bool arch_has_rdtscp;
+unsigned arch_cpu_id_lapic(void);
+/* Inline: every counter update (kern/stats.h) asks, the NMI's included. */
+static inline unsigned arch_cpu_id(void)
+{
+	if (arch_has_rdtscp) {
+		uint32_t aux;
+		__asm__ volatile("rdtscp" : "=c"(aux) : : "rax", "rdx");
+		return aux;
+	}
+	return arch_cpu_id_lapic();
+}
 /* The TSC and the CPU index in one instruction where RDTSCP exists. */
 uint64_t arch_tsc_cpu(unsigned *cpu);
 

@@ -13,7 +13,8 @@
 #define MSR_TSC_AUX   0xc0000103u
 #define CPUID_RDTSCP  (1u << 27) /* leaf 0x80000001, edx */
 
-static bool has_rdtscp;
+/* Read inline by arch_cpu_id (arch.h): set once at boot, then constant. */
+bool arch_has_rdtscp;
 static bool lapic_up;
 
 static bool cpu_has_rdtscp(void)
@@ -27,8 +28,8 @@ static bool cpu_has_rdtscp(void)
  * BSP, index 0). */
 void cpu_id_init(unsigned index)
 {
-	has_rdtscp = cpu_has_rdtscp();
-	if (has_rdtscp)
+	arch_has_rdtscp = cpu_has_rdtscp();
+	if (arch_has_rdtscp)
 		wrmsr(MSR_TSC_AUX, index);
 	lapic_up = true;
 }
@@ -46,7 +47,7 @@ static unsigned from_lapic(void)
 
 uint64_t arch_tsc_cpu(unsigned *cpu)
 {
-	if (has_rdtscp) {
+	if (arch_has_rdtscp) {
 		uint32_t lo, hi, aux;
 		__asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
 		*cpu = aux;
@@ -56,11 +57,9 @@ uint64_t arch_tsc_cpu(unsigned *cpu)
 	return rdtsc();
 }
 
-unsigned arch_cpu_id(void)
+unsigned arch_cpu_id_lapic(void)
 {
-	unsigned cpu;
-	arch_tsc_cpu(&cpu);
-	return cpu;
+	return from_lapic();
 }
 
 unsigned arch_ncpus(void)
