@@ -66,21 +66,12 @@ struct sframe_rule_cache {
 	struct sframe_rule_entry e[RULE_CACHE_SIZE];
 };
 
-static inline struct sframe_rule_entry *sframe_rule_slot(struct sframe_rule_cache *c,
+/* The one slot pc may be cached in; it holds pc's rule if its pc is pc
+ * and its generation mm->sframe_gen. */
+static inline struct sframe_rule_entry *sframe_rule_slot(const struct sframe_rule_cache *c,
 							 uint64_t pc)
 {
-	return &c->e[(pc * 0x9e3779b97f4a7c15ull) >> (64 - RULE_CACHE_BITS)];
-}
-
-/* The cached rule for pc in mm, or NULL. */
-static inline const struct sframe_rule_entry *sframe_rule_cached(const struct uvm *mm,
-								  uint64_t pc)
-{
-	struct sframe_rule_entry *e;
-	if (!mm->rule_cache)
-		return NULL;
-	e = sframe_rule_slot(mm->rule_cache, pc);
-	return e->gen == mm->sframe_gen && e->pc == pc ? e : NULL;
+	return (struct sframe_rule_entry *)&c->e[(pc * 0x9e3779b97f4a7c15ull) >> (64 - RULE_CACHE_BITS)];
 }
 
 /*

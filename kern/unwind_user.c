@@ -122,30 +122,22 @@ static enum unwind_stop step_failed(struct sf_frame *f, struct sframe_section *s
 	}
 }
 
-/* One SFrame step, in the user-access window the walk holds open: the
- * rule (cached, or looked up in the section, within w's budget), then
+/* One SFrame step by a looked-up rule, in the user-access window the walk
+ * holds open, for a pc the walk's rule cache did not answer: the rule
+ * from the section (within w's budget; cached for the next time), then
  * the stack reads. The window closes around anything else. regs: the
- * interrupted frame's registers by DWARF number, which a flexible FDE
- * may name in that frame (ignored after it). */
-static enum unwind_stop sframe_step(struct sf_frame *f, const uint64_t *regs,
-				    struct sframe_walk *w)
+ * interrupted frame's registers by DWARF number, which a flexible FDE may
+ * name in that frame (ignored after it). Not inline, so that the walk's
+ * frame stays in registers on its fast path. */
+static __attribute__((noinline)) enum unwind_stop
+sframe_lookup_step(struct sf_frame *f, const uint64_t *regs, struct sframe_walk *w)
 {
 	uint64_t pc = f->caller ? f->pc - 1 : f->pc;
-	const struct sframe_rule_entry *e = sframe_rule_cached(current->mm, pc);
 	struct sframe_section *s;
 	const struct sf_rule *r;
-	int err;
-
-	if (e) {
-		w->cache_hits++;
-		s = e->s;
-		err = sf_quick_step(&e->q, f, user_word, NULL);
-	} else {
-		err = sframe_find_rule(pc, &r, &s, w);
-		if (!err)
-			err = sf_step_rule(&s->table, r, f, regs, UNWIND_USER_DWARF_REGS,
-					   NULL, NULL);
-	}
+	int err = sframe_find_rule(pc, &r, &s, w);
+	if (!err)
+		err = sf_step_rule(&s->table, r, f, regs, UNWIND_USER_DWARF_REGS, NULL, NULL);
 	if (!err)
 		return STEPPED;
 	arch_user_access_end();
@@ -162,17 +154,20 @@ static enum unwind_stop sframe_step(struct sf_frame *f, const uint64_t *regs,
  * meanwhile. The walk's state (frame, trace, what is left of the budget)
  * is on this task's stack and survives the switch.
  */
-static bool preempt_point(bool window)
+static __attribute__((noinline)) void reschedule(bool window)
 {
-	struct task *t = current;
-	if (__atomic_load_n(&t->pending, __ATOMIC_RELAXED) & (1ul << TIF_NEED_RESCHED)) {
-		stat_inc(STAT_UNWIND_PREEMPTED);
-		if (window)
-			arch_user_access_end();
-		schedule();
-		if (window)
-			arch_user_access_begin();
-	}
+	stat_inc(STAT_UNWIND_PREEMPTED);
+	if (window)
+		arch_user_access_end();
+	schedule();
+	if (window)
+		arch_user_access_begin();
+}
+
+static inline bool preempt_point(struct task *t, bool window)
+{
+	if (__atomic_load_n(&t->pending, __ATOMIC_RELAXED) & (1ul << TIF_NEED_RESCHED))
+		reschedule(window);
 	return !task_killed(t);
 }
 
@@ -219,6 +214,64 @@ static uint32_t guess(const struct sf_frame *f, uint64_t *ips, uint32_t max,
 	return n;
 }
 
+/*
+ * The SFrame walk (ips[0] is the interrupted pc): one user-access window
+ * for all its steps. Its fast path is the rule cache's probe
+ * (sframe_rule_slot) and sf_quick_step, inline, on a frame kept
+ * in registers; a pc the cache does not hold is sframe_lookup_step's.
+ * The cache's table and generation are read again after each step, as
+ * a lookup, a drop or a reschedule may change them. Every frame passes
+ * every check of a step, the walk's bounds, its preemption point and its
+ * kill check.
+ */
+static uint32_t sframe_walk(struct sf_frame f, const uint64_t *regs, uint64_t *ips,
+			    uint32_t max, enum unwind_stop *stop)
+{
+	struct task *t = current;
+	struct uvm *mm = t->mm;
+	struct sframe_walk w;
+	uint32_t n = 1, looked_up = 0;
+	enum unwind_stop why;
+
+	sframe_walk_begin(&w, budget);
+	arch_user_access_begin();
+	for (;;) {
+		const struct sframe_rule_cache *c = mm->rule_cache;
+		uint64_t pc = f.caller ? f.pc - 1 : f.pc;
+		const struct sframe_rule_entry *e = c ? sframe_rule_slot(c, pc) : NULL;
+		if (e && e->gen == mm->sframe_gen && e->pc == pc) {
+			int err = sf_quick_step(&e->q, &f, user_word, NULL);
+			why = STEPPED;
+			if (err) {
+				struct sf_frame end = f;
+				arch_user_access_end();
+				why = step_failed(&end, e->s, err);
+				arch_user_access_begin();
+				f = end;
+			}
+		} else {
+			struct sf_frame slow = f;
+			why = sframe_lookup_step(&slow, regs, &w);
+			f = slow;
+			looked_up++;
+		}
+		if (why == STEPPED && f.pc >= USER_END)
+			why = UNWIND_STOP_BAD_FRAME;
+		if (why == STEPPED && n == max)
+			why = UNWIND_STOP_MAX_FRAMES;
+		if (why == STEPPED && !preempt_point(t, true))
+			why = UNWIND_STOP_KILLED;
+		if (why != STEPPED)
+			break;
+		ips[n++] = f.pc;
+	}
+	arch_user_access_end();
+	w.cache_hits += n - looked_up; /* one step per frame, the failed one too */
+	sframe_walk_done(&w);
+	*stop = why;
+	return n;
+}
+
 uint32_t unwind_user(enum unwind_method m, uint64_t *ips, uint32_t max,
 		     enum unwind_stop *stop)
 {
@@ -233,29 +286,19 @@ uint32_t unwind_user(enum unwind_method m, uint64_t *ips, uint32_t max,
 	if (m == UNWIND_METHOD_GUESS)
 		return guess(&f, ips, max, stop);
 
-	struct sframe_walk w;
-	bool sframe = m == UNWIND_METHOD_SFRAME;
 	uint32_t n = 0;
 	ips[n++] = f.pc;
-	/* The SFrame walk holds one user-access window for all its steps. */
-	if (sframe) {
-		sframe_walk_begin(&w, budget);
-		arch_user_access_begin();
-	}
+	if (m == UNWIND_METHOD_SFRAME)
+		return sframe_walk(f, regs, ips, max, stop);
 	for (;;) {
-		enum unwind_stop why = sframe ? sframe_step(&f, regs, &w) :
-						fp_step(&f, read_faulting);
+		enum unwind_stop why = fp_step(&f, read_faulting);
 		if (why == STEPPED && f.pc >= USER_END)
 			why = UNWIND_STOP_BAD_FRAME;
 		if (why == STEPPED && n == max)
 			why = UNWIND_STOP_MAX_FRAMES;
-		if (why == STEPPED && !preempt_point(sframe))
+		if (why == STEPPED && !preempt_point(current, false))
 			why = UNWIND_STOP_KILLED;
 		if (why != STEPPED) {
-			if (sframe) {
-				arch_user_access_end();
-				sframe_walk_done(&w);
-			}
 			*stop = why;
 			return n;
 		}
