@@ -13,15 +13,6 @@ static const enum how hows[STAT_COUNT] = { STATS_LIST(STATS_HOW) };
 
 uint64_t stat_counters[ARCH_MAX_CPUS][STAT_COUNT];
 
-void stat_max(enum stat s, uint64_t v)
-{
-	uint64_t *c = &stat_counters[arch_cpu_id()][s];
-	uint64_t old = __atomic_load_n(c, __ATOMIC_RELAXED);
-	while (v > old && !__atomic_compare_exchange_n(c, &old, v, false,
-						       __ATOMIC_RELAXED,
-						       __ATOMIC_RELAXED))
-		;
-}
 
 uint64_t stat_total(enum stat s)
 {

@@ -90,7 +90,15 @@ static inline void stat_add(enum stat s, uint64_t n)
 {
 	__atomic_fetch_add(&stat_counters[arch_cpu_id()][s], n, __ATOMIC_RELAXED);
 }
-void stat_max(enum stat s, uint64_t v);
+static inline void stat_max(enum stat s, uint64_t v)
+{
+	uint64_t *c = &stat_counters[arch_cpu_id()][s];
+	uint64_t old = __atomic_load_n(c, __ATOMIC_RELAXED);
+	while (v > old && !__atomic_compare_exchange_n(c, &old, v, false,
+						       __ATOMIC_RELAXED,
+						       __ATOMIC_RELAXED))
+		;
+}
 static inline void stat_inc(enum stat s) { stat_add(s, 1); }
 
 /* The counter of a deferred unwind's stop reason. */

@@ -45,18 +45,6 @@ static unsigned from_lapic(void)
 	return 0;
 }
 
-uint64_t arch_tsc_cpu(unsigned *cpu)
-{
-	if (arch_has_rdtscp) {
-		uint32_t lo, hi, aux;
-		__asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-		*cpu = aux;
-		return (uint64_t)hi << 32 | lo;
-	}
-	*cpu = from_lapic();
-	return rdtsc();
-}
-
 unsigned arch_cpu_id_lapic(void)
 {
 	return from_lapic();

@@ -40,13 +40,7 @@ static void check_smap(const struct trap_frame *tf)
 		stat_inc(STAT_SMAP_OPEN);
 }
 
-/* Per CPU: in nmi_dispatch. NMIs do not nest, so a flag is enough. */
-static bool in_nmi[ARCH_MAX_CPUS];
-
-bool arch_in_nmi(void)
-{
-	return __atomic_load_n(&in_nmi[arch_cpu_id()], __ATOMIC_RELAXED);
-}
+bool arch_nmi_active[ARCH_MAX_CPUS];
 
 void nmi_dispatch(struct trap_frame *tf)
 {
@@ -56,12 +50,12 @@ void nmi_dispatch(struct trap_frame *tf)
 
 	stat_inc(STAT_NMI_COUNT);
 	check_smap(tf);
-	__atomic_store_n(&in_nmi[cpu], true, __ATOMIC_RELAXED);
+	__atomic_store_n(&arch_nmi_active[cpu], true, __ATOMIC_RELAXED);
 	if (fn)
 		fn(tf);
 	else
 		stat_inc(STAT_NMI_IGNORED);
-	__atomic_store_n(&in_nmi[cpu], false, __ATOMIC_RELAXED);
+	__atomic_store_n(&arch_nmi_active[cpu], false, __ATOMIC_RELAXED);
 	uint64_t dt = rdtsc() - t0;
 	stat_add(STAT_NMI_CYCLES_TOTAL, dt);
 	stat_max(STAT_NMI_CYCLES_MAX, dt);
