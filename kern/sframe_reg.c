@@ -138,7 +138,7 @@ int sframe_find_rule(uint64_t pc, const struct sf_rule **rule,
 	if (c && sf_quick_of(&(*sec)->table, &w->rule, &q)) {
 		w->cache_misses++;
 		*sframe_rule_slot(c, pc) = (struct sframe_rule_entry){
-			.pc = pc, .gen = mm->sframe_gen, .s = *sec, .q = q };
+			.pc = pc, .gen = mm->sframe_gen, .q = q };
 	}
 	return SF_OK;
 }

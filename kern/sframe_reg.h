@@ -34,6 +34,7 @@ void sframe_reg_init(void);
  * statistics once at its end (sframe_walk_done) rather than per step. */
 struct sframe_walk {
 	uint32_t work;
+	uint32_t lookups; /* steps the rule cache did not answer */
 	uint32_t cache_hits, cache_misses, last_hits;
 	struct sf_rule rule; /* the last rule looked up (not from the cache) */
 };
@@ -45,22 +46,25 @@ void sframe_walk_done(const struct sframe_walk *w);
 
 /*
  * The per-address-space rule cache (unwind.rule_cache=0 turns it off):
- * direct-mapped, pc -> (section, rule in its quick form; rules of another
+ * direct-mapped, pc -> (rule in its quick form; rules of another
  * shape, which x86-64 code hardly has, are looked up each time), each entry tagged with mm->sframe_gen, which kern/uvm.c bumps
  * when a section is added or removed or text is unmapped: entries of an
  * older generation are empty. (A process's exit frees the cache with its
  * mm.) It holds only rules a lookup gave, so it saves lookups without
  * changing an answer (test 56).
  */
-#define RULE_CACHE_BITS 10 /* 1024 entries, 40 KiB per address space */
+#define RULE_CACHE_BITS 10 /* 1024 entries, 32 KiB per address space */
 #define RULE_CACHE_SIZE (1u << RULE_CACHE_BITS)
 
+/* 32 bytes, a power of two, for the walk's index arithmetic. No section:
+ * a quick step fails only on the stack (a bad frame, a fault, the end),
+ * never on its section. */
 struct sframe_rule_entry {
 	uint64_t pc;
 	uint64_t gen;
-	struct sframe_section *s;
 	struct sf_quick q;
 };
+_Static_assert(sizeof(struct sframe_rule_entry) == 32, "rule cache entry");
 
 struct sframe_rule_cache {
 	struct sframe_rule_entry e[RULE_CACHE_SIZE];
