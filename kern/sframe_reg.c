@@ -137,8 +137,10 @@ int sframe_find_rule(uint64_t pc, const struct sf_rule **rule,
 	struct sf_quick q;
 	if (c && sf_quick_of(&(*sec)->table, &w->rule, &q)) {
 		w->cache_misses++;
-		*sframe_rule_slot(c, pc) = (struct sframe_rule_entry){
-			.pc = pc, .gen = mm->sframe_gen, .q = q };
+		struct sframe_rule_entry *set = sframe_rule_set(c, pc);
+		for (unsigned i = RULE_CACHE_WAYS - 1; i > 0; i--)
+			set[i] = set[i - 1]; /* the oldest goes */
+		set[0] = (struct sframe_rule_entry){ .pc = pc, .gen = mm->sframe_gen, .q = q };
 	}
 	return SF_OK;
 }

@@ -46,7 +46,7 @@ void sframe_walk_done(const struct sframe_walk *w);
 
 /*
  * The per-address-space rule cache (unwind.rule_cache=0 turns it off):
- * direct-mapped, pc -> (rule in its quick form; rules of another
+ * two-way set-associative, pc -> (rule in its quick form; rules of another
  * shape, which x86-64 code hardly has, are looked up each time), each entry tagged with mm->sframe_gen, which kern/uvm.c bumps
  * when a section is added or removed or text is unmapped: entries of an
  * older generation are empty. (A process's exit frees the cache with its
@@ -55,8 +55,12 @@ void sframe_walk_done(const struct sframe_walk *w);
  */
 #define RULE_CACHE_BITS 10 /* 1024 entries, 32 KiB per address space */
 #define RULE_CACHE_SIZE (1u << RULE_CACHE_BITS)
+#define RULE_CACHE_WAYS 2  /* a leaf's pc and a return address that hash
+			    * alike would otherwise evict each other on
+			    * every unwind */
 
-/* 32 bytes, a power of two, for the walk's index arithmetic. No section:
+/* 32 bytes, a power of two, for the walk's index arithmetic (a set is a
+ * 64-byte line). No section:
  * a quick step fails only on the stack (a bad frame, a fault, the end),
  * never on its section. */
 struct sframe_rule_entry {
@@ -70,12 +74,24 @@ struct sframe_rule_cache {
 	struct sframe_rule_entry e[RULE_CACHE_SIZE];
 };
 
-/* The one slot pc may be cached in; it holds pc's rule if its pc is pc
- * and its generation mm->sframe_gen. */
-static inline struct sframe_rule_entry *sframe_rule_slot(const struct sframe_rule_cache *c,
-							 uint64_t pc)
+/* The set pc may be cached in: RULE_CACHE_WAYS entries, the most
+ * recently filled first. */
+static inline struct sframe_rule_entry *sframe_rule_set(const struct sframe_rule_cache *c,
+							uint64_t pc)
 {
-	return (struct sframe_rule_entry *)&c->e[(pc * 0x9e3779b97f4a7c15ull) >> (64 - RULE_CACHE_BITS)];
+	uint64_t set = (pc * 0x9e3779b97f4a7c15ull) >> (64 - RULE_CACHE_BITS + 1);
+	return (struct sframe_rule_entry *)&c->e[set * RULE_CACHE_WAYS];
+}
+
+/* pc's entry of generation gen (the address space's sframe_gen), or NULL. */
+static inline const struct sframe_rule_entry *
+sframe_rule_find(const struct sframe_rule_cache *c, uint64_t pc, uint64_t gen)
+{
+	const struct sframe_rule_entry *set = sframe_rule_set(c, pc);
+	for (unsigned i = 0; i < RULE_CACHE_WAYS; i++)
+		if (set[i].pc == pc && set[i].gen == gen)
+			return &set[i];
+	return NULL;
 }
 
 /*

@@ -219,18 +219,18 @@ static uint32_t guess(const struct sf_frame *f, uint64_t *ips, uint32_t max,
 }
 
 /* One step of the SFrame walk from pc (the frame's pc, less one in a
- * caller): by the rule cache's entry, inline (sframe_rule_slot's entry
- * of this generation and pc, sf_quick_step), or by sframe_lookup_step on
+ * caller): by the rule cache's entry, inline (sframe_rule_find,
+ * sf_quick_step), or by sframe_lookup_step on
  * a copy of the frame, so that the walk's frame stays in registers. */
 static inline __attribute__((always_inline)) enum unwind_stop
 walk_step(struct sf_frame *f, uint64_t pc, const struct uvm *mm, struct sframe_walk *w)
 {
 	const struct sframe_rule_cache *c = mm->rule_cache;
-	const struct sframe_rule_entry *e = c ? sframe_rule_slot(c, pc) : NULL;
+	const struct sframe_rule_entry *e = c ? sframe_rule_find(c, pc, mm->sframe_gen) : NULL;
 	struct sf_frame copy;
 	enum unwind_stop why;
 
-	if (e && e->gen == mm->sframe_gen && e->pc == pc) {
+	if (e) {
 		int err = sf_quick_step(&e->q, f, user_word, NULL);
 		if (!err)
 			return STEPPED;
