@@ -46,11 +46,12 @@ void sframe_walk_done(const struct sframe_walk *w);
 
 /*
  * The per-address-space rule cache (unwind.rule_cache=0 turns it off):
- * two-way set-associative, pc -> (rule in its quick form; rules of another
- * shape, which x86-64 code hardly has, are looked up each time), each entry tagged with mm->sframe_gen, which kern/uvm.c bumps
+ * two-way set-associative, pc -> (rule in its quick form, or "none": the
+ * frame pointer's turn; rules of another shape, which x86-64 code hardly
+ * has, are looked up each time), each entry tagged with mm->sframe_gen, which kern/uvm.c bumps
  * when a section is added or removed or text is unmapped: entries of an
  * older generation are empty. (A process's exit frees the cache with its
- * mm.) It holds only rules a lookup gave, so it saves lookups without
+ * mm.) It holds only answers a lookup gave, so it saves lookups without
  * changing an answer (test 56).
  */
 #define RULE_CACHE_BITS 10 /* 1024 entries, 32 KiB per address space */
@@ -65,7 +66,7 @@ void sframe_walk_done(const struct sframe_walk *w);
  * never on its section. */
 struct sframe_rule_entry {
 	uint64_t pc;
-	uint64_t gen;
+	uint64_t tag; /* sframe_rule_tag */
 	struct sf_quick q;
 };
 _Static_assert(sizeof(struct sframe_rule_entry) == 32, "rule cache entry");
@@ -83,13 +84,24 @@ static inline struct sframe_rule_entry *sframe_rule_set(const struct sframe_rule
 	return (struct sframe_rule_entry *)&c->e[set * RULE_CACHE_WAYS];
 }
 
-/* pc's entry of generation gen (the address space's sframe_gen), or NULL. */
+/* An entry's tag: the address space's generation, and whether the entry
+ * holds pc's quick rule (none false) or says that pc has no rule (none:
+ * no section, no FDE or no row covers it; the step falls back to the
+ * frame pointer, as the lookup's answer would have it). A zeroed entry
+ * (tag 0) matches nothing: the generation is at least 1 once a cache
+ * exists. */
+static inline uint64_t sframe_rule_tag(const struct uvm *mm, bool none)
+{
+	return mm->sframe_gen * 2 + none;
+}
+
+/* pc's entry with this tag, or NULL. */
 static inline const struct sframe_rule_entry *
-sframe_rule_find(const struct sframe_rule_cache *c, uint64_t pc, uint64_t gen)
+sframe_rule_find(const struct sframe_rule_cache *c, uint64_t pc, uint64_t tag)
 {
 	const struct sframe_rule_entry *set = sframe_rule_set(c, pc);
 	for (unsigned i = 0; i < RULE_CACHE_WAYS; i++)
-		if (set[i].pc == pc && set[i].gen == gen)
+		if (set[i].pc == pc && set[i].tag == tag)
 			return &set[i];
 	return NULL;
 }
@@ -101,7 +113,8 @@ sframe_rule_find(const struct sframe_rule_cache *c, uint64_t pc, uint64_t gen)
  * covering pc, which is opened at its first use (header and layout;
  * everything with sframe.validate) and looked up with w->work as the
  * allowance; the answer goes into the cache. *sec is the section the
- * answer or the error is about (NULL: none covers pc, SF_E_NO_FDE).
+ * answer or the error is about (NULL: none covers pc, or the cache knows
+ * that pc has no rule; SF_E_NO_FDE).
  * Reads may take page faults.
  */
 int sframe_find_rule(uint64_t pc, const struct sf_rule **rule,

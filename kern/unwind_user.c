@@ -226,7 +226,7 @@ static inline __attribute__((always_inline)) enum unwind_stop
 walk_step(struct sf_frame *f, uint64_t pc, const struct uvm *mm, struct sframe_walk *w)
 {
 	const struct sframe_rule_cache *c = mm->rule_cache;
-	const struct sframe_rule_entry *e = c ? sframe_rule_find(c, pc, mm->sframe_gen) : NULL;
+	const struct sframe_rule_entry *e = c ? sframe_rule_find(c, pc, sframe_rule_tag(mm, false)) : NULL;
 	struct sf_frame copy;
 	enum unwind_stop why;
 
@@ -279,7 +279,7 @@ static uint32_t sframe_walk(struct sf_frame f, uint64_t *ips, uint32_t max,
 		}
 	}
 	arch_user_access_end();
-	w.cache_hits = n - w.lookups; /* one step per frame, the last one too */
+	w.cache_hits += n - w.lookups; /* one step per frame, the last one too */
 	sframe_walk_done(&w);
 	*stop = why;
 	return n;
