@@ -23,7 +23,8 @@ $(BUILD)/kernel/font.c: $(FONT) tools/psf2c
 # .sframe, text and data are byte for byte what -fasynchronous-unwind-tables
 # gives.) The assembly has CFI for debuggers only: it is assembled without
 # --gsframe, so it gets no SFrame entry and ends a kernel unwind, as
-# kern/kunwind.c expects.
+# kern/kunwind.c expects; usercopy.S alone asks for .sframe itself
+# (`.cfi_sections .sframe`), so a kernel unwind crosses the user copies.
 KERNEL_ASFLAGS := -std=gnu11 -ffreestanding -fno-pic -mcmodel=kernel \
 	-mno-red-zone -mgeneral-regs-only -fno-stack-protector -O2 -g $(WARN) \
 	-Iinclude -I. -fno-asynchronous-unwind-tables -fno-unwind-tables \

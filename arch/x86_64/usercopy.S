@@ -5,11 +5,13 @@
  * fault handler first tries the demand pager (the page may simply not be
  * mapped yet), and if that fails resumes at the fixup.
  *
- * Their CFI is for debuggers only (arch/x86_64/trap.h): one FDE for all,
- * leaves that push nothing (CFA = rsp + 8 throughout). A kernel unwind
- * that starts inside one ends here.
+ * One FDE for all: leaves that push nothing (CFA = rsp + 8 throughout).
+ * Unlike the entry stubs, it goes to .sframe as well as .debug_frame, so
+ * that the kernel's own unwinder (kern/kunwind.c) steps out of a copy to
+ * the system call that asked for it: a sample taken during read()'s copy
+ * shows file_read, x86_syscall and the entry, not the copy alone.
  */
-	.cfi_sections .debug_frame
+	.cfi_sections .sframe, .debug_frame
 
 /* stac/clac raise #UD on a CPU without SMAP: test the flag first. */
 .macro UACCESS_OPEN
