@@ -84,9 +84,10 @@ CONFIGS = {
         "host": True,
     },
     # test/t/72-bench-determinism.t: two modes, one small program;
-    # test/t/74-bench-insnprof.t: its breakdown
+    # test/t/74-bench-insnprof.t: its breakdown; test/t/75-bench-cache.t
     "tiny": {
         "modes": ["none", "sframe"], "suite": [["/bin/chain", "8", "300"]], "hz": 1000,
+        "cache": ["/bin/chain", "8", "300"],
         "breakdown": ["sframe", "fp-deferred"],
     },
 }
