@@ -10,6 +10,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#include "arch/x86_64/arch.h"
+
 __attribute__((format(printf, 1, 2))) int kprintf(const char *fmt, ...);
 int kvprintf(const char *fmt, va_list ap);
 
@@ -19,5 +21,8 @@ int ksnprintf(char *buf, size_t n, const char *fmt, ...);
 int kvsnprintf(char *buf, size_t n, const char *fmt, va_list ap);
 
 void console_write(const char *s, size_t n);
+/* kvprintf holds the console for its whole output (bounded wait). */
+irqflags_t console_lock(void);
+void console_unlock(irqflags_t f);
 
 #endif

@@ -81,11 +81,16 @@ void exit_to_user_mode(struct trap_frame *tf)
 		/* No work left: end the entry's deferred-unwind context (its
 		 * cookie). An NMI may have asked for an unwind since the last
 		 * check; its self-IPI waits for interrupts: run its irq work
-		 * now, which queues the task work, and go round again. */
+		 * now, which queues the task work, and go round again. If the
+		 * NMI was on another CPU (this task ran there then), the work
+		 * is on that CPU's list: open a window for interrupts and wait
+		 * for that CPU to run it. */
 		if (!work && unwind_exit_to_user(t))
 			break;
 		if (!work) {
 			irq_work_run();
+			sti();
+			pause();
 			continue;
 		}
 		sti();
@@ -93,7 +98,9 @@ void exit_to_user_mode(struct trap_frame *tf)
 			die(t, tf);
 		if (work & (1ul << TIF_NEED_RESCHED))
 			schedule();
-		if (work & (1ul << TIF_TASK_WORK))
+		/* sched.migrate: the unwind that is due runs on another CPU
+		 * than the one that asked for it (docs/SMP.md). */
+		if (work & (1ul << TIF_TASK_WORK) && !sched_migrate())
 			task_work_run();
 	}
 	uint64_t now = clock_ns();
@@ -105,6 +112,6 @@ void exit_to_user_mode(struct trap_frame *tf)
 /* A new task's first way to ring 3 (switch.S: task_first_entry). */
 void task_first_return(struct trap_frame *tf)
 {
-	proc_finish_switch(); /* the end of the switch that started it */
+	sched_first_run();
 	exit_to_user_mode(tf);
 }

@@ -20,13 +20,13 @@ struct file *file_new(enum file_kind kind)
 
 struct file *file_dup(struct file *f)
 {
-	f->refs++;
+	__atomic_fetch_add(&f->refs, 1, __ATOMIC_RELAXED);
 	return f;
 }
 
 void file_put(struct file *f)
 {
-	if (--f->refs > 0)
+	if (__atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) > 0)
 		return;
 	if (f->kind == FILE_PIPE_READ || f->kind == FILE_PIPE_WRITE)
 		pipe_close(f->pipe, f->kind);

@@ -43,9 +43,27 @@ void irq_work_run(void)
 	while (w) {
 		struct irq_work *next = w->next;
 		/* Free before it runs, so that func (or an NMI meanwhile)
-		 * may queue it again. */
+		 * may queue it again; running covers the call itself. */
+		__atomic_store_n(&w->running, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&w->busy, 0, __ATOMIC_RELEASE);
 		w->func(w);
+		__atomic_store_n(&w->running, 0, __ATOMIC_RELEASE);
 		w = next;
 	}
+}
+
+bool irq_work_wait(struct irq_work *work)
+{
+	irqflags_t f = irq_save();
+	irq_work_run();
+	irq_restore(f);
+	bool waited = false;
+	/* running is set before busy drops, so one of the two is always
+	 * seen while the work is anywhere between queue and return. */
+	while (__atomic_load_n(&work->busy, __ATOMIC_ACQUIRE) ||
+	       __atomic_load_n(&work->running, __ATOMIC_ACQUIRE)) {
+		waited = true;
+		pause();
+	}
+	return waited;
 }

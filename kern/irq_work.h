@@ -17,7 +17,8 @@
 struct irq_work {
 	struct irq_work *next;
 	void (*func)(struct irq_work *work);
-	int busy; /* 1 from irq_work_queue until func is about to run */
+	int busy;    /* 1 from irq_work_queue until func is about to run */
+	int running; /* 1 from before busy drops until func returned */
 };
 
 /* Installs the self-IPI handler. Once, at boot. */
@@ -36,5 +37,13 @@ bool irq_work_queue(struct irq_work *work);
  * not wait for the IPI (the return-to-user path, task exit).
  */
 void irq_work_run(void);
+
+/*
+ * Waits (interrupts on) until work is neither queued on any CPU nor
+ * running: after it, func is not touching what work belongs to. Runs this
+ * CPU's list first, as the work may be there. True if it had to wait for
+ * another CPU.
+ */
+bool irq_work_wait(struct irq_work *work);
 
 #endif

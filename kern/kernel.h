@@ -30,6 +30,8 @@ void panic(const char *fmt, ...);
  * code. */
 __attribute__((noreturn, format(printf, 4, 5)))
 void panic_at(uint64_t ip, uint64_t sp, uint64_t fp, const char *fmt, ...);
+/* A panic is under way (on any CPU). */
+bool in_panic(void);
 
 #define assert(cond)                                                          \
 	do {                                                                  \

@@ -11,6 +11,7 @@
 #include "kern/kernel.h"
 #include "kern/mm.h"
 #include "kern/pmm.h"
+#include "kern/spinlock.h"
 #include "kern/string.h"
 
 #define SLAB_MAGIC 0x51ab51abu
@@ -39,6 +40,8 @@ _Static_assert(sizeof(struct slab) <= SLAB_HDR, "slab header too big");
 _Static_assert(sizeof(struct big) <= BIG_HDR, "big header too big");
 
 static struct slab *partial[NCLASSES];
+/* Guards the slab lists and headers; taken before pmm_lock. */
+static struct spinlock kmalloc_lock = SPINLOCK_INIT("kmalloc");
 
 static int class_of(size_t n)
 {
@@ -128,9 +131,9 @@ void *kmalloc(size_t n)
 {
 	if (n == 0)
 		return NULL;
-	irqflags_t f = irq_save();
+	irqflags_t f = spin_lock_irqsave(&kmalloc_lock);
 	void *p = n <= KMALLOC_MAX_SMALL ? small_alloc(n) : big_alloc(n);
-	irq_restore(f);
+	spin_unlock_irqrestore(&kmalloc_lock, f);
 	return p;
 }
 
@@ -147,7 +150,7 @@ void kfree(void *p)
 	if (!p)
 		return;
 	void *page = (void *)PAGE_ROUND_DOWN((uint64_t)p);
-	irqflags_t f = irq_save();
+	irqflags_t f = spin_lock_irqsave(&kmalloc_lock);
 	if (*(uint32_t *)page == SLAB_MAGIC) {
 		small_free(page, p);
 	} else if (*(uint32_t *)page == BIG_MAGIC && (char *)p == (char *)page + BIG_HDR) {
@@ -157,5 +160,5 @@ void kfree(void *p)
 	} else {
 		panic("kfree: %p was not allocated by kmalloc", p);
 	}
-	irq_restore(f);
+	spin_unlock_irqrestore(&kmalloc_lock, f);
 }

@@ -77,6 +77,7 @@ void kmain(uint64_t boot_info_phys)
 
 	/* Tasks, SYSCALL, SMEP/SMAP: the process tests need them too. */
 	proc_init();
+	arch_start_cpus();
 	/* Kernel tests own the LAPIC timer: sampling waits for a test that
 	 * asks for it (the record stream is set up either way). */
 	const char *prefix = ktest_prefix();

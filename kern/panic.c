@@ -14,6 +14,11 @@ struct origin {
 	uint64_t skip_sp;
 };
 
+bool in_panic(void)
+{
+	return __atomic_load_n(&panicking, __ATOMIC_RELAXED);
+}
+
 __attribute__((noreturn)) static void vpanic(const struct origin *o, const char *fmt, va_list ap)
 {
 	cli();

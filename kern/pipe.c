@@ -4,6 +4,11 @@
  * exists; writes block while it is full and a reader exists, and may be
  * partial. nread and nwrite count bytes forever, so nwrite - nread is the
  * fill level and each modulo the size is a position, as in xv6.
+ *
+ * Each pipe has a lock over its counts and buffer; sleeping and waking go
+ * through sched_lock, taken under it (pipe, then sched). The copies to
+ * and from user memory run under the pipe's lock: they may fault in pages
+ * (pmm_lock, taken after), never sleep.
  */
 #include "kern/file.h"
 #include "kern/kernel.h"
@@ -11,6 +16,7 @@
 #include "kern/mm.h"
 #include "kern/pmm.h"
 #include "kern/sched.h"
+#include "kern/spinlock.h"
 #include "kern/uaccess.h"
 #include "stitch/syscall.h"
 
@@ -18,6 +24,7 @@
 #define PIPE_SIZE  (PIPE_PAGES * PAGE_SIZE)
 
 struct pipe {
+	struct spinlock lock;
 	uint8_t *buf;
 	uint64_t nread, nwrite;
 	int readers, writers; /* open ends (struct files, not descriptors) */
@@ -37,6 +44,7 @@ int pipe_new(struct file **rd, struct file **wr)
 		kfree(*wr);
 		return -STITCH_ENOMEM;
 	}
+	p->lock = (struct spinlock)SPINLOCK_INIT("pipe");
 	p->buf = p2v(pa);
 	p->readers = p->writers = 1;
 	(*rd)->pipe = (*wr)->pipe = p;
@@ -45,6 +53,7 @@ int pipe_new(struct file **rd, struct file **wr)
 
 void pipe_close(struct pipe *p, enum file_kind end)
 {
+	irqflags_t f = spin_lock_irqsave(&p->lock);
 	if (end == FILE_PIPE_READ) {
 		p->readers--;
 		wakeup(&p->nwrite); /* writers get -EPIPE */
@@ -52,7 +61,9 @@ void pipe_close(struct pipe *p, enum file_kind end)
 		p->writers--;
 		wakeup(&p->nread);  /* readers get end of file */
 	}
-	if (p->readers == 0 && p->writers == 0) {
+	bool gone = p->readers == 0 && p->writers == 0;
+	spin_unlock_irqrestore(&p->lock, f);
+	if (gone) {
 		pmm_free_pages(v2p(p->buf), PIPE_PAGES);
 		kfree(p);
 	}
@@ -82,17 +93,23 @@ long pipe_read(struct pipe *p, uint64_t ubuf, uint64_t n)
 		return -STITCH_EFAULT;
 	if (n == 0)
 		return 0;
+	irqflags_t f = spin_lock_irqsave(&p->lock);
 	while (p->nread == p->nwrite && p->writers > 0) {
-		int err = sleep_on(&p->nread);
-		if (err)
+		int err = sleep_on_locked(&p->nread, &p->lock);
+		if (err) {
+			spin_unlock_irqrestore(&p->lock, f);
 			return err;
+		}
 	}
 	n = MIN(n, p->nwrite - p->nread);
+	long ret = (long)n;
 	if (n && ring_copy(p, p->nread, ubuf, n, true))
-		return -STITCH_EFAULT;
-	p->nread += n;
+		ret = -STITCH_EFAULT;
+	else
+		p->nread += n;
 	wakeup(&p->nwrite);
-	return (long)n;
+	spin_unlock_irqrestore(&p->lock, f);
+	return ret;
 }
 
 long pipe_write(struct pipe *p, uint64_t ubuf, uint64_t n)
@@ -101,19 +118,28 @@ long pipe_write(struct pipe *p, uint64_t ubuf, uint64_t n)
 		return -STITCH_EFAULT;
 	if (n == 0)
 		return 0;
+	irqflags_t f = spin_lock_irqsave(&p->lock);
+	long ret = 0;
 	for (;;) {
-		if (p->readers == 0)
-			return -STITCH_EPIPE;
+		if (p->readers == 0) {
+			ret = -STITCH_EPIPE;
+			break;
+		}
 		if (p->nwrite - p->nread < PIPE_SIZE)
 			break;
-		int err = sleep_on(&p->nwrite);
-		if (err)
-			return err;
+		ret = sleep_on_locked(&p->nwrite, &p->lock);
+		if (ret)
+			break;
 	}
-	n = MIN(n, PIPE_SIZE - (p->nwrite - p->nread));
-	if (ring_copy(p, p->nwrite, ubuf, n, false))
-		return -STITCH_EFAULT;
-	p->nwrite += n;
-	wakeup(&p->nread);
-	return (long)n;
+	if (!ret) {
+		n = MIN(n, PIPE_SIZE - (p->nwrite - p->nread));
+		ret = (long)n;
+		if (ring_copy(p, p->nwrite, ubuf, n, false))
+			ret = -STITCH_EFAULT;
+		else
+			p->nwrite += n;
+		wakeup(&p->nread);
+	}
+	spin_unlock_irqrestore(&p->lock, f);
+	return ret;
 }

@@ -8,12 +8,17 @@
 #include "arch/x86_64/arch.h"
 #include "kern/kernel.h"
 #include "kern/mm.h"
+#include "kern/spinlock.h"
 #include "kern/string.h"
 
 static uint64_t bitmap_pa;
 static size_t npages; /* pages the bitmap covers */
 static size_t nfree;
 static size_t next;   /* where the next search starts (next fit) */
+/* Guards the bitmap, nfree and next; a leaf: nothing is taken under it. */
+static struct spinlock pmm_lock = SPINLOCK_INIT("pmm");
+
+#define LOW_LIMIT 0x100000ull /* real mode reaches the first MiB */
 
 static uint64_t *bitmap(void)
 {
@@ -46,6 +51,21 @@ static uint64_t place_bitmap(const struct boot_info *bi, uint64_t bytes)
 	panic("pmm: no usable region holds a %lu-byte bitmap", bytes);
 }
 
+/* The highest free page below 1 MiB, taken out of the pool for good: the
+ * other CPUs start there in real mode (arch/x86_64/smp.c). 0 if none. */
+uint64_t pmm_low_page;
+
+static void reserve_low_page(void)
+{
+	for (size_t pg = MIN(npages, LOW_LIMIT / PAGE_SIZE); pg-- > 1;)
+		if (!used(pg)) {
+			set_used(pg, true);
+			nfree--;
+			pmm_low_page = pg * PAGE_SIZE;
+			return;
+		}
+}
+
 void pmm_init(const struct boot_info *bi)
 {
 	uint64_t top = 0;
@@ -70,6 +90,7 @@ void pmm_init(const struct boot_info *bi)
 			}
 		}
 	}
+	reserve_low_page();
 }
 
 /* First run of n free pages at or after `from`, or npages. */
@@ -94,19 +115,19 @@ uint64_t pmm_alloc_pages(size_t n)
 {
 	if (n == 0)
 		return 0;
-	irqflags_t f = irq_save();
+	irqflags_t f = spin_lock_irqsave(&pmm_lock);
 	size_t pg = find_run(next, n);
 	if (pg == npages)
 		pg = find_run(0, n);
 	if (pg == npages) {
-		irq_restore(f);
+		spin_unlock_irqrestore(&pmm_lock, f);
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++)
 		set_used(pg + i, true);
 	nfree -= n;
 	next = pg + n;
-	irq_restore(f);
+	spin_unlock_irqrestore(&pmm_lock, f);
 	return (uint64_t)pg * PAGE_SIZE;
 }
 
@@ -128,14 +149,14 @@ void pmm_free_pages(uint64_t pa, size_t n)
 	size_t pg = pa / PAGE_SIZE;
 	if (pa % PAGE_SIZE || pg == 0 || pg + n > npages)
 		panic("pmm_free: bad address 0x%lx (+%zu pages)", pa, n);
-	irqflags_t f = irq_save();
+	irqflags_t f = spin_lock_irqsave(&pmm_lock);
 	for (size_t i = 0; i < n; i++) {
 		if (!used(pg + i))
 			panic("pmm_free: page 0x%lx is already free", pa + i * PAGE_SIZE);
 		set_used(pg + i, false);
 	}
 	nfree += n;
-	irq_restore(f);
+	spin_unlock_irqrestore(&pmm_lock, f);
 }
 
 void pmm_free(uint64_t pa)

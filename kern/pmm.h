@@ -20,6 +20,10 @@ uint64_t pmm_alloc_pages(size_t n);     /* n physically contiguous pages */
 void pmm_free(uint64_t pa);
 void pmm_free_pages(uint64_t pa, size_t n); /* panics on a double free */
 
+/* One page below 1 MiB kept out of the pool at init, for the real-mode
+ * start of the other CPUs; 0 if the memory map had none. */
+extern uint64_t pmm_low_page;
+
 size_t pmm_nfree(void);  /* pages free now: leak tests compare this */
 
 #endif

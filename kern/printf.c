@@ -224,8 +224,10 @@ int ksnprintf(char *buf, size_t n, const char *fmt, ...)
 int kvprintf(const char *fmt, va_list ap)
 {
 	struct sink s = { 0 };
+	irqflags_t f = console_lock();
 	format(&s, fmt, ap);
 	flush(&s);
+	console_unlock(f);
 	return (int)s.len;
 }
 

@@ -12,6 +12,7 @@
 #include "kern/pmm.h"
 #include "kern/record.h"
 #include "kern/sched.h"
+#include "kern/spinlock.h"
 #include "kern/string.h"
 #include "kern/task.h"
 #include "kern/task_work.h"
@@ -23,30 +24,30 @@
 void fault_init(void); /* arch/x86_64/fault.c */
 
 struct task tasks[NPROC];
-/* The boot thread, once kmain is done: it runs when nothing else can,
- * and waits for the last process to go. */
-struct task idle_task;
+/* Each CPU's idle task. The boot CPU's is the boot thread once kmain is
+ * done: it runs when nothing else can, and waits for the last process to
+ * go. */
+struct task idle_tasks[ARCH_MAX_CPUS];
 static int next_pid = 1;
 /* init's pid, and its wait status once it has exited (-1 before). */
 static int init_pid;
 static int init_status = -1;
-/* A task that exited with the kernel as its parent: nobody waits for it,
- * so the next task to run frees it, once the switch has left its kernel
- * stack (as Linux's finish_task_switch drops a dead task). Written with
- * interrupts off by the dying task, read right after the switch. */
-static struct task *dead_task;
+/* Per CPU, a task that exited there with the kernel as its parent: nobody
+ * waits for it, so the next task to run on that CPU frees it, once the
+ * switch has left its kernel stack (as Linux's finish_task_switch drops a
+ * dead task). Written by the dying task and read right after the switch,
+ * both under sched_lock. */
+static struct task *dead_task[ARCH_MAX_CPUS];
 
 void proc_init(void)
 {
 	arch_proc_init();
 	fault_init();
 	clock_init();
-	strlcpy(idle_task.name, "idle", sizeof(idle_task.name));
-	idle_task.state = TASK_RUNNABLE;
-	arch_task_init(&idle_task.arch);
-	current = &idle_task;
+	sched_init_idle();
 }
 
+/* The process table is sched_lock's: the callers of these hold it. */
 struct task *task_by_pid(int pid)
 {
 	for (struct task *t = tasks; t < tasks + NPROC; t++)
@@ -90,11 +91,13 @@ static long build_stack(struct uvm *mm, char *const argv[], int argc)
 	return (long)sp;
 }
 
-/* Frees what a process still holds once it is a zombie (or never ran). */
+/* Frees what a process still holds once it is a zombie (or never ran);
+ * sched_lock held. */
 static void free_task(struct task *t)
 {
 	unwind_task_free(t);
-	pmm_free_pages(v2p((void *)t->kstack), KSTACK_PAGES);
+	if (t->kstack)
+		pmm_free_pages(v2p((void *)t->kstack), KSTACK_PAGES);
 	memset(t, 0, sizeof(*t)); /* TASK_FREE */
 }
 
@@ -153,7 +156,14 @@ int proc_spawn(const char *path, char *const argv[], int argc)
 		return err;
 	if (elf_parse(exe.data, exe.size, &img))
 		return -STITCH_ENOEXEC;
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
 	struct task *t = free_slot();
+	if (t) {
+		t->state = TASK_EMBRYO;
+		t->pid = t->tid = next_pid++;
+		t->parent = current == &idle_task ? NULL : current;
+	}
+	spin_unlock_irqrestore(&sched_lock, f);
 	if (!t)
 		return -STITCH_EAGAIN;
 	char *const only_path[] = { (char *)path };
@@ -165,13 +175,12 @@ int proc_spawn(const char *path, char *const argv[], int argc)
 	if (err) {
 		if (t->mm)
 			uvm_destroy(t->mm);
-		if (t->kstack)
-			free_task(t);
+		f = spin_lock_irqsave(&sched_lock);
+		free_task(t);
+		spin_unlock_irqrestore(&sched_lock, f);
 		return err;
 	}
-	t->pid = t->tid = next_pid++;
 	strlcpy(t->name, argv[0], sizeof(t->name));
-	t->parent = current == &idle_task ? NULL : current;
 	if (t->parent) {
 		fd_inherit(t, t->parent);
 	} else {
@@ -183,32 +192,39 @@ int proc_spawn(const char *path, char *const argv[], int argc)
 	return t->pid;
 }
 
-void task_kill(struct task *t, int sig, const char *reason, uint64_t rip,
-	       uint64_t addr)
+static void kill_locked(struct task *t, int sig, const char *reason,
+			uint64_t rip, uint64_t addr)
 {
-	irqflags_t f = irq_save();
-	if (!t->kill_sig && t->state != TASK_ZOMBIE) {
+	if (!t->kill_sig && t->state != TASK_ZOMBIE && t->state != TASK_FREE) {
 		strlcpy(t->kill_reason, reason, sizeof(t->kill_reason));
 		t->kill_rip = rip;
 		t->kill_addr = addr;
 		t->kill_sig = sig;
 		task_set_pending(t, TIF_KILLED);
-		task_wake(t);
+		task_wake_locked(t);
 	}
-	irq_restore(f);
+}
+
+void task_kill(struct task *t, int sig, const char *reason, uint64_t rip,
+	       uint64_t addr)
+{
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	kill_locked(t, sig, reason, rip, addr);
+	spin_unlock_irqrestore(&sched_lock, f);
 }
 
 long proc_kill(int pid, int sig)
 {
 	if (sig <= 0 || sig >= NSIG)
 		return -STITCH_EINVAL;
-	struct task *t = pid > 0 ? task_by_pid(pid) : NULL;
-	if (!t)
-		return -STITCH_ESRCH;
 	char reason[48];
 	ksnprintf(reason, sizeof(reason), "kill(%d) by pid %d", sig, current->pid);
-	task_kill(t, sig, reason, 0, 0);
-	return 0;
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	struct task *t = pid > 0 ? task_by_pid(pid) : NULL;
+	if (t)
+		kill_locked(t, sig, reason, 0, 0);
+	spin_unlock_irqrestore(&sched_lock, f);
+	return t ? 0 : -STITCH_ESRCH;
 }
 
 /* A zombie's resources go; its CPU time goes to its parent's children's. */
@@ -221,13 +237,14 @@ static void reap(struct task *z, struct task *parent)
 	free_task(z);
 }
 
-/* After every switch (schedule(), a new task's first return): frees the
- * kernel-parented task that just gave up the CPU for good. Interrupts off. */
+/* After every switch (kern/sched.c, sched_lock held): frees the
+ * kernel-parented task that just gave up this CPU for good. */
 void proc_finish_switch(void)
 {
-	struct task *t = dead_task;
+	unsigned cpu = arch_cpu_id();
+	struct task *t = dead_task[cpu];
 	if (t && t != current) {
-		dead_task = NULL;
+		dead_task[cpu] = NULL;
 		reap(t, NULL);
 	}
 }
@@ -239,8 +256,8 @@ void proc_finish_switch(void)
 static void kill_all(void)
 {
 	for (struct task *t = tasks; t < tasks + NPROC; t++)
-		if (t->state != TASK_FREE && t != current)
-			task_kill(t, SIGKILL, "init exited", 0, 0);
+		if (t != current)
+			kill_locked(t, SIGKILL, "init exited", 0, 0);
 }
 
 void task_exit(int wait_status)
@@ -261,7 +278,10 @@ void task_exit(int wait_status)
 	vm_switch(&kernel_space);
 	uvm_destroy(mm);
 
+	/* Held until the switch away is over: the parent, on another CPU,
+	 * cannot free this stack before. */
 	cli();
+	spin_lock(&sched_lock);
 	for (struct task *c = tasks; c < tasks + NPROC; c++) {
 		if (c->state == TASK_FREE || c->parent != t)
 			continue;
@@ -278,16 +298,16 @@ void task_exit(int wait_status)
 		kill_all();
 	}
 	if (t->parent)
-		wakeup(t->parent);
+		wakeup_locked(t->parent);
 	else
-		dead_task = t;
-	schedule();
-	panic("task_exit: zombie %d was scheduled", t->pid);
+		dead_task[arch_cpu_id()] = t;
+	sched_exit_locked();
 }
 
 long proc_wait(int pid, uint64_t ustatus)
 {
 	struct task *me = current;
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
 	for (;;) {
 		bool have_child = false;
 		for (struct task *c = tasks; c < tasks + NPROC; c++) {
@@ -297,18 +317,23 @@ long proc_wait(int pid, uint64_t ustatus)
 			have_child = true;
 			if (c->state != TASK_ZOMBIE)
 				continue;
-			/* A bad pointer leaves the child to a later wait. */
-			if (put_user_int(ustatus, c->exit_status))
+			/* Only this task reaps its children: c stays a zombie
+			 * while the lock is off for the user copy, which may
+			 * fault. A bad pointer leaves it to a later wait. */
+			int cpid = c->pid, status = c->exit_status;
+			spin_unlock_irqrestore(&sched_lock, f);
+			if (put_user_int(ustatus, status))
 				return -STITCH_EFAULT;
-			int cpid = c->pid;
+			f = spin_lock_irqsave(&sched_lock);
 			reap(c, me);
+			spin_unlock_irqrestore(&sched_lock, f);
 			return cpid;
 		}
-		if (!have_child)
-			return -STITCH_ECHILD;
-		int err = sleep_on(me);
-		if (err)
+		int err = have_child ? sleep_on_locked(me, &sched_lock) : -STITCH_ECHILD;
+		if (err) {
+			spin_unlock_irqrestore(&sched_lock, f);
 			return err;
+		}
 	}
 }
 
@@ -361,11 +386,12 @@ int proc_run_init(const char *path, const char *args)
 	 * is runnable, which a CPU-bound one can prevent for ever. */
 	for (;;) {
 		cli();
-		if (!any_process())
+		spin_lock(&sched_lock);
+		bool done = !any_process();
+		spin_unlock(&sched_lock);
+		if (done)
 			break;
-		if (sched_has_runnable())
-			schedule();
-		else
+		if (!sched_run_next())
 			arch_wait_for_interrupt();
 	}
 	irq_enable();

@@ -97,7 +97,7 @@ int profile_start(const struct profile_config *c)
 	kprintf("profile: mode %s, %u Hz, NMIs from the %s\n", mode_names[c->mode],
 		c->hz, arch_sampling_select(cmdline_get(&boot_args, "profile.source")));
 	sample_enable(1000000000ull / c->hz);
-	arch_sampling_start(c->hz);
+	arch_sampling_start_all(c->hz);
 	sampling = true;
 	return 0;
 }
@@ -106,8 +106,9 @@ void profile_stop(void)
 {
 	if (!sampling)
 		return;
-	arch_sampling_stop();
 	sample_disable();
+	arch_sampling_stop_all();
+	arch_nmi_quiesce(); /* no NMI writes a ring after this */
 	sampling = false;
 }
 

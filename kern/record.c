@@ -205,25 +205,35 @@ static void report_lost(unsigned cpu, struct cpu_rings *cr, bool final)
 		unreported[cpu] = 0;
 }
 
-/* This CPU's two rings, oldest record first. */
-static uint64_t drain_cpu(unsigned cpu, uint64_t max_bytes)
+/*
+ * Every CPU's two rings merged, oldest record first (the TSCs of the CPUs
+ * are one clock), so the stream is in time order across CPUs as far as the
+ * rings hold it: a record written after this drain with an older time
+ * stamp (its writer read the clock before the drain, published after)
+ * comes out in the next one. Then the REC_LOSTs.
+ */
+static uint64_t drain_all(uint64_t max_bytes)
 {
-	struct cpu_rings *cr = &rings[cpu];
 	uint64_t done = 0;
 
 	while (done < max_bytes) {
-		struct rec_header ha, hb;
-		uint64_t ta, tb;
-		bool a = next_of(&cr->nmi, &ha, &ta);
-		bool b = next_of(&cr->normal, &hb, &tb);
-		if (!a && !b)
+		struct ringbuf *oldest = NULL;
+		struct rec_header h, ho;
+		uint64_t t, to = 0;
+		unsigned cpu = 0;
+		for (unsigned c = 0; c < ncpus; c++) {
+			struct ringbuf *r[2] = { &rings[c].nmi, &rings[c].normal };
+			for (int i = 0; i < 2; i++)
+				if (next_of(r[i], &h, &t) && (!oldest || t < to)) {
+					oldest = r[i], ho = h, to = t, cpu = c;
+				}
+		}
+		if (!oldest)
 			break;
-		if (a && (!b || ta <= tb))
-			done += move_one(cpu, &cr->nmi, &ha);
-		else
-			done += move_one(cpu, &cr->normal, &hb);
+		done += move_one(cpu, oldest, &ho);
 	}
-	report_lost(cpu, cr, false);
+	for (unsigned c = 0; c < ncpus; c++)
+		report_lost(c, &rings[c], false);
 	return done;
 }
 
@@ -234,8 +244,7 @@ uint64_t record_drain(uint64_t max_bytes)
 		return 0;
 	if (__atomic_exchange_n(&draining, 1, __ATOMIC_ACQUIRE))
 		return 0;
-	for (unsigned c = 0; c < ncpus && done < max_bytes; c++)
-		done += drain_cpu(c, max_bytes - done);
+	done = drain_all(max_bytes);
 	__atomic_store_n(&draining, 0, __ATOMIC_RELEASE);
 	return done;
 }
@@ -274,9 +283,7 @@ void record_stream_end(void)
 	 * half written, so the stream cannot be finished cleanly. */
 	if (__atomic_exchange_n(&draining, 1, __ATOMIC_ACQUIRE))
 		return;
-	uint64_t t0 = rdtsc(), bytes = 0;
-	for (unsigned c = 0; c < ncpus; c++)
-		bytes += drain_cpu(c, RECORD_DRAIN_ALL);
+	uint64_t t0 = rdtsc(), bytes = drain_all(RECORD_DRAIN_ALL);
 	uint64_t dt = rdtsc() - t0;
 	/* The channel's throughput, in guest time (docs/SAMPLING.md). */
 	if (bytes >= 4096)

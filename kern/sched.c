@@ -1,24 +1,40 @@
 /*
- * Round-robin scheduling, sleep and wakeup, the tick, and the clock.
+ * Round-robin scheduling over one run queue shared by every CPU, sleep and
+ * wakeup, the tick, and the clock.
+ *
+ * sched_lock guards the run queue, every task's state, chan and wake_ns,
+ * and the process table (kern/proc.c). As in xv6, it is held across the
+ * switch: schedule() takes it, switch_to() hands the CPU to the next task,
+ * and that task releases it when it resumes (in schedule(), or in
+ * sched_first_run() the first time). So a task that is put back on the
+ * queue cannot be picked by another CPU before its registers are saved:
+ * that CPU cannot take the lock until the switch is over.
  */
 #include "kern/sched.h"
 #include "arch/x86_64/arch.h"
+#include "kern/cmdline.h"
 #include "kern/kernel.h"
+#include "kern/spinlock.h"
+#include "kern/stats.h"
+#include "kern/string.h"
 #include "kern/task.h"
 #include "kern/uvm.h"
 #include "kern/vm.h"
 #include "stitch/syscall.h"
 
-struct task *current;
+struct spinlock sched_lock = SPINLOCK_INIT("sched");
+struct task *cpu_current[ARCH_MAX_CPUS];
 
-/* Runnable tasks other than current, oldest first. The idle task is never
- * queued: it runs when the queue is empty. */
+/* Runnable tasks not running on any CPU, oldest first. Idle tasks are
+ * never queued: a CPU runs its own when the queue is empty. */
 static struct task *rq_head, *rq_tail;
 static uint64_t boot_tsc;
+static bool force_migrate;
 
 void clock_init(void)
 {
 	boot_tsc = rdtsc();
+	force_migrate = cmdline_flag(&boot_args, "sched.migrate");
 }
 
 uint64_t clock_ns(void)
@@ -26,9 +42,32 @@ uint64_t clock_ns(void)
 	return tsc_to_ns(rdtsc() - boot_tsc);
 }
 
-void sched_add(struct task *t)
+static bool is_idle(unsigned cpu)
 {
-	irqflags_t f = irq_save();
+	return cpu_current[cpu] == &idle_tasks[cpu];
+}
+
+/* Idle CPUs sent a wake-up that have not looked at the queue since. */
+static bool kicked[ARCH_MAX_CPUS];
+
+/* A CPU that idles halts until an interrupt: tell one that a task is
+ * waiting (the first idle CPU after this one not told already, so that
+ * tasks queued together go to different CPUs). sched_lock held. */
+static void kick_idle_cpu(void)
+{
+	unsigned self = arch_cpu_id(), n = arch_ncpus();
+	for (unsigned i = 1; i < n; i++) {
+		unsigned cpu = (self + i) % n;
+		if (is_idle(cpu) && !__atomic_load_n(&kicked[cpu], __ATOMIC_RELAXED)) {
+			__atomic_store_n(&kicked[cpu], true, __ATOMIC_RELAXED);
+			arch_resched_ipi(cpu);
+			return;
+		}
+	}
+}
+
+static void rq_push(struct task *t)
+{
 	t->state = TASK_RUNNABLE;
 	t->rq_next = NULL;
 	if (rq_tail)
@@ -36,24 +75,38 @@ void sched_add(struct task *t)
 	else
 		rq_head = t;
 	rq_tail = t;
-	irq_restore(f);
 }
 
+void sched_add(struct task *t)
+{
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	rq_push(t);
+	kick_idle_cpu();
+	spin_unlock_irqrestore(&sched_lock, f);
+}
+
+/* The first queued task that may run here: a task being forced to migrate
+ * skips the CPU it left (sched_migrate). */
 static struct task *rq_pop(void)
 {
-	struct task *t = rq_head;
-	if (t) {
-		rq_head = t->rq_next;
-		if (!rq_head)
-			rq_tail = NULL;
+	unsigned self = arch_cpu_id();
+	struct task **link = &rq_head, *prev = NULL;
+	for (struct task *t = rq_head; t; prev = t, link = &t->rq_next, t = t->rq_next) {
+		if (t->avoid_cpu == self + 1)
+			continue;
+		*link = t->rq_next;
+		if (rq_tail == t)
+			rq_tail = prev;
 		t->rq_next = NULL;
+		t->avoid_cpu = 0;
+		return t;
 	}
-	return t;
+	return NULL;
 }
 
 bool sched_has_runnable(void)
 {
-	return rq_head != NULL;
+	return __atomic_load_n(&rq_head, __ATOMIC_RELAXED) != NULL;
 }
 
 /* Charges the outgoing task's kernel time, loads the incoming task's
@@ -66,87 +119,203 @@ static void switch_to(struct task *prev, struct task *next)
 	const struct vm_space *as = next->mm ? &next->mm->vm : &kernel_space;
 	if (!vm_is_current(as))
 		vm_switch(as);
+	if (next->last_cpu != arch_cpu_id() + 1 && next->last_cpu)
+		stat_inc(STAT_SCHED_MIGRATIONS);
+	next->last_cpu = arch_cpu_id() + 1;
 	current = next;
-	/* The idle task runs on the boot stack, which kunwind knows. */
+	/* An idle task runs on its CPU's start stack, which kunwind knows. */
 	kunwind_set_task_stack(next == &idle_task ? NULL : &next->kbounds);
 	arch_switch(&prev->arch, &next->arch, next->kstack_top);
 }
 
-void schedule(void)
+/* With sched_lock held (interrupts off): run the next task, come back
+ * when current is picked again. False if current just goes on. */
+static bool sched_locked(void)
 {
-	irqflags_t f = irq_save();
 	struct task *prev = current;
+	__atomic_store_n(&kicked[arch_cpu_id()], false, __ATOMIC_RELAXED);
 	task_clear_pending(prev, TIF_NEED_RESCHED);
 	if (prev->state == TASK_RUNNABLE && prev != &idle_task)
-		sched_add(prev);
+		rq_push(prev);
 	struct task *next = rq_pop();
 	if (!next)
 		next = &idle_task;
-	if (next != prev) {
-		switch_to(prev, next);
-		/* Running as next now (as prev when it is switched back to). */
-		proc_finish_switch();
+	/* Still others waiting (the slice ended with more tasks than busy
+	 * CPUs): an idle CPU takes one. */
+	if (rq_head)
+		kick_idle_cpu();
+	if (next == prev)
+		return false;
+	switch_to(prev, next);
+	/* Running as next now (as prev when it is switched back to), on
+	 * whatever CPU, still under the lock. */
+	proc_finish_switch();
+	return true;
+}
+
+void schedule(void)
+{
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	sched_locked();
+	spin_unlock_irqrestore(&sched_lock, f);
+}
+
+bool sched_run_next(void)
+{
+	/* Awake: a kick from now on needs a new IPI. */
+	__atomic_store_n(&kicked[arch_cpu_id()], false, __ATOMIC_RELAXED);
+	if (!sched_has_runnable())
+		return false;
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	bool ran = sched_locked();
+	spin_unlock_irqrestore(&sched_lock, f);
+	return ran;
+}
+
+void sched_first_run(void)
+{
+	proc_finish_switch(); /* the end of the switch that started it */
+	spin_unlock(&sched_lock);
+}
+
+__attribute__((noreturn)) void sched_exit_locked(void)
+{
+	sched_locked();
+	panic("sched_exit_locked: zombie %d was scheduled", current->pid);
+}
+
+bool sched_migrate(void)
+{
+	struct task *t = current;
+	/* Once per kernel entry: the task work then runs where it landed. */
+	if (!force_migrate || arch_ncpus() < 2 || t->migrated_entry == t->kernel_entries)
+		return false;
+	t->migrated_entry = t->kernel_entries;
+	stat_inc(STAT_SCHED_FORCED_MIGRATIONS);
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	t->avoid_cpu = arch_cpu_id() + 1;
+	kick_idle_cpu();
+	sched_locked();
+	spin_unlock_irqrestore(&sched_lock, f);
+	return true;
+}
+
+void task_wake_locked(struct task *t)
+{
+	if (t->state == TASK_SLEEPING) {
+		t->chan = NULL;
+		t->wake_ns = 0;
+		rq_push(t);
+		kick_idle_cpu();
 	}
-	irq_restore(f);
 }
 
 void task_wake(struct task *t)
 {
-	irqflags_t f = irq_save();
-	if (t->state == TASK_SLEEPING) {
-		t->chan = NULL;
-		t->wake_ns = 0;
-		sched_add(t);
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	task_wake_locked(t);
+	spin_unlock_irqrestore(&sched_lock, f);
+}
+
+int sleep_on_locked(const void *chan, struct spinlock *lk)
+{
+	struct task *t = current;
+	if (lk != &sched_lock) {
+		spin_lock(&sched_lock);
+		spin_unlock(lk);
 	}
-	irq_restore(f);
+	if (!task_killed(t)) {
+		t->chan = chan;
+		t->state = TASK_SLEEPING;
+		sched_locked();
+	}
+	if (lk != &sched_lock) {
+		spin_unlock(&sched_lock);
+		spin_lock(lk);
+	}
+	return task_killed(t) ? -STITCH_EINTR : 0;
 }
 
 int sleep_on(const void *chan)
 {
-	struct task *t = current;
-	irqflags_t f = irq_save();
-	if (!task_killed(t)) {
-		t->chan = chan;
-		t->state = TASK_SLEEPING;
-		schedule();
-	}
-	irq_restore(f);
-	return task_killed(t) ? -STITCH_EINTR : 0;
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	int err = sleep_on_locked(chan, &sched_lock);
+	spin_unlock_irqrestore(&sched_lock, f);
+	return err;
+}
+
+void wakeup_locked(const void *chan)
+{
+	for (struct task *t = tasks; t < tasks + NPROC; t++)
+		if (t->state == TASK_SLEEPING && t->chan == chan)
+			task_wake_locked(t);
 }
 
 void wakeup(const void *chan)
 {
-	irqflags_t f = irq_save();
-	for (struct task *t = tasks; t < tasks + NPROC; t++)
-		if (t->state == TASK_SLEEPING && t->chan == chan)
-			task_wake(t);
-	irq_restore(f);
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	wakeup_locked(chan);
+	spin_unlock_irqrestore(&sched_lock, f);
 }
 
-/* The channel of timed sleeps: only the tick (or a kill) wakes them. */
+/* The channel of timed sleeps: only the tick (or a kill) wakes them. The
+ * deadline is set under the lock the tick takes, so a deadline that passes
+ * between the check and the sleep is seen by the next tick. */
 static const char timer_chan;
 
 int sleep_until(uint64_t deadline_ns)
 {
 	struct task *t = current;
 	while (clock_ns() < deadline_ns) {
-		irqflags_t f = irq_save();
+		irqflags_t f = spin_lock_irqsave(&sched_lock);
 		t->wake_ns = deadline_ns;
-		int err = sleep_on(&timer_chan);
+		int err = sleep_on_locked(&timer_chan, &sched_lock);
 		t->wake_ns = 0;
-		irq_restore(f);
+		spin_unlock_irqrestore(&sched_lock, f);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
+/* The PIT tick, on the boot CPU: wakes timed sleepers and ends the time
+ * slice of every CPU's task when others wait (the other CPUs through an
+ * IPI, whose return path reschedules). */
 void sched_tick(void)
 {
 	uint64_t now = clock_ns();
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
 	for (struct task *t = tasks; t < tasks + NPROC; t++)
 		if (t->state == TASK_SLEEPING && t->wake_ns && now >= t->wake_ns)
-			task_wake(t);
-	if (rq_head && current != &idle_task)
-		task_set_pending(current, TIF_NEED_RESCHED);
+			task_wake_locked(t);
+	unsigned self = arch_cpu_id();
+	for (unsigned cpu = 0; rq_head && cpu < arch_ncpus(); cpu++) {
+		if (is_idle(cpu))
+			continue;
+		task_set_pending(cpu_current[cpu], TIF_NEED_RESCHED);
+		if (cpu != self)
+			arch_resched_ipi(cpu);
+	}
+	spin_unlock_irqrestore(&sched_lock, f);
+}
+
+void sched_init_idle(void)
+{
+	struct task *idle = &idle_task;
+	strlcpy(idle->name, "idle", sizeof(idle->name));
+	idle->state = TASK_RUNNABLE;
+	idle->last_cpu = arch_cpu_id() + 1;
+	arch_task_init(&idle->arch);
+	current = idle;
+}
+
+/* An AP's life after bring-up: its idle task, then the idle loop. */
+void sched_idle_cpu(void)
+{
+	sched_init_idle();
+	for (;;) {
+		cli();
+		if (!sched_run_next())
+			arch_wait_for_interrupt();
+	}
 }

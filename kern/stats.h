@@ -56,6 +56,12 @@
 	X(SFRAME_LAST_HITS, "sframe_last_hits", SUM) /* lookups in the previous step's section */ \
 	X(UNWIND_PREEMPTED, "unwind_preempted", SUM) /* reschedules inside an unwind */ \
 	X(UNWIND_IPI_OTHER_TASK, "unwind_ipi_other_task", SUM)                \
+	/* ... of which the task was running on another CPU: */               \
+	X(UNWIND_IPI_REMOTE_TASK, "unwind_ipi_remote_task", SUM)              \
+	X(UNWIND_CROSS_CPU, "unwind_cross_cpu", SUM) /* unwound on another CPU than the cookie's */ \
+	X(UNWIND_EXIT_WAITS, "unwind_exit_waits", SUM) /* exit waited for irq work on another CPU */ \
+	X(SCHED_MIGRATIONS, "sched_migrations", SUM) /* a task ran on another CPU than before */ \
+	X(SCHED_FORCED_MIGRATIONS, "sched_forced_migrations", SUM) /* sched.migrate */ \
 	X(SELF_IPIS, "self_ipis", SUM)             /* irq-work IPIs handled */ \
 	X(NMI_USER_ABSENT, "nmi_user_absent", SUM) /* NMI user read: page not present */ \
 	X(SMAP_OPEN, "smap_open", SUM) /* NMIs that found SMAP open outside uaccess */ \

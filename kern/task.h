@@ -7,11 +7,11 @@
  * puts the user's registers at its top (task_user_frame), so the user
  * context of a task that is in the kernel is always at the same place.
  *
- * Locking: there is one CPU and the kernel is not preemptible (a task
- * gives up the CPU only in schedule(), on its way back to user mode or
- * when it sleeps), so kernel code only masks interrupts around what an
- * interrupt handler also touches: the run queue, task states, `pending`
- * and the task-work list.
+ * Locking: the kernel is not preemptible (a task gives up its CPU only in
+ * schedule(), on its way back to user mode or when it sleeps), and a task
+ * runs on one CPU at a time. sched_lock guards the process table, task
+ * states and the run queue; `pending` changes atomically; the task-work
+ * list has its own lock (docs/SMP.md).
  */
 #ifndef KERN_TASK_H
 #define KERN_TASK_H
@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/x86_64/arch.h"
 #include "arch/x86_64/task.h"
 #include "arch/x86_64/trap.h"
 #include "kern/kunwind.h"
@@ -40,6 +41,7 @@
 
 enum task_state {
 	TASK_FREE,     /* an unused process-table slot */
+	TASK_EMBRYO,   /* taken by proc_spawn, not yet runnable */
 	TASK_RUNNABLE, /* running, or in the run queue */
 	TASK_SLEEPING, /* waiting for wakeup(chan), a deadline, or a kill */
 	TASK_ZOMBIE,   /* exited; its parent has not reaped it yet */
@@ -102,6 +104,9 @@ struct task {
 
 	/* Scheduling (kern/sched.c). */
 	struct task *rq_next;
+	unsigned last_cpu;          /* index + 1 of the CPU it last ran on, 0: never */
+	unsigned avoid_cpu;         /* index + 1 of a CPU it must leave (sched.migrate) */
+	uint64_t migrated_entry;    /* kernel_entries when sched.migrate last moved it */
 	const void *chan;           /* what a sleeping task waits for */
 	uint64_t wake_ns;           /* timed sleep: clock_ns() deadline, or 0 */
 
@@ -120,9 +125,13 @@ struct task {
 	uint64_t kernel_page_faults;
 };
 
-extern struct task *current;
+/* The task each CPU runs, and each CPU's idle task; `current` and
+ * `idle_task` are this CPU's (arch_cpu_id() needs no GS: NMI-safe). */
+extern struct task *cpu_current[];
+extern struct task idle_tasks[];
+#define current   (cpu_current[arch_cpu_id()])
+#define idle_task (idle_tasks[arch_cpu_id()])
 extern struct task tasks[NPROC];
-extern struct task idle_task;
 
 static inline void task_set_pending(struct task *t, int bit)
 {

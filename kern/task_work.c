@@ -1,29 +1,34 @@
 #include "kern/task_work.h"
 #include "arch/x86_64/arch.h"
+#include "kern/spinlock.h"
 #include "stitch/syscall.h"
+
+/* Every task's works list and exiting flag: another CPU's irq work may add
+ * to a task while it takes its list or exits. A leaf lock. */
+static struct spinlock task_work_lock = SPINLOCK_INIT("task_work");
 
 int task_work_add(struct task *t, struct task_work *work)
 {
-	irqflags_t f = irq_save();
+	irqflags_t f = spin_lock_irqsave(&task_work_lock);
 	if (t->exiting) {
-		irq_restore(f);
+		spin_unlock_irqrestore(&task_work_lock, f);
 		return -STITCH_ESRCH;
 	}
 	work->next = t->works;
 	t->works = work;
 	task_set_pending(t, TIF_TASK_WORK);
-	irq_restore(f);
+	spin_unlock_irqrestore(&task_work_lock, f);
 	return 0;
 }
 
 /* Takes the whole list at once (newest first) and reverses it. */
 static struct task_work *take_all(struct task *t)
 {
-	irqflags_t f = irq_save();
+	irqflags_t f = spin_lock_irqsave(&task_work_lock);
 	struct task_work *list = t->works, *fifo = NULL;
 	t->works = NULL;
 	task_clear_pending(t, TIF_TASK_WORK);
-	irq_restore(f);
+	spin_unlock_irqrestore(&task_work_lock, f);
 	while (list) {
 		struct task_work *next = list->next;
 		list->next = fifo;
@@ -47,9 +52,9 @@ void task_work_run(void)
 
 int task_work_exit(struct task *t)
 {
-	irqflags_t f = irq_save();
+	irqflags_t f = spin_lock_irqsave(&task_work_lock);
 	t->exiting = true;
-	irq_restore(f);
+	spin_unlock_irqrestore(&task_work_lock, f);
 	int n = 0;
 	for (struct task_work *w = take_all(t); w; w = w->next)
 		n++;

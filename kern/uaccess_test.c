@@ -15,6 +15,38 @@
 #define CR4_SMEP (1ull << 20)
 #define CR4_SMAP (1ull << 21)
 
+/* The current task (the idle task while the tests run) borrows an
+ * address space with /bin/fib loaded, a writable page at *rw followed by a
+ * hole, and a read-only page at *ro. Nothing is mapped until touched.
+ * NULL (the test skipped or failed) when it cannot be made. */
+static struct uvm *borrow_test_mm(struct ktest *t, uint64_t *rw, uint64_t *ro)
+{
+	struct initrd_file f;
+	struct elf_image img;
+	if (initrd_lookup("/bin/fib", &f) || elf_parse(f.data, f.size, &img)) {
+		ktest_skip(t, "no /bin/fib in the initrd");
+		return NULL;
+	}
+	struct uvm *mm = uvm_create();
+	if (!KEXPECT(t, mm && uvm_load_elf(mm, &img, f.name) == 0))
+		return NULL;
+	*rw = uvm_mmap(mm, 0, 2 * PAGE_SIZE, VM_WRITE, NULL, 0);
+	*ro = uvm_mmap(mm, 0, PAGE_SIZE, 0, NULL, 0);
+	if (!KEXPECT(t, (long)*rw > 0 && (long)*ro > 0 &&
+			uvm_munmap(mm, *rw + PAGE_SIZE, PAGE_SIZE) == 0))
+		return NULL;
+	current->mm = mm;
+	vm_switch(&mm->vm);
+	return mm;
+}
+
+static void return_test_mm(struct uvm *mm)
+{
+	current->mm = NULL;
+	vm_switch(&kernel_space);
+	uvm_destroy(mm);
+}
+
 KTEST(uaccess_range_check)
 {
 	KEXPECT(t, user_range_ok(0, 0));
@@ -38,27 +70,13 @@ KTEST(uaccess_smep_smap_on)
 		ktest_skip(t, "this CPU has no SMAP (run QEMU with -cpu max)");
 }
 
-/*
- * The helpers on a real address space: the idle task (current while the
- * tests run) borrows one with /bin/fib loaded, a writable page followed
- * by a hole, and a read-only page. Nothing is mapped until touched.
- */
+/* The helpers on a real address space (borrow_test_mm). */
 KTEST(uaccess_copy_helpers)
 {
-	struct initrd_file f;
-	struct elf_image img;
-	if (initrd_lookup("/bin/fib", &f) || elf_parse(f.data, f.size, &img)) {
-		ktest_skip(t, "no /bin/fib in the initrd");
+	uint64_t rw, ro;
+	struct uvm *mm = borrow_test_mm(t, &rw, &ro);
+	if (!mm)
 		return;
-	}
-	struct uvm *mm = uvm_create();
-	KASSERT(t, mm && uvm_load_elf(mm, &img, f.name) == 0);
-	uint64_t rw = uvm_mmap(mm, 0, 2 * PAGE_SIZE, VM_WRITE, NULL, 0);
-	uint64_t ro = uvm_mmap(mm, 0, PAGE_SIZE, 0, NULL, 0);
-	KASSERT(t, (long)rw > 0 && (long)ro > 0 &&
-		   uvm_munmap(mm, rw + PAGE_SIZE, PAGE_SIZE) == 0);
-	current->mm = mm;
-	vm_switch(&mm->vm);
 
 	char buf[32] = { 0 };
 	uint64_t v, faults = current->kernel_page_faults;
@@ -97,9 +115,7 @@ KTEST(uaccess_copy_helpers)
 	KEXPECT_EQ(t, copy_from_user_nofault(buf, rw + PAGE_SIZE - 4, 8), -STITCH_EFAULT);
 	KEXPECT_EQ(t, current->kernel_page_faults, faults);
 
-	current->mm = NULL;
-	vm_switch(&kernel_space);
-	uvm_destroy(mm);
+	return_test_mm(mm);
 }
 
 /*
@@ -111,20 +127,10 @@ KTEST(uaccess_copy_helpers)
  */
 KTEST(uaccess_user_loads)
 {
-	struct initrd_file f;
-	struct elf_image img;
-	if (initrd_lookup("/bin/fib", &f) || elf_parse(f.data, f.size, &img)) {
-		ktest_skip(t, "no /bin/fib in the initrd");
+	uint64_t rw, ro;
+	struct uvm *mm = borrow_test_mm(t, &rw, &ro);
+	if (!mm)
 		return;
-	}
-	struct uvm *mm = uvm_create();
-	KASSERT(t, mm && uvm_load_elf(mm, &img, f.name) == 0);
-	uint64_t rw = uvm_mmap(mm, 0, 2 * PAGE_SIZE, VM_WRITE, NULL, 0);
-	uint64_t ro = uvm_mmap(mm, 0, PAGE_SIZE, 0, NULL, 0);
-	KASSERT(t, (long)rw > 0 && (long)ro > 0 &&
-		   uvm_munmap(mm, rw + PAGE_SIZE, PAGE_SIZE) == 0);
-	current->mm = mm;
-	vm_switch(&mm->vm);
 	KEXPECT_EQ(t, copy_to_user(rw + 100, "\x11\x22\x33\x44\x55\x66\x77\x88", 8), 0);
 
 	uint8_t b = 0;
@@ -133,7 +139,7 @@ KTEST(uaccess_user_loads)
 	uint64_t q = 0, faults = current->kernel_page_faults;
 	bool smap = arch_has_smap();
 	arch_user_access_begin();
-	KEXPECT(t, cpu_local.uaccess_open);
+	KEXPECT(t, this_cpu_local()->uaccess_open);
 	KEXPECT_EQ(t, !!(read_rflags() & RFLAGS_AC), smap);
 	KEXPECT(t, arch_user_load(rw + 100, 1, &b) && b == 0x11);
 	KEXPECT(t, arch_user_load(rw + 101, 2, &h) && h == 0x3322);
@@ -148,10 +154,8 @@ KTEST(uaccess_user_loads)
 	KEXPECT(t, !arch_user_load(USER_END - 4, 8, &q));
 	KEXPECT(t, !arch_user_load(UINT64_MAX - 3, 4, &w));
 	arch_user_access_end();
-	KEXPECT(t, !cpu_local.uaccess_open);
+	KEXPECT(t, !this_cpu_local()->uaccess_open);
 	KEXPECT(t, !(read_rflags() & RFLAGS_AC));
 
-	current->mm = NULL;
-	vm_switch(&kernel_space);
-	uvm_destroy(mm);
+	return_test_mm(mm);
 }

@@ -102,10 +102,17 @@ static uint64_t new_cookie(void)
 static void unwind_irq_work(struct irq_work *iw)
 {
 	struct unwind_task_info *info = container_of(iw, struct unwind_task_info, irq);
-	if (info->task != current)
+	if (info->task != current) {
 		stat_inc(STAT_UNWIND_IPI_OTHER_TASK);
-	/* -ESRCH: the task is exiting; unwind_deferred_task_exit answers the
-	 * request. */
+		/* It moved on to another CPU (after the NMI, while interrupts
+		 * were off here): the task work still reaches it there, and
+		 * its return to user waits for it (PENDING). */
+		for (unsigned cpu = 0; cpu < arch_ncpus(); cpu++)
+			if (cpu_current[cpu] == info->task)
+				stat_inc(STAT_UNWIND_IPI_REMOTE_TASK);
+	}
+	/* -ESRCH: the task is exiting; unwind_deferred_task_exit
+	 * answers the request. */
 	task_work_add(info->task, &info->work);
 }
 
@@ -196,6 +203,8 @@ static void unwind_task_work(struct task_work *w)
 	unsigned bits = s & WORK_BITS & ~info->completed;
 	if (!bits)
 		return;
+	if (((s >> COOKIE_SHIFT) & ((1u << COOKIE_CPU_BITS) - 1)) != arch_cpu_id())
+		stat_inc(STAT_UNWIND_CROSS_CPU);
 	call_works(info, bits, s >> COOKIE_SHIFT);
 }
 
@@ -226,12 +235,12 @@ void unwind_deferred_task_exit(struct task *t)
 		return;
 	/* Settle what is owed: no request gets in after this swap. */
 	uint64_t s = __atomic_exchange_n(&info->state, STATE_EXITING, __ATOMIC_SEQ_CST);
-	/* The task's irq work may still be queued (its IPI not taken yet):
-	 * run it now, before the info can go away with the task. Its
-	 * task_work_add fails (the task is exiting): served below. */
-	irqflags_t f = irq_save();
-	irq_work_run();
-	irq_restore(f);
+	/* The task's irq work may still be queued (its IPI not taken yet),
+	 * here or on a CPU the task ran on before: run it or wait for it,
+	 * before the info can go away with the task. Its task_work_add
+	 * fails (the task is exiting): served below. */
+	if (irq_work_wait(&info->irq))
+		stat_inc(STAT_UNWIND_EXIT_WAITS);
 
 	if (s & STATE_SAMPLED)
 		stat_inc(STAT_ENTRIES_WITH_SAMPLES);

@@ -8,6 +8,7 @@
 #include "kern/ktest.h"
 #include "arch/x86_64/arch.h"
 #include "arch/x86_64/lapic.h"
+#include "arch/x86_64/smp.h"
 #include "kern/irq_work.h"
 #include "kern/mm.h"
 #include "kern/pmm.h"
@@ -235,6 +236,98 @@ KTEST(irq_work_queue_and_run)
 	cli();
 	KEXPECT_EQ(t, irq_ran, 2);
 	irq_restore(f);
+}
+
+/*
+ * Across CPUs: the stand-in runs on CPU 1 (current there, interrupts off
+ * in an smp_call) when a real NMI asks for its unwind, so the irq work is
+ * queued on CPU 1's list; then it "moves" to CPU 0, where the test runs
+ * it. CPU 1 takes its self-IPI as soon as the call returns. With exiting
+ * set on CPU 1 first, the task has begun to exit by the time the irq work
+ * runs there; and a 1 ms work queued after it runs before it (the list
+ * runs newest first), so that CPU 0 gets to the exit while the task's irq
+ * work is still queued on CPU 1.
+ */
+static void busy_1ms(struct irq_work *w)
+{
+	(void)w;
+	delay_us(1000);
+}
+
+static struct irq_work delay_work = { .func = busy_1ms };
+
+static void request_on_cpu1(void *exiting)
+{
+	struct task *idle = current;
+	current = &stand_in;
+	nmi_work = &work_a;
+	nmi_ret = -1000;
+	trap_set_handler(VEC_NMI, request_in_nmi);
+	lapic_timer_oneshot(100000, LAPIC_TIMER_NMI);
+	for (uint64_t end_tsc = rdtsc() + tsc_hz; rdtsc() < end_tsc &&
+	     __atomic_load_n(&nmi_ret, __ATOMIC_ACQUIRE) == -1000;)
+		pause();
+	trap_set_handler(VEC_NMI, NULL);
+	if (exiting) {
+		task_work_exit(&stand_in);
+		irq_work_queue(&delay_work);
+	}
+	current = idle;
+}
+
+static bool begin_on_cpu1(struct ktest *t, bool exiting)
+{
+	if (arch_ncpus() < 2) {
+		ktest_skip(t, "one CPU (boot with --cpus N)");
+		return false;
+	}
+	if (!begin(t))
+		return false;
+	smp_call(1, request_on_cpu1, exiting ? &stand_in : NULL);
+	return KEXPECT_EQ(t, nmi_ret, 0) && KEXPECT_EQ(t, nmi_cookie & 7, 1);
+}
+
+/* NMI on CPU 1, unwound on CPU 0: the irq work on CPU 1 queues the task
+ * work for a task that now runs on CPU 0, whose return to user waits. */
+KTEST(unwind_deferred_nmi_on_other_cpu)
+{
+	uint64_t remote = stat_total(STAT_UNWIND_IPI_REMOTE_TASK);
+	uint64_t cross = stat_total(STAT_UNWIND_CROSS_CPU);
+	if (!begin_on_cpu1(t, false))
+		return;
+	KEXPECT(t, !unwind_exit_to_user(&stand_in)); /* PENDING until it ran */
+	for (uint64_t end_tsc = rdtsc() + tsc_hz; rdtsc() < end_tsc &&
+	     !__atomic_load_n(&stand_in.works, __ATOMIC_ACQUIRE);)
+		pause();
+	KEXPECT(t, stand_in.works != NULL);
+	KEXPECT_EQ(t, stat_total(STAT_UNWIND_IPI_REMOTE_TASK) - remote, 1);
+	task_work_run();
+	KEXPECT(t, got[0].calls == 1 && got[0].cookie == nmi_cookie);
+	KEXPECT(t, got[0].nr == 1 && got[0].pc == USER_PC);
+	KEXPECT_EQ(t, stat_total(STAT_UNWIND_CROSS_CPU) - cross, 1);
+	KEXPECT(t, unwind_exit_to_user(&stand_in));
+	end();
+}
+
+/* NMI on CPU 1, the task exits on CPU 0 while that irq work may still be
+ * queued or running on CPU 1: answered once, task-exited, and the irq
+ * work is over before the unwind state could go. */
+KTEST(unwind_deferred_exit_with_work_on_other_cpu)
+{
+	uint64_t other = stat_total(STAT_UNWIND_IPI_OTHER_TASK);
+	if (!begin_on_cpu1(t, true))
+		return;
+	struct uvm *mm = stand_in.mm;
+	stand_in.mm = NULL;
+	unwind_deferred_task_exit(&stand_in);
+	/* The irq work has run on CPU 1 by now (it counts the task as not
+	 * current there), and found the task exiting. */
+	KEXPECT_EQ(t, stat_total(STAT_UNWIND_IPI_OTHER_TASK) - other, 1);
+	KEXPECT(t, stand_in.works == NULL);
+	KEXPECT(t, got[0].calls == 1 && got[0].cookie == nmi_cookie);
+	KEXPECT(t, got[0].nr == 0 && got[0].stop == UNWIND_STOP_TASK_EXITED);
+	stand_in.mm = mm;
+	end();
 }
 
 /* SYS_mmap's hint: taken when its range is free mmap space, else not. */

@@ -10,6 +10,7 @@ endif
 
 MODE ?= sframe
 HZ   ?= 1000
+CPUS ?= 1
 RUN_INIT ?= /bin/demo
 run_comma := ,
 run_space := $(subst ,, )
@@ -23,11 +24,11 @@ RUN_CMDLINE = init=$(RUN_INIT) $(RUN_ARGS) profile.mode=$(MODE) profile.hz=$(HZ)
 run: all
 	@mkdir -p $(OUT)
 	@echo "make run: booting with: $(RUN_CMDLINE)"
-	@tools/qemu-run --cmdline "$(RUN_CMDLINE)" --serial $(OUT)/console.txt \
+	@tools/qemu-run --cpus $(CPUS) --cmdline "$(RUN_CMDLINE)" --serial $(OUT)/console.txt \
 		--records $(OUT)/records.bin; status=$$?; \
 	tools/symbolise-kills $(USER_SYMFS) $(OUT)/console.txt | sed 's/^/make run: /'; \
 	( $(STITCH_REPORT) ) || status=1; exit $$status
 
 qemu-gdb: all
 	@echo "In another terminal: gdb -x .gdbinit -ex 'stitch-user $(RUN_INIT)' -ex 'target remote :1234'"
-	tools/qemu-run --cmdline "$(RUN_CMDLINE)" --gdb
+	tools/qemu-run --cpus $(CPUS) --cmdline "$(RUN_CMDLINE)" --gdb

@@ -35,6 +35,9 @@ static inline void arch_wait_for_interrupt(void) { sti_hlt(); }
 
 void arch_init_cpu(void);     /* serial, GDT, TSS, IDT: before anything can fault */
 void arch_init_devices(void); /* LAPIC, IOAPIC, PIT tick, calibration: after kvm_init */
+void arch_init_cpu_regs(void); /* EFER.NXE, CR0.WP, CR4.PGE: each CPU */
+/* Starts the other CPUs of the MADT (arch/x86_64/smp.c); after proc_init. */
+void arch_start_cpus(void);
 
 void arch_console_putc(char c);
 
@@ -77,8 +80,11 @@ unsigned arch_cpu_id(void);
 /* The TSC and the CPU index in one instruction where RDTSCP exists. */
 uint64_t arch_tsc_cpu(unsigned *cpu);
 
-/* CPUs that run kernel code (the kernel starts no APs: 1). */
+/* CPUs online: 1 until arch_start_cpus, then those that started. */
 unsigned arch_ncpus(void);
+/* Interrupts CPU cpu (not this one) so that it looks at the run queue or
+ * its task's TIF_NEED_RESCHED; normal context, interrupts off. */
+void arch_resched_ipi(unsigned cpu);
 
 /* Sampling NMIs (arch/x86_64/sampling.c): hz per second on this CPU, each
  * calling sample_nmi(). arch_sampling_select() picks the source, "pmu",
@@ -87,6 +93,12 @@ unsigned arch_ncpus(void);
 const char *arch_sampling_select(const char *want);
 void arch_sampling_start(unsigned hz);
 void arch_sampling_stop(void);
+/* The same on every CPU online (arch/x86_64/smp.c). In a panic only this
+ * CPU stops; the others' NMIs find sampling disarmed and are counted as
+ * ignored. arch_nmi_quiesce() waits until no CPU is inside an NMI. */
+void arch_sampling_start_all(unsigned hz);
+void arch_sampling_stop_all(void);
+void arch_nmi_quiesce(void);
 
 /*
  * The record channel (arch/x86_64/channel.c): records out to the host,

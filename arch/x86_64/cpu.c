@@ -8,7 +8,7 @@
 #include "arch/x86_64/arch.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/lapic.h"
-#include "arch/x86_64/madt.h"
+#include "arch/x86_64/smp.h"
 
 #define MSR_TSC_AUX   0xc0000103u
 #define CPUID_RDTSCP  (1u << 27) /* leaf 0x80000001, edx */
@@ -23,8 +23,7 @@ static bool cpu_has_rdtscp(void)
 	return cpuid(0x80000001, 0).edx & CPUID_RDTSCP;
 }
 
-/* After lapic_init and madt_init, on each CPU (the kernel runs only the
- * BSP, index 0). */
+/* After lapic_init, on each CPU as it starts (arch/x86_64/smp.c). */
 void cpu_id_init(unsigned index)
 {
 	has_rdtscp = cpu_has_rdtscp();
@@ -38,9 +37,9 @@ static unsigned from_lapic(void)
 	if (!lapic_up)
 		return 0; /* early boot: only the BSP runs */
 	uint32_t id = lapic_id();
-	for (int i = 0; i < madt.ncpus && i < ARCH_MAX_CPUS; i++)
-		if (madt.apic_id[i] == id)
-			return (unsigned)i;
+	for (unsigned i = 0; i < arch_ncpus(); i++)
+		if (cpu_apic_id[i] == id)
+			return i;
 	return 0;
 }
 
@@ -61,9 +60,4 @@ unsigned arch_cpu_id(void)
 	unsigned cpu;
 	arch_tsc_cpu(&cpu);
 	return cpu;
-}
-
-unsigned arch_ncpus(void)
-{
-	return 1; /* no AP is started: only the BSP runs */
 }

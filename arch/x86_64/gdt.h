@@ -23,10 +23,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-void gdt_init(void);
-/* The IST stack holding sp (top included): true and its [*lo, *hi). */
+/* Builds CPU cpu's GDT and TSS and loads them on the calling CPU. */
+void gdt_init(unsigned cpu);
+/* The IST stack holding sp (top included), any CPU's: true and its
+ * [*lo, *hi). */
 bool ist_stack_bounds(uint64_t sp, uint64_t *lo, uint64_t *hi);
-/* The stack the CPU switches to on an interrupt from ring 3. */
+/* The top of CPU cpu's IST stack ist (IST_*). */
+uint64_t ist_stack_top(unsigned cpu, int ist);
+/* The stack this CPU switches to on an interrupt from ring 3. */
 void tss_set_rsp0(uint64_t rsp0);
 #endif
 

@@ -12,11 +12,9 @@
 
 #define CR4_LA57 (1ull << 12)
 
-void arch_init_cpu(void)
+/* Every CPU, for itself (the others from arch/x86_64/smp.c). */
+void arch_init_cpu_regs(void)
 {
-	uart_init(UART_COM1);
-	gdt_init();
-	trap_init();
 	/* paging.c builds 4-level tables; firmware that left 5-level paging on
 	 * would make every address space wrong. */
 	if (read_cr4() & CR4_LA57)
@@ -26,6 +24,14 @@ void arch_init_cpu(void)
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
 	write_cr0(read_cr0() | CR0_WP);
 	write_cr4(read_cr4() | CR4_PGE);
+}
+
+void arch_init_cpu(void)
+{
+	uart_init(UART_COM1);
+	gdt_init(0);
+	trap_init();
+	arch_init_cpu_regs();
 }
 
 /* The legacy 8259 PICs: all inputs masked; ISA interrupts go through the
@@ -41,7 +47,7 @@ void arch_init_devices(void)
 	pic_disable();
 	madt_init();
 	lapic_init(madt.lapic_phys);
-	cpu_id_init(0); /* the BSP; no other CPU is started */
+	cpu_id_init(0); /* the boot CPU; arch_start_cpus starts the others */
 	ioapic_init();
 	lapic_calibrate();
 	pit_tick_init();

@@ -31,6 +31,10 @@ enum {
 #define ICR_PENDING      (1u << 12)
 #define ICR_ASSERT       (1u << 14)
 #define ICR_DEST_SELF    (1u << 18) /* destination shorthand 01: self */
+#define ICR_INIT         (5u << 8)
+#define ICR_STARTUP      (6u << 8)
+#define ICR_NMI          (4u << 8)
+#define ICR_LEVEL        (1u << 15)
 #define TIMER_DIV_16     0x3
 #define APIC_BASE_ENABLE (1ull << 11)
 
@@ -128,6 +132,46 @@ void lapic_self_ipi(uint8_t vector)
 void lapic_self_nmi(void)
 {
 	send_ipi(lapic_id(), ICR_DELIVERY_NMI | ICR_ASSERT);
+}
+
+/*
+ * An IPI to another CPU: destination in ICR high, then the command in ICR
+ * low (the write of ICR low sends). Two writes, so not NMI-safe: an NMI
+ * handler that sent one between them would change the destination; only
+ * normal context with interrupts off calls these.
+ */
+static void send(uint32_t apic_id, uint32_t cmd)
+{
+	for (int i = 0; i < 1000 && (rd(REG_ICR_LO) & ICR_PENDING); i++)
+		pause();
+	wr(REG_ICR_HI, apic_id << 24);
+	wr(REG_ICR_LO, cmd);
+}
+
+void lapic_send_ipi(uint32_t apic_id, uint8_t vector)
+{
+	send(apic_id, ICR_ASSERT | vector);
+}
+
+void lapic_send_nmi(uint32_t apic_id)
+{
+	send(apic_id, ICR_ASSERT | ICR_NMI);
+}
+
+/* INIT (level assert), then the deassert that the Pentium-era MP
+ * specification asks for and later CPUs ignore (Intel SDM vol. 3,
+ * 11.6.1 / MP spec. B.4). */
+void lapic_send_init(uint32_t apic_id)
+{
+	send(apic_id, ICR_INIT | ICR_LEVEL | ICR_ASSERT);
+	delay_us(200);
+	send(apic_id, ICR_INIT | ICR_LEVEL);
+}
+
+/* Start-up IPI: the AP starts in real mode at CS:IP = (page << 8):0. */
+void lapic_send_sipi(uint32_t apic_id, uint8_t page)
+{
+	send(apic_id, ICR_STARTUP | page);
 }
 
 static uint32_t ns_to_count(uint64_t ns)

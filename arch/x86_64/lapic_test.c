@@ -113,9 +113,11 @@ KTEST(lapic_timer_nmi)
 	trap_set_handler(VEC_NMI, NULL);
 }
 
-/* A self-IPI sent with interrupts disabled waits until they are enabled. */
+/* A self-IPI sent with interrupts disabled waits until they are enabled.
+ * The vector's own handler (irq work's, every CPU's) is put back after. */
 KTEST(lapic_self_ipi)
 {
+	trap_handler_t irq_work_ipi = trap_handler(VEC_SELF_IPI);
 	hits = 0;
 	trap_set_handler(VEC_SELF_IPI, count_hit);
 	irqflags_t f = irq_save();
@@ -126,7 +128,7 @@ KTEST(lapic_self_ipi)
 	KEXPECT(t, wait_for(&hits, 1, 100));
 	irq_restore(f);
 	KEXPECT_EQ(t, hit_vector, VEC_SELF_IPI);
-	trap_set_handler(VEC_SELF_IPI, NULL);
+	trap_set_handler(VEC_SELF_IPI, irq_work_ipi);
 }
 
 /* IRQ 0 reaches us through the IOAPIC (with its source override) at

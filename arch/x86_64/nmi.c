@@ -21,8 +21,8 @@ static bool in(uint64_t ip, const uint64_t range[2])
 
 /*
  * SMAP stays on in the kernel except inside the user-access helpers, an
- * arch_user_access_begin/end window (cpu_local.uaccess_open), and the
- * first instructions of the trap entry, before its clac. Every NMI
+ * arch_user_access_begin/end window (this CPU's cpu_local.uaccess_open),
+ * and the first instructions of the trap entry, before its clac. Every NMI
  * checks: AC set in the kernel code it interrupted anywhere else, AC set
  * in its own flags, or CR4.SMAP cleared is counted in smap_open (test 80
  * requires 0 after the hostile programs).
@@ -33,7 +33,7 @@ static void check_smap(const struct trap_frame *tf)
 		return;
 	bool open = (read_rflags() & RFLAGS_AC) || !(read_cr4() & CR4_SMAP);
 	if (!(tf->cs & 3) && (tf->rflags & RFLAGS_AC) &&
-	    !__atomic_load_n(&cpu_local.uaccess_open, __ATOMIC_RELAXED) &&
+	    !__atomic_load_n(&this_cpu_local()->uaccess_open, __ATOMIC_RELAXED) &&
 	    !in(tf->rip, uaccess_text) && !in(tf->rip, trap_ac_window))
 		open = true;
 	if (open)
@@ -56,7 +56,7 @@ void nmi_dispatch(struct trap_frame *tf)
 
 	stat_inc(STAT_NMI_COUNT);
 	check_smap(tf);
-	__atomic_store_n(&in_nmi[cpu], true, __ATOMIC_RELAXED);
+	__atomic_store_n(&in_nmi[cpu], true, __ATOMIC_SEQ_CST);
 	if (fn)
 		fn(tf);
 	else
@@ -65,4 +65,16 @@ void nmi_dispatch(struct trap_frame *tf)
 	uint64_t dt = rdtsc() - t0;
 	stat_add(STAT_NMI_CYCLES_TOTAL, dt);
 	stat_max(STAT_NMI_CYCLES_MAX, dt);
+}
+
+/* in_nmi is set before the handler looks at anything: once every flag was
+ * seen clear after the caller disarmed sampling, no NMI still writes. Not
+ * this CPU's: the caller may be its NMI (a panic there). */
+void arch_nmi_quiesce(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (unsigned cpu = 0; cpu < arch_ncpus(); cpu++)
+		while (cpu != arch_cpu_id() &&
+		       __atomic_load_n(&in_nmi[cpu], __ATOMIC_SEQ_CST))
+			pause();
 }

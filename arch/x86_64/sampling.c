@@ -35,7 +35,9 @@ static const char *const names[] = {
 };
 
 static enum source chosen;  /* by arch_sampling_select */
-static enum source running; /* between start and stop */
+/* Since the last start, on every CPU the same (arch_sampling_start_all):
+ * left as it is by stop, so that each CPU stops its own by it. */
+static enum source running;
 static uint64_t hpet_last, hpet_min_gap; /* TSC: the last HPET sample, period / 2 */
 static char line[256];
 
@@ -192,9 +194,13 @@ void arch_sampling_start(unsigned hz)
 	if (running == SRC_PMU)
 		pmu_start(hz);
 	else if (running == SRC_IOAPIC) {
-		hpet_last = 0;
-		hpet_min_gap = tsc_hz / hz / 2;
-		hpet_nmi_start(hz);
+		/* One HPET for the machine, its NMI routed to the boot CPU:
+		 * with this source the other CPUs are not sampled. */
+		if (arch_cpu_id() == 0) {
+			hpet_last = 0;
+			hpet_min_gap = tsc_hz / hz / 2;
+			hpet_nmi_start(hz);
+		}
 	}
 	else
 		lapic_timer_periodic(1000000000ull / hz, LAPIC_TIMER_NMI);
@@ -204,10 +210,10 @@ void arch_sampling_stop(void)
 {
 	if (running == SRC_PMU)
 		pmu_stop();
-	else if (running == SRC_IOAPIC)
+	else if (running == SRC_IOAPIC && arch_cpu_id() == 0)
 		hpet_nmi_stop();
 	else if (running == SRC_LAPIC)
 		lapic_timer_stop();
-	running = SRC_NONE;
-	/* An NMI already pending still finds a handler, which counts it. */
+	/* An NMI already pending still finds a handler, which counts it
+	 * (as ignored once sampling is disarmed). */
 }

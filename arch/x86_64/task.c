@@ -28,7 +28,7 @@
 extern const char syscall_entry[], task_first_entry[];
 void swtch(uint64_t *save_sp, uint64_t load_sp);
 
-struct cpu_local cpu_local;
+struct cpu_local cpu_locals[ARCH_MAX_CPUS];
 static uint8_t fpu_initial[512] __attribute__((aligned(16)));
 static bool smep, smap, umip;
 uint8_t uaccess_smap;
@@ -62,7 +62,9 @@ static void protect_kernel(void)
 	uaccess_smap = smap;
 }
 
-void arch_proc_init(void)
+/* Per CPU: every CPU runs it for itself (the BSP from proc_init, the
+ * others as they start: arch/x86_64/smp.c). */
+void arch_proc_init_cpu(unsigned cpu)
 {
 	fpu_init();
 	protect_kernel();
@@ -70,8 +72,13 @@ void arch_proc_init(void)
 	wrmsr(MSR_STAR, (uint64_t)SEG_KDATA << 48 | (uint64_t)SEG_KCODE << 32);
 	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
 	wrmsr(MSR_FMASK, FMASK_BITS);
-	wrmsr(MSR_GS_BASE, (uint64_t)&cpu_local);
+	wrmsr(MSR_GS_BASE, (uint64_t)&cpu_locals[cpu]);
 	wrmsr(MSR_KERNEL_GS_BASE, 0); /* what ring 3 gets after swapgs */
+}
+
+void arch_proc_init(void)
+{
+	arch_proc_init_cpu(arch_cpu_id());
 	kprintf("proc: SYSCALL at 0x%lx, SMEP %s, SMAP %s, UMIP %s\n",
 		(uint64_t)syscall_entry, smep ? "on" : "absent",
 		smap ? "on" : "absent", umip ? "on" : "absent");
@@ -112,7 +119,7 @@ void arch_switch(struct arch_task *prev, struct arch_task *next,
 		 uint64_t next_kstack_top)
 {
 	tss_set_rsp0(next_kstack_top);
-	cpu_local.kstack_top = next_kstack_top;
+	this_cpu_local()->kstack_top = next_kstack_top;
 	__asm__ volatile("fxsave64 %0" : "=m"(prev->fpu));
 	__asm__ volatile("fxrstor64 %0" : : "m"(next->fpu));
 	swtch(&prev->ksp, next->ksp);

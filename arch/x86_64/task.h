@@ -3,9 +3,9 @@
  * and FPU/SSE state, starting a task in ring 3, switching tasks, the
  * SYSCALL entry and the per-CPU block that the entry reads through GS.
  *
- * GS: in the kernel, GS base is always &cpu_local; in ring 3 it is the
- * user's (0). Every entry from ring 3 (syscallentry.S, trapentry.S) swaps on the
- * way in and out. Only the syscall entry reads %gs: C code never does, so
+ * GS: in the kernel, GS base is always this CPU's struct cpu_local; in
+ * ring 3 it is the user's (0). Every entry from ring 3 (syscallentry.S,
+ * trapentry.S) swaps on the way in and out. Only the syscall entry reads %gs: C code never does, so
  * an NMI that lands in the few instructions before a swapgs is harmless.
  */
 #ifndef ARCH_X86_64_TASK_H
@@ -32,7 +32,14 @@ struct cpu_local {
 	uint8_t uaccess_open; /* in arch_user_access_begin/end (nmi.c checks) */
 };
 
-extern struct cpu_local cpu_local; /* the one CPU's (GS base) */
+/* Each CPU's (its GS base). C reaches its own by index, not through GS:
+ * an NMI may run before the entry's swapgs. */
+extern struct cpu_local cpu_locals[];
+unsigned arch_cpu_id(void);
+static inline struct cpu_local *this_cpu_local(void)
+{
+	return &cpu_locals[arch_cpu_id()];
+}
 
 struct arch_task {
 	uint64_t ksp; /* kernel rsp saved by swtch while switched out */
@@ -41,8 +48,10 @@ struct arch_task {
 	uint8_t fpu[512] __attribute__((aligned(16)));
 };
 
-/* SYSCALL/SYSRET MSRs, GS bases, FPU/SSE enable, SMEP and SMAP. */
+/* SYSCALL/SYSRET MSRs, GS bases, FPU/SSE enable, SMEP and SMAP: _cpu on
+ * the CPU it names, arch_proc_init on the boot CPU (and says what it set). */
 void arch_proc_init(void);
+void arch_proc_init_cpu(unsigned cpu);
 
 /* The FPU state of a task that has not run yet. */
 void arch_task_init(struct arch_task *a);

@@ -69,7 +69,13 @@ void trap_init(void)
 	set_gate(VEC_NMI, nmi_entry, IST_NMI, 0);
 	set_gate(VEC_DF, &trap_stubs[16 * VEC_DF], IST_DF, 0);
 	set_gate(VEC_MC, &trap_stubs[16 * VEC_MC], IST_MC, 0);
+	trap_load_idt();
+}
 
+/* Every CPU loads the one IDT (the IST numbers name each CPU's own
+ * stacks, through its own TSS). */
+void trap_load_idt(void)
+{
 	struct {
 		uint16_t limit;
 		uint64_t base;

@@ -41,6 +41,8 @@
 #define VEC_PIT          (VEC_IRQ0 + 0)
 #define VEC_LAPIC_TIMER  0xf0
 #define VEC_SELF_IPI     0xf1 /* irq work: raised from NMI context */
+#define VEC_CALL         0xf2 /* smp_call: run a function on another CPU */
+#define VEC_RESCHED      0xf3 /* wake an idle CPU, or end a time slice */
 #define VEC_LAPIC_ERROR  0xfe
 #define VEC_SPURIOUS     0xff
 
@@ -131,7 +133,8 @@ struct trap_frame {
 
 typedef void (*trap_handler_t)(struct trap_frame *tf);
 
-void trap_init(void);
+void trap_init(void);     /* builds and loads the IDT (boot CPU) */
+void trap_load_idt(void); /* loads it (the other CPUs) */
 /* Installs (or, with NULL, removes) the handler of a vector. Device
  * vectors (>= 32) are acknowledged at the LAPIC before the handler runs. */
 void trap_set_handler(int vector, trap_handler_t fn);

@@ -32,15 +32,15 @@ extern uint8_t uaccess_smap;
 
 /*
  * The window for arch_user_load (arch/x86_64/user_load.h): between begin
- * and end, ring 0 may touch user pages. cpu_local.uaccess_open is set
- * before stac and cleared after clac, so that an NMI that finds AC set in
- * the code it interrupted knows whether a window is open (nmi.c). Keep
+ * and end, ring 0 may touch user pages. This CPU's cpu_local.uaccess_open
+ * is set before stac and cleared after clac, so that an NMI that finds AC
+ * set in the code it interrupted knows whether a window is open (nmi.c). Keep
  * windows short, with no call that may schedule inside: an exception in
  * the window clears AC on entry and its iret restores it.
  */
 static inline void arch_user_access_begin(void)
 {
-	__atomic_store_n(&cpu_local.uaccess_open, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&this_cpu_local()->uaccess_open, 1, __ATOMIC_RELAXED);
 	__asm__ volatile("" ::: "memory");
 	if (uaccess_smap)
 		__asm__ volatile("stac" ::: "memory");
@@ -51,7 +51,7 @@ static inline void arch_user_access_end(void)
 	if (uaccess_smap)
 		__asm__ volatile("clac" ::: "memory");
 	__asm__ volatile("" ::: "memory");
-	__atomic_store_n(&cpu_local.uaccess_open, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&this_cpu_local()->uaccess_open, 0, __ATOMIC_RELAXED);
 }
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "arch/x86_64/arch.h"
 #include "arch/x86_64/gdt.h"
+#include "arch/x86_64/smp.h"
 #include "arch/x86_64/trap.h"
 
 extern char boot_stack[], boot_stack_top[];
@@ -25,7 +26,7 @@ bool arch_stack_bounds(uint64_t sp, uint64_t *lo, uint64_t *hi)
 		*hi = (uint64_t)boot_stack_top;
 		return true;
 	}
-	return ist_stack_bounds(sp, lo, hi);
+	return ist_stack_bounds(sp, lo, hi) || smp_stack_bounds(sp, lo, hi);
 }
 
 static bool read_word(sf_read_fn read, void *ctx, uint64_t addr, uint64_t *v)

@@ -176,14 +176,16 @@ class Symbols:
         return [self.name(a if i == 0 else a - 1) for i, a in enumerate(chain)]
 
 
-def boot(cmdline, out, timeout=240):
-    """Boots the kernel with cmdline; returns (records, console text)."""
+def boot(cmdline, out, timeout=240, args=None):
+    """Boots the kernel with cmdline; returns (records, console text).
+    args: qemu-run options instead of the default below."""
     # The direct boot under icount: guest time is instructions retired, so
     # where the NMIs land, and how many, does not depend on how busy the
     # host is (under wall-clock timers a loaded host delivers fewer and
     # later NMIs, and the sample-count checks below became a matter of
     # luck). QEMU_RUN_ARGS replaces it, e.g. QEMU_RUN_ARGS= for OVMF.
-    extra = os.environ.get('QEMU_RUN_ARGS', '--direct --icount').split()
+    extra = args if args is not None else \
+        os.environ.get('QEMU_RUN_ARGS', '--direct --icount').split()
     rc = subprocess.run(['tools/qemu-run'] + extra + ['--cmdline', cmdline, '--records',
                          out, '--timeout', str(timeout)],
                         capture_output=True, text=True)

@@ -28,6 +28,11 @@
 #     samples_lost + nmi_ignored equals nmi_count, records_lost equals the
 #     REC_LOST total, kernel_frames equals the callchain entries,
 #     records_drained equals the records before REC_STATS.
+# With STITCH_CPUS=N (tools/qemu-run) the test runs on CPU 0 and the other
+# CPUs idle: REC_STREAM says N CPUs, the busy-loop checks (chains, gap,
+# count, the full ring) hold for CPU 0's samples, and every sample of another
+# CPU is its idle loop (... sched_idle_cpu, ap_main, ap_entry), but with
+# the HPET (one for the machine, its NMI routed to CPU 0) they have none.
 # A third run at 20000 Hz with a 16 KiB ring: the ring fills during the
 # loop, the samples that do not fit are dropped, counted (samples_lost,
 # records_lost) and reported in REC_LOST; the stream stays well formed.
@@ -52,6 +57,7 @@ REC_STREAM, REC_MMAP, REC_SAMPLE, REC_LOST, REC_STATS, REC_END = 1, 3, 4, 7, 8, 
 PERF_CONTEXT_KERNEL = (1 << 64) - 128
 MMAP_KERNEL = 1
 MODE_SFRAME = 1
+CPUS = int(os.environ.get('STITCH_CPUS', '1'))  # tools/qemu-run --cpus
 
 
 
@@ -158,9 +164,9 @@ def check_run(hz, ms, sym, bid, ring_kib=None, source=None):
     head = recs[0]
     tsc_hz = head['tsc_hz']
     tap(types[0] == REC_STREAM and not framing['bad_magic'] and head['version'] == 1
-        and head['ncpus'] == 1 and head['mode'] == MODE_SFRAME and head['hz'] == hz
+        and head['ncpus'] == CPUS and head['mode'] == MODE_SFRAME and head['hz'] == hz
         and head['max_frames'] == 128 and tsc_hz > 0,
-        tag + ' REC_STREAM first: magic, version 1, 1 cpu, mode sframe, %d Hz' % hz)
+        tag + ' REC_STREAM first: magic, version 1, %d cpu, mode sframe, %d Hz' % (CPUS, hz))
     end_count = recs[-1]['records'] if types[-1] == REC_END else -1
     tap(types[-1] == REC_END and types.count(REC_END) == 1 and not framing['after_end']
         and not framing['truncated'] and not framing['bad_size'] and end_count == len(recs) - 1,
@@ -178,7 +184,19 @@ def check_run(hz, ms, sym, bid, ring_kib=None, source=None):
     # caller (the return address into sample_busy_software), no fake regs.
     allsamples = [r for r in recs if r['type'] == REC_SAMPLE]
     sw = [s for s in allsamples if s['event'] == 1]
-    samples = [s for s in allsamples if s['event'] != 1]
+    samples = [s for s in allsamples if s['event'] != 1 and s['cpu'] == 0]
+    idle = [s for s in allsamples if s['event'] != 1 and s['cpu'] != 0]
+    idle_bad = [n for n in (chain_names(sym, s['ips'][1:]) for s in idle)
+                if n[-2:] != ['ap_main', 'ap_entry']]
+    if CPUS > 1 and source == 'ioapic':
+        # One HPET, its NMI routed to the boot CPU: nobody else samples.
+        tap(not idle, tag + ' the %d other CPUs: no samples (%d)' % (CPUS - 1, len(idle)))
+    elif CPUS > 1:
+        tap(idle and not idle_bad and {s['cpu'] for s in idle} == set(range(1, CPUS)),
+            tag + ' the %d other CPUs: %d samples, all in their idle loop'
+            % (CPUS - 1, len(idle)))
+        for n in idle_bad[:3]:
+            diag('not idle: %s' % ' <- '.join(map(str, n)))
     swn = [sym.name(a - 1) for a in sw[0]['ips'][1:]] if len(sw) == 1 else []
     tap(len(sw) == 1 and sw[0]['aux'] == 0x5a17 and sw[0]['period'] == 1
         and sw[0]['ips'][0] == PERF_CONTEXT_KERNEL and sw[0]['ip'] == sw[0]['ips'][1]
@@ -228,16 +246,17 @@ def check_run(hz, ms, sym, bid, ring_kib=None, source=None):
         return
     stats = st[0]['stats']
     lost = sum(r['count'] for r in recs if r['type'] == REC_LOST)
-    frames = sum(len(s['ips']) - 1 for s in samples)
+    frames = sum(len(s['ips']) - 1 for s in samples + idle)
     diag('stats: ' + ' '.join('%s=%d' % kv for kv in stats.items()))
-    tap(stats.get('samples') == len(samples), tag + ' stats: samples = REC_SAMPLE records')
+    tap(stats.get('samples') == len(samples) + len(idle),
+        tag + ' stats: samples = REC_SAMPLE records')
     tap(stats.get('samples', 0) + stats.get('samples_lost', 0) + stats.get('nmi_ignored', 0)
         == stats.get('nmi_count', -1), tag + ' stats: samples + samples_lost + nmi_ignored = nmi_count')
     tap(stats.get('records_lost') == lost, tag + ' stats: records_lost = REC_LOST total (%d)' % lost)
     if ring_kib:
         # Nothing drains during the loop: the ring keeps the first samples
         # that fit, every later one is dropped and counted, none silently.
-        kept = sum(56 + 8 * len(s['ips']) for s in samples)
+        kept = sum(56 + 8 * len(s['ips']) for s in samples)  # CPU 0's ring
         tap(stats.get('samples_lost', 0) > 0 and lost == stats['samples_lost']
             and ring_kib * 1024 - 200 < kept <= ring_kib * 1024,
             tag + ' a full ring drops samples and counts them: %d kept, %d lost, REC_LOST says %d'

@@ -7,7 +7,7 @@ says what each number means; mk/bench.mk passes the paths.
              [--reuse] --qemu-run P --stitch P --symfs D --kernel P
              --initrd P [--unwind P] [--insnprof P]
 
-Parts: modes (the table: results.csv), depth, funcs, kentry, rate (curves:
+Parts: modes (the table: results.csv), depth, funcs, kentry, rate, cpus (curves:
 <part>.csv and <part>.png), cache (the deferred SFrame unwind with its rule
 cache on and off against the frame-pointer walk, cache.csv), breakdown
 (instructions per kernel function, breakdown.csv), host (host-unwind.csv);
@@ -67,6 +67,7 @@ CONFIGS = {
         "funcs": [10, 100, 1000, 10000, 100000], "funcs_rounds": 4000,
         "kentry": [1, 2, 4, 8, 16, 32, 64], "kentry_hz": 20000, "kentry_cycles": 200_000_000,
         "rate": [100, 200, 500, 1000, 2000, 5000, 10000, 20000], "rate_rounds": 40000,
+        "cpus": [1, 2, 4], "cpus_rounds": 4000,
         "cache": ["/bin/chain", "64", "4000"],
         "breakdown": ["sframe", "fp-deferred"],
         "host": True,
@@ -79,6 +80,7 @@ CONFIGS = {
         "funcs": [10, 100000], "funcs_rounds": 500,
         "kentry": [1, 16], "kentry_hz": 20000, "kentry_cycles": 20_000_000,
         "rate": [100, 20000], "rate_rounds": 500,
+        "cpus": [1, 4], "cpus_rounds": 500,
         "cache": ["/bin/chain", "16", "1000"],
         "breakdown": ["sframe", "fp-deferred"],
         "host": True,
@@ -121,11 +123,11 @@ class Bench:
         self.log.write(text + "\n")
         self.log.flush()
 
-    def boot(self, name, progs, mode, hz, plugin=None, reuse=None, extra=""):
+    def boot(self, name, progs, mode, hz, plugin=None, reuse=None, cpus=1, extra=""):
         t0 = time.time()
         reuse = self.args.reuse if reuse is None else reuse
-        s = guest.run(self.tools, self.runs, name, progs, mode, hz, FRAMES, reuse,
-                      plugin=plugin, extra=extra)
+        s = guest.run(self.tools, self.runs, name, progs, mode, hz, FRAMES, reuse, plugin=plugin,
+                      cpus=cpus, extra=extra)
         if fingerprint(self.args) != self.booted:
             raise guest.GuestError("the kernel or the initrd changed during the run "
                                    "(a make in the same tree?): its numbers would mix two builds")
@@ -136,23 +138,23 @@ class Bench:
                  f"{name}: {s['stitch']['samples']} samples, {time.time() - t0:.1f} s wall")
         return s
 
-    def baseline(self, name, progs, hz):
+    def baseline(self, name, progs, hz, cpus=1):
         """The boot without sampling of progs, and each program's cycles."""
         names = [comm(p) for p in progs]
-        s = self.boot(name, progs, "none", hz)
+        s = self.boot(name, progs, "none", hz, cpus=cpus)
         cycles = metrics.workload_cycles(s, names)
         if None in cycles.values():
             raise guest.GuestError(f"{name}: a workload did not finish in mode none")
         return s, cycles
 
-    def measure(self, name, progs, modes, hz):
+    def measure(self, name, progs, modes, hz, cpus=1):
         """One boot per mode and one without sampling ('none' first: the
         baseline; the fp modes run the frame-pointer builds, against a
         baseline of their own); their metrics."""
-        base = {False: (progs,) + self.baseline(f"{name}-none", progs, hz)}
+        base = {False: (progs,) + self.baseline(f"{name}-none", progs, hz, cpus)}
         fp_progs = fp_build(progs)
         if fp_progs != progs and any(m in FP_MODES for m in modes):
-            base[True] = (fp_progs,) + self.baseline(f"{name}-none-fp", fp_progs, hz)
+            base[True] = (fp_progs,) + self.baseline(f"{name}-none-fp", fp_progs, hz, cpus)
             self.fp_build_cost_pct = (metrics.total(base[True][2]) /
                                       metrics.total(base[False][2]) - 1) * 100
         rows = []
@@ -160,7 +162,7 @@ class Bench:
             fp = mode in FP_MODES and True in base
             p, s, cycles = base[fp]
             if mode != "none":
-                s = self.boot(f"{name}-{mode}", p, mode, hz)
+                s = self.boot(f"{name}-{mode}", p, mode, hz, cpus=cpus)
             r = metrics.run_metrics(mode, s, [comm(x) for x in p], cycles)
             # Tables show the workloads by the names of the usual builds.
             for key in ("workloads", "workload_slowdown_pct"):
@@ -188,12 +190,13 @@ class Bench:
                 "rows": rows, "fp_build_cost_pct": self.fp_build_cost_pct}
 
     # --- the curves -----------------------------------------------------
-    def curve(self, name, points, title, xlabel):
-        """points: [(x, progs, hz)]. One CSV and one plot per curve."""
+    def curve(self, name, points, title, xlabel, cpus=lambda x: 1):
+        """points: [(x, progs, hz)]; cpus(x): the CPUs to boot with. One
+        CSV and one plot per curve."""
         self.say(f"{name}: {title}")
         rows = []
         for x, progs, hz in points:
-            for r in self.measure(f"{name}-{x}", progs, self.cfg["curve_modes"], hz):
+            for r in self.measure(f"{name}-{x}", progs, self.cfg["curve_modes"], hz, cpus(x)):
                 r.update(curve=name, x=x)
                 rows.append(r)
         rows.sort(key=lambda r: (ALL_MODES.index(r["mode"]), r["x"]))
@@ -260,6 +263,15 @@ class Bench:
         pts = [(hz, [["/bin/chain", "32", n]], hz) for hz in self.cfg["rate"]]
         return self.curve("rate", pts, "workload slowdown against sample rate (/bin/chain 32)",
                           "samples per second (Hz)")
+
+    def cpus(self):
+        """N CPUs, N copies of /bin/chain 32 at once: what a sample and an
+        unwind cost when the CPUs share the kernel (locks, one run queue,
+        irq work and task work across CPUs)."""
+        n = str(self.cfg["cpus_rounds"])
+        pts = [(c, [["/bin/chain", "32", n]] * c, self.cfg["hz"]) for c in self.cfg["cpus"]]
+        return self.curve("cpus", pts, "cost against CPUs (N x /bin/chain 32 at once)",
+                          "CPUs (QEMU -smp, one /bin/chain each)", cpus=lambda x: x)
 
     # --- the rule cache on and off -----------------------------------------
     def cache(self):
@@ -350,6 +362,10 @@ CURVE_TABLES = {
                ("profiler_cycles_per_sample", "{:.0f}", "guest cycles per sample (NMI + deferred unwind)")],
     "rate": [("slowdown_pct", "{:.2f}", "workload slowdown against no sampling (%)"),
              ("samples_lost", "{}", "samples lost")],
+    "cpus": [("nmi_cycles_per_sample", "{:.0f}", "NMI handler cycles per sample"),
+             ("unwind_cycles_per_sample", "{:.0f}", "deferred unwind cycles per sample"),
+             ("unwind_cycles_steady", "{:.0f}", "cycles per deferred unwind, the costliest left out"),
+             ("profiler_cycles_per_sample", "{:.0f}", "guest cycles per sample (NMI + deferred unwind)")],
 }
 
 
@@ -375,10 +391,10 @@ def write_tables(out, results):
         f.write("\n".join(text))
 
 
-PARTS = ("modes", "depth", "funcs", "kentry", "rate", "cache", "breakdown", "host")
+PARTS = ("modes", "depth", "funcs", "kentry", "rate", "cpus", "cache", "breakdown", "host")
 # The programs each curve boots, for the plan (their arguments do not count).
 CURVE_PROGRAM = {"depth": "/bin/chain", "funcs": "/bin/funcs-10", "kentry": "/bin/kentry",
-                 "rate": "/bin/chain"}
+                 "rate": "/bin/chain", "cpus": "/bin/chain"}
 
 
 def plan(cfg, parts, runs):

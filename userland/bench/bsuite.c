@@ -1,5 +1,5 @@
 /*
- * bsuite PROG[:ARG...] ...: the benchmark suite runner. Runs each program
+ * bsuite [-j] PROG[:ARG...] ...: the benchmark suite runner. Runs each program
  * in turn (spawn, then wait), never two at once, so that each one's time
  * in the record stream, from its REC_COMM to its REC_EXIT, is its own
  * work and the profiler's overhead on it. Arguments are separated by ':'
@@ -7,7 +7,9 @@
  *
  *     init=/bin/bsuite init.args=/bin/fib:28:2,/bin/chain:64:2000
  *
- * Prints "bsuite: N of M programs ok" and exits 0 iff all exited 0.
+ * With -j first, all programs start at once and are waited for after
+ * (several CPUs: docs/SMP.md). Prints "bsuite: N of M programs ok" and
+ * exits 0 iff all exited 0.
  */
 #include <stdio.h>
 #include <string.h>
@@ -32,18 +34,25 @@ static int split_args(char *spec, char **argv)
 	return argc;
 }
 
-/* Run one program to its end; 1 if it exited 0. */
-static int run_one(char *spec)
+/* Start one program; its pid, or -1. */
+static int start_one(char *spec)
 {
 	char *argv[MAX_ARGS];
-	int status;
 
 	split_args(spec, argv);
 	int pid = spawn(argv[0], argv);
-	if (pid < 0) {
+	if (pid < 0)
 		perror(argv[0]);
+	return pid;
+}
+
+/* Wait for one started program; 1 if it exited 0. */
+static int wait_one(int pid, const char *name)
+{
+	int status;
+
+	if (pid < 0)
 		return 0;
-	}
 	if (waitpid(pid, &status, 0) != pid) {
 		perror("bsuite: wait");
 		return 0;
@@ -51,18 +60,29 @@ static int run_one(char *spec)
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 1;
 	if (WIFEXITED(status))
-		printf("bsuite: %s exited %d\n", argv[0], WEXITSTATUS(status));
+		printf("bsuite: %s exited %d\n", name, WEXITSTATUS(status));
 	else
-		printf("bsuite: %s killed by signal %d\n", argv[0], WTERMSIG(status));
+		printf("bsuite: %s killed by signal %d\n", name, WTERMSIG(status));
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	int ok = 0;
+	int ok = 0, first = 1, pids[64];
+	int parallel = argc > 1 && strcmp(argv[1], "-j") == 0;
 
-	for (int i = 1; i < argc; i++)
-		ok += run_one(argv[i]);
-	printf("bsuite: %d of %d programs ok\n", ok, argc - 1);
-	return ok == argc - 1 ? 0 : 1;
+	first += parallel;
+	if (argc - first > 64) {
+		printf("bsuite: at most 64 programs\n");
+		return 1;
+	}
+	for (int i = first; i < argc; i++) {
+		pids[i - first] = start_one(argv[i]);
+		if (!parallel)
+			ok += wait_one(pids[i - first], argv[i]);
+	}
+	for (int i = first; parallel && i < argc; i++)
+		ok += wait_one(pids[i - first], argv[i]);
+	printf("bsuite: %d of %d programs ok\n", ok, argc - first);
+	return ok == argc - first ? 0 : 1;
 }
