@@ -92,12 +92,11 @@ void sample_nmi(const struct sample_regs *regs)
 	}
 	begin(&ctx, nmi_buf[cpu], cpu, now, SAMPLE_EVENT_CPU_CLOCK, 0, clock_period);
 	ctx.regs = regs;
-	ctx.rec->ip = regs->r[REC_REG_IP];
+	ctx.rec->ip = regs->ip;
 	if (regs->user) {
 		ctx.rec->flags |= SAMPLE_USER;
 	} else {
-		n = kunwind_from(regs->r[REC_REG_IP], regs->r[REC_REG_SP],
-				 regs->r[REC_REG_BP], ctx.rec->ips + 1,
+		n = kunwind_from(regs->ip, regs->sp, regs->bp, ctx.rec->ips + 1,
 				 KUNWIND_MAX_FRAMES);
 		add_kernel_chain(&ctx, n);
 	}

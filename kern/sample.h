@@ -18,9 +18,14 @@
 
 #include "stitch/records.h"
 
-/* The interrupted registers, in enum rec_reg order (records.h). */
+struct trap_frame; /* arch/x86_64/trap.h */
+
+/* The interrupted registers: the three every sample reads, and the
+ * frame, from which a mode that records them all takes the rest
+ * (unwind_user_regs), so that the NMI copies no more than it uses. */
 struct sample_regs {
-	uint64_t r[REC_NREGS];
+	const struct trap_frame *frame;
+	uint64_t ip, sp, bp;
 	bool user; /* the NMI interrupted ring 3 */
 };
 

@@ -74,7 +74,7 @@ static bool user_regs(const struct sample_ctx *ctx, struct task *t,
 		      uint64_t r[REC_NREGS])
 {
 	if (ctx->regs && ctx->regs->user) {
-		memcpy(r, ctx->regs->r, sizeof ctx->regs->r);
+		unwind_user_regs(ctx->regs->frame, r);
 		return true;
 	}
 	if (!t->in_kernel)

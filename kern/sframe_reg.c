@@ -121,6 +121,16 @@ void sframe_walk_done(const struct sframe_walk *w)
 	stat_add(STAT_SFRAME_LAST_HITS, w->last_hits);
 }
 
+/* Fills the newest way of pc's set; the oldest entry goes. */
+static void cache_put(struct sframe_rule_cache *c, uint64_t pc, uint64_t tag,
+		      const struct sf_quick *q)
+{
+	struct sframe_rule_entry *set = sframe_rule_set(c, pc);
+	for (unsigned i = RULE_CACHE_WAYS - 1; i > 0; i--)
+		set[i] = set[i - 1];
+	set[0] = (struct sframe_rule_entry){ .pc = pc, .tag = tag, .q = q ? *q : (struct sf_quick){ 0 } };
+}
+
 int sframe_find_rule(uint64_t pc, const struct sf_rule **rule,
 		     struct sframe_section **sec, struct sframe_walk *w)
 {
@@ -128,17 +138,27 @@ int sframe_find_rule(uint64_t pc, const struct sf_rule **rule,
 	struct sframe_rule_cache *c = mm->rule_cache;
 	int err;
 
-	*sec = section_for(mm, pc, w, &err);
-	if (!*sec)
+	*sec = NULL;
+	if (c && sframe_rule_find(c, pc, sframe_rule_tag(mm, true))) {
+		w->cache_hits++; /* known to have no rule: the frame pointer's turn */
 		return SF_E_NO_FDE;
-	if (err || (err = sf_find_rule_bounded(&(*sec)->table, pc, &w->rule, &w->work)))
+	}
+	*sec = section_for(mm, pc, w, &err);
+	if (*sec && !err)
+		err = sf_find_rule_bounded(&(*sec)->table, pc, &w->rule, &w->work);
+	else if (!*sec)
+		err = SF_E_NO_FDE;
+	if (c && (err == SF_E_NO_FDE || err == SF_E_NO_FRE)) {
+		w->cache_misses++;
+		cache_put(c, pc, sframe_rule_tag(mm, true), NULL);
+	}
+	if (err)
 		return err;
 	*rule = &w->rule;
 	struct sf_quick q;
 	if (c && sf_quick_of(&(*sec)->table, &w->rule, &q)) {
 		w->cache_misses++;
-		*sframe_rule_slot(c, pc) = (struct sframe_rule_entry){
-			.pc = pc, .gen = mm->sframe_gen, .s = *sec, .q = q };
+		cache_put(c, pc, sframe_rule_tag(mm, false), &q);
 	}
 	return SF_OK;
 }

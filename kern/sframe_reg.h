@@ -34,6 +34,7 @@ void sframe_reg_init(void);
  * statistics once at its end (sframe_walk_done) rather than per step. */
 struct sframe_walk {
 	uint32_t work;
+	uint32_t lookups; /* steps the rule cache did not answer */
 	uint32_t cache_hits, cache_misses, last_hits;
 	struct sf_rule rule; /* the last rule looked up (not from the cache) */
 };
@@ -45,42 +46,64 @@ void sframe_walk_done(const struct sframe_walk *w);
 
 /*
  * The per-address-space rule cache (unwind.rule_cache=0 turns it off):
- * direct-mapped, pc -> (section, rule in its quick form; rules of another
- * shape, which x86-64 code hardly has, are looked up each time), each entry tagged with mm->sframe_gen, which kern/uvm.c bumps
+ * two-way set-associative, pc -> (rule in its quick form, or "none": the
+ * frame pointer's turn; rules of another shape, which x86-64 code hardly
+ * has, are looked up each time), each entry tagged with mm->sframe_gen, which kern/uvm.c bumps
  * when a section is added or removed or text is unmapped: entries of an
  * older generation are empty. (A process's exit frees the cache with its
- * mm.) It holds only rules a lookup gave, so it saves lookups without
+ * mm.) It holds only answers a lookup gave, so it saves lookups without
  * changing an answer (test 56).
  */
-#define RULE_CACHE_BITS 10 /* 1024 entries, 40 KiB per address space */
+#define RULE_CACHE_BITS 10 /* 1024 entries, 32 KiB per address space */
 #define RULE_CACHE_SIZE (1u << RULE_CACHE_BITS)
+#define RULE_CACHE_WAYS 2  /* a leaf's pc and a return address that hash
+			    * alike would otherwise evict each other on
+			    * every unwind */
 
+/* 32 bytes, a power of two, for the walk's index arithmetic (a set is a
+ * 64-byte line). No section:
+ * a quick step fails only on the stack (a bad frame, a fault, the end),
+ * never on its section. */
 struct sframe_rule_entry {
 	uint64_t pc;
-	uint64_t gen;
-	struct sframe_section *s;
+	uint64_t tag; /* sframe_rule_tag */
 	struct sf_quick q;
 };
+_Static_assert(sizeof(struct sframe_rule_entry) == 32, "rule cache entry");
 
 struct sframe_rule_cache {
 	struct sframe_rule_entry e[RULE_CACHE_SIZE];
 };
 
-static inline struct sframe_rule_entry *sframe_rule_slot(struct sframe_rule_cache *c,
-							 uint64_t pc)
+/* The set pc may be cached in: RULE_CACHE_WAYS entries, the most
+ * recently filled first. */
+static inline struct sframe_rule_entry *sframe_rule_set(const struct sframe_rule_cache *c,
+							uint64_t pc)
 {
-	return &c->e[(pc * 0x9e3779b97f4a7c15ull) >> (64 - RULE_CACHE_BITS)];
+	uint64_t set = (pc * 0x9e3779b97f4a7c15ull) >> (64 - RULE_CACHE_BITS + 1);
+	return (struct sframe_rule_entry *)&c->e[set * RULE_CACHE_WAYS];
 }
 
-/* The cached rule for pc in mm, or NULL. */
-static inline const struct sframe_rule_entry *sframe_rule_cached(const struct uvm *mm,
-								  uint64_t pc)
+/* An entry's tag: the address space's generation, and whether the entry
+ * holds pc's quick rule (none false) or says that pc has no rule (none:
+ * no section, no FDE or no row covers it; the step falls back to the
+ * frame pointer, as the lookup's answer would have it). A zeroed entry
+ * (tag 0) matches nothing: the generation is at least 1 once a cache
+ * exists. */
+static inline uint64_t sframe_rule_tag(const struct uvm *mm, bool none)
 {
-	struct sframe_rule_entry *e;
-	if (!mm->rule_cache)
-		return NULL;
-	e = sframe_rule_slot(mm->rule_cache, pc);
-	return e->gen == mm->sframe_gen && e->pc == pc ? e : NULL;
+	return mm->sframe_gen * 2 + none;
+}
+
+/* pc's entry with this tag, or NULL. */
+static inline const struct sframe_rule_entry *
+sframe_rule_find(const struct sframe_rule_cache *c, uint64_t pc, uint64_t tag)
+{
+	const struct sframe_rule_entry *set = sframe_rule_set(c, pc);
+	for (unsigned i = 0; i < RULE_CACHE_WAYS; i++)
+		if (set[i].pc == pc && set[i].tag == tag)
+			return &set[i];
+	return NULL;
 }
 
 /*
@@ -90,7 +113,8 @@ static inline const struct sframe_rule_entry *sframe_rule_cached(const struct uv
  * covering pc, which is opened at its first use (header and layout;
  * everything with sframe.validate) and looked up with w->work as the
  * allowance; the answer goes into the cache. *sec is the section the
- * answer or the error is about (NULL: none covers pc, SF_E_NO_FDE).
+ * answer or the error is about (NULL: none covers pc, or the cache knows
+ * that pc has no rule; SF_E_NO_FDE).
  * Reads may take page faults.
  */
 int sframe_find_rule(uint64_t pc, const struct sf_rule **rule,

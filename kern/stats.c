@@ -11,33 +11,14 @@ static const char *const names[STAT_COUNT] = { STATS_LIST(STATS_NAME) };
 #define STATS_HOW(id, name, how) HOW_##how,
 static const enum how hows[STAT_COUNT] = { STATS_LIST(STATS_HOW) };
 
-/*
- * Atomic read-modify-writes: a task may be preempted and moved between
- * reading its CPU index and the update, so two CPUs can meet on one slot.
- * Relaxed order: counters order nothing.
- */
-static uint64_t counters[ARCH_MAX_CPUS][STAT_COUNT];
+uint64_t stat_counters[ARCH_MAX_CPUS][STAT_COUNT];
 
-void stat_add(enum stat s, uint64_t n)
-{
-	__atomic_fetch_add(&counters[arch_cpu_id()][s], n, __ATOMIC_RELAXED);
-}
-
-void stat_max(enum stat s, uint64_t v)
-{
-	uint64_t *c = &counters[arch_cpu_id()][s];
-	uint64_t old = __atomic_load_n(c, __ATOMIC_RELAXED);
-	while (v > old && !__atomic_compare_exchange_n(c, &old, v, false,
-						       __ATOMIC_RELAXED,
-						       __ATOMIC_RELAXED))
-		;
-}
 
 uint64_t stat_total(enum stat s)
 {
 	uint64_t t = 0;
 	for (int cpu = 0; cpu < ARCH_MAX_CPUS; cpu++) {
-		uint64_t v = __atomic_load_n(&counters[cpu][s], __ATOMIC_RELAXED);
+		uint64_t v = __atomic_load_n(&stat_counters[cpu][s], __ATOMIC_RELAXED);
 		t = hows[s] == HOW_MAX ? MAX(t, v) : t + v;
 	}
 	return t;

@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "arch/x86_64/arch.h"
 #include "stitch/records.h"
 
 /* X(id, "name", how): how is SUM (totals add up across CPUs) or MAX. */
@@ -84,9 +85,26 @@ _Static_assert(STAT_UNWIND_STOP_KILLED - STAT_UNWIND_STOP_END ==
 	       UNWIND_STOP_KILLED + 1 == UNWIND_STOP_COUNT,
 	       "one unwind_stop_* counter per enum unwind_stop");
 
-/* This CPU's counter += n / = max(counter, v). Any context. */
-void stat_add(enum stat s, uint64_t n);
-void stat_max(enum stat s, uint64_t v);
+/* Per CPU. Atomic read-modify-writes: a task may be preempted and moved
+ * between reading its CPU index and the update, so two CPUs can meet on
+ * one slot. Relaxed order: counters order nothing. */
+extern uint64_t stat_counters[ARCH_MAX_CPUS][STAT_COUNT];
+
+/* This CPU's counter += n / = max(counter, v). Any context. Inline: the
+ * NMI and the unwinder count on their hot paths. */
+static inline void stat_add(enum stat s, uint64_t n)
+{
+	__atomic_fetch_add(&stat_counters[arch_cpu_id()][s], n, __ATOMIC_RELAXED);
+}
+static inline void stat_max(enum stat s, uint64_t v)
+{
+	uint64_t *c = &stat_counters[arch_cpu_id()][s];
+	uint64_t old = __atomic_load_n(c, __ATOMIC_RELAXED);
+	while (v > old && !__atomic_compare_exchange_n(c, &old, v, false,
+						       __ATOMIC_RELAXED,
+						       __ATOMIC_RELAXED))
+		;
+}
 static inline void stat_inc(enum stat s) { stat_add(s, 1); }
 
 /* The counter of a deferred unwind's stop reason. */

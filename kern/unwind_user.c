@@ -122,30 +122,26 @@ static enum unwind_stop step_failed(struct sf_frame *f, struct sframe_section *s
 	}
 }
 
-/* One SFrame step, in the user-access window the walk holds open: the
- * rule (cached, or looked up in the section, within w's budget), then
- * the stack reads. The window closes around anything else. regs: the
- * interrupted frame's registers by DWARF number, which a flexible FDE
- * may name in that frame (ignored after it). */
-static enum unwind_stop sframe_step(struct sf_frame *f, const uint64_t *regs,
-				    struct sframe_walk *w)
+/* One SFrame step by a looked-up rule, in the user-access window the walk
+ * holds open, for a pc the walk's rule cache did not answer: the rule
+ * from the section (within w's budget; cached for the next time), then
+ * the stack reads. The window closes around anything else. In the
+ * interrupted frame a flexible FDE may name any register: the entry's,
+ * by DWARF number (none after it). Not inline, so that the walk's frame
+ * stays in registers on its fast path. */
+static __attribute__((noinline)) enum unwind_stop
+sframe_lookup_step(struct sf_frame *f, struct sframe_walk *w)
 {
 	uint64_t pc = f->caller ? f->pc - 1 : f->pc;
-	const struct sframe_rule_entry *e = sframe_rule_cached(current->mm, pc);
+	uint64_t regs[UNWIND_USER_DWARF_REGS];
 	struct sframe_section *s;
 	const struct sf_rule *r;
-	int err;
-
-	if (e) {
-		w->cache_hits++;
-		s = e->s;
-		err = sf_quick_step(&e->q, f, user_word, NULL);
-	} else {
-		err = sframe_find_rule(pc, &r, &s, w);
-		if (!err)
-			err = sf_step_rule(&s->table, r, f, regs, UNWIND_USER_DWARF_REGS,
-					   NULL, NULL);
-	}
+	int err = sframe_find_rule(pc, &r, &s, w);
+	if (!f->caller)
+		unwind_user_dwarf_regs(task_user_frame(current), regs);
+	if (!err)
+		err = sf_step_rule(&s->table, r, f, f->caller ? NULL : regs,
+				   UNWIND_USER_DWARF_REGS, NULL, NULL);
 	if (!err)
 		return STEPPED;
 	arch_user_access_end();
@@ -162,17 +158,20 @@ static enum unwind_stop sframe_step(struct sf_frame *f, const uint64_t *regs,
  * meanwhile. The walk's state (frame, trace, what is left of the budget)
  * is on this task's stack and survives the switch.
  */
-static bool preempt_point(bool window)
+static __attribute__((noinline)) void reschedule(bool window)
 {
-	struct task *t = current;
-	if (__atomic_load_n(&t->pending, __ATOMIC_RELAXED) & (1ul << TIF_NEED_RESCHED)) {
-		stat_inc(STAT_UNWIND_PREEMPTED);
-		if (window)
-			arch_user_access_end();
-		schedule();
-		if (window)
-			arch_user_access_begin();
-	}
+	stat_inc(STAT_UNWIND_PREEMPTED);
+	if (window)
+		arch_user_access_end();
+	schedule();
+	if (window)
+		arch_user_access_begin();
+}
+
+static inline bool preempt_point(struct task *t, bool window)
+{
+	if (__atomic_load_n(&t->pending, __ATOMIC_RELAXED) & (1ul << TIF_NEED_RESCHED))
+		reschedule(window);
 	return !task_killed(t);
 }
 
@@ -219,13 +218,78 @@ static uint32_t guess(const struct sf_frame *f, uint64_t *ips, uint32_t max,
 	return n;
 }
 
+/* One step of the SFrame walk from pc (the frame's pc, less one in a
+ * caller): by the rule cache's entry, inline (sframe_rule_find,
+ * sf_quick_step), or by sframe_lookup_step on
+ * a copy of the frame, so that the walk's frame stays in registers. */
+static inline __attribute__((always_inline)) enum unwind_stop
+walk_step(struct sf_frame *f, uint64_t pc, const struct uvm *mm, struct sframe_walk *w)
+{
+	const struct sframe_rule_cache *c = mm->rule_cache;
+	const struct sframe_rule_entry *e = c ? sframe_rule_find(c, pc, sframe_rule_tag(mm, false)) : NULL;
+	struct sf_frame copy;
+	enum unwind_stop why;
+
+	if (e) {
+		int err = sf_quick_step(&e->q, f, user_word, NULL);
+		if (!err)
+			return STEPPED;
+		copy = *f;
+		arch_user_access_end();
+		why = step_failed(&copy, NULL, err); /* a stack stop: no section */
+		arch_user_access_begin();
+	} else {
+		w->lookups++;
+		copy = *f;
+		why = sframe_lookup_step(&copy, w);
+	}
+	*f = copy;
+	return why;
+}
+
+/*
+ * The SFrame walk (ips[0] is the interrupted pc): one user-access window
+ * for all its steps (walk_step). Every frame passes every check of a
+ * step, the walk's bounds, its preemption point and its kill check. The
+ * first step is apart so that the loop's steps, all from a caller, need
+ * not test which kind of frame they start from.
+ */
+static uint32_t sframe_walk(struct sf_frame f, uint64_t *ips, uint32_t max,
+			    enum unwind_stop *stop)
+{
+	struct task *t = current;
+	const struct uvm *mm = t->mm;
+	struct sframe_walk w;
+	uint32_t n = 1;
+	enum unwind_stop why;
+
+	sframe_walk_begin(&w, budget);
+	arch_user_access_begin();
+	why = walk_step(&f, f.caller ? f.pc - 1 : f.pc, mm, &w);
+	while (why == STEPPED) {
+		if (f.pc >= USER_END) {
+			why = UNWIND_STOP_BAD_FRAME;
+		} else if (n == max) {
+			why = UNWIND_STOP_MAX_FRAMES;
+		} else if (!preempt_point(t, true)) {
+			why = UNWIND_STOP_KILLED;
+		} else {
+			ips[n++] = f.pc;
+			why = walk_step(&f, f.pc - 1, mm, &w); /* f.caller now */
+		}
+	}
+	arch_user_access_end();
+	w.cache_hits += n - w.lookups; /* one step per frame, the last one too */
+	sframe_walk_done(&w);
+	*stop = why;
+	return n;
+}
+
 uint32_t unwind_user(enum unwind_method m, uint64_t *ips, uint32_t max,
 		     enum unwind_stop *stop)
 {
 	struct sf_frame f;
-	uint64_t regs[UNWIND_USER_DWARF_REGS];
 	unwind_user_start(task_user_frame(current), &f);
-	unwind_user_dwarf_regs(task_user_frame(current), regs);
 	if (max == 0) {
 		*stop = UNWIND_STOP_MAX_FRAMES;
 		return 0;
@@ -233,29 +297,19 @@ uint32_t unwind_user(enum unwind_method m, uint64_t *ips, uint32_t max,
 	if (m == UNWIND_METHOD_GUESS)
 		return guess(&f, ips, max, stop);
 
-	struct sframe_walk w;
-	bool sframe = m == UNWIND_METHOD_SFRAME;
 	uint32_t n = 0;
 	ips[n++] = f.pc;
-	/* The SFrame walk holds one user-access window for all its steps. */
-	if (sframe) {
-		sframe_walk_begin(&w, budget);
-		arch_user_access_begin();
-	}
+	if (m == UNWIND_METHOD_SFRAME)
+		return sframe_walk(f, ips, max, stop);
 	for (;;) {
-		enum unwind_stop why = sframe ? sframe_step(&f, regs, &w) :
-						fp_step(&f, read_faulting);
+		enum unwind_stop why = fp_step(&f, read_faulting);
 		if (why == STEPPED && f.pc >= USER_END)
 			why = UNWIND_STOP_BAD_FRAME;
 		if (why == STEPPED && n == max)
 			why = UNWIND_STOP_MAX_FRAMES;
-		if (why == STEPPED && !preempt_point(sframe))
+		if (why == STEPPED && !preempt_point(current, false))
 			why = UNWIND_STOP_KILLED;
 		if (why != STEPPED) {
-			if (sframe) {
-				arch_user_access_end();
-				sframe_walk_done(&w);
-			}
 			*stop = why;
 			return n;
 		}

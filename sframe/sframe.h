@@ -332,13 +332,16 @@ static inline int sf_quick_step(const struct sf_quick *q, struct sf_frame *f,
 				bool (*load)(void *ctx, uint64_t addr, uint64_t *v),
 				void *ctx)
 {
-	uint64_t cfa = (q->cfa_fp ? f->fp : f->sp) + (uint64_t)(int64_t)q->cfa_off;
+	/* The rule's fields read once, before the loads (which a compiler
+	 * may not move reads across). */
+	const struct sf_quick r = *q;
+	uint64_t cfa = (r.cfa_fp ? f->fp : f->sp) + (uint64_t)(int64_t)r.cfa_off;
 	uint64_t ra, fp = f->fp;
 
-	if (!sf_cfa_ok(cfa, f->sp, q->strict))
+	if (!sf_cfa_ok(cfa, f->sp, r.strict))
 		return SF_E_BAD_FRAME;
-	if (!load(ctx, cfa + (uint64_t)(int64_t)q->ra_off, &ra) ||
-	    (q->fp_saved && !load(ctx, cfa + (uint64_t)(int64_t)q->fp_off, &fp)))
+	if (!load(ctx, cfa + (uint64_t)(int64_t)r.ra_off, &ra) ||
+	    (r.fp_saved && !load(ctx, cfa + (uint64_t)(int64_t)r.fp_off, &fp)))
 		return SF_E_STACK_READ;
 	if (ra == 0)
 		return SF_E_END;

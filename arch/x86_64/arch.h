@@ -76,9 +76,31 @@ __attribute__((noreturn)) void arch_shutdown(bool success);
  * or the LAPIC ID.
  */
 #define ARCH_MAX_CPUS 8
-unsigned arch_cpu_id(void);
-/* The TSC and the CPU index in one instruction where RDTSCP exists. */
-uint64_t arch_tsc_cpu(unsigned *cpu);
+extern bool arch_has_rdtscp;
+unsigned arch_cpu_id_lapic(void);
+/* Inline: every counter update (kern/stats.h) asks, the NMI's included. */
+static inline unsigned arch_cpu_id(void)
+{
+	if (arch_has_rdtscp) {
+		uint32_t aux;
+		__asm__ volatile("rdtscp" : "=c"(aux) : : "rax", "rdx");
+		return aux;
+	}
+	return arch_cpu_id_lapic();
+}
+/* The TSC and the CPU index in one instruction where RDTSCP exists.
+ * Inline: the sampling NMI starts with it. */
+static inline uint64_t arch_tsc_cpu(unsigned *cpu)
+{
+	if (arch_has_rdtscp) {
+		uint32_t lo, hi, aux;
+		__asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+		*cpu = aux;
+		return (uint64_t)hi << 32 | lo;
+	}
+	*cpu = arch_cpu_id_lapic();
+	return rdtsc();
+}
 
 /* CPUs online: 1 until arch_start_cpus, then those that started. */
 unsigned arch_ncpus(void);
@@ -115,8 +137,13 @@ const char *arch_channel_name(void);
 /* What a 10 ms tick may drain: the channel's speed. */
 uint64_t arch_channel_tick_bytes(void);
 
-/* NMI context? (arch/x86_64/nmi.c: set while nmi_dispatch runs.) */
-bool arch_in_nmi(void);
+/* NMI context? (arch/x86_64/nmi.c: set while nmi_dispatch runs; per
+ * CPU, and NMIs do not nest, so a flag is enough.) */
+extern bool arch_nmi_active[ARCH_MAX_CPUS];
+static inline bool arch_in_nmi(void)
+{
+	return __atomic_load_n(&arch_nmi_active[arch_cpu_id()], __ATOMIC_RELAXED);
+}
 
 /* irq work's self-IPI (arch/x86_64/ipi.c): install the function the IPI
  * runs, and raise the IPI on this CPU (NMI-safe). */

@@ -13,7 +13,8 @@
 #define MSR_TSC_AUX   0xc0000103u
 #define CPUID_RDTSCP  (1u << 27) /* leaf 0x80000001, edx */
 
-static bool has_rdtscp;
+/* Read inline by arch_cpu_id (arch.h): set once at boot, then constant. */
+bool arch_has_rdtscp;
 static bool lapic_up;
 
 static bool cpu_has_rdtscp(void)
@@ -26,8 +27,8 @@ static bool cpu_has_rdtscp(void)
 /* After lapic_init, on each CPU as it starts (arch/x86_64/smp.c). */
 void cpu_id_init(unsigned index)
 {
-	has_rdtscp = cpu_has_rdtscp();
-	if (has_rdtscp)
+	arch_has_rdtscp = cpu_has_rdtscp();
+	if (arch_has_rdtscp)
 		wrmsr(MSR_TSC_AUX, index);
 	lapic_up = true;
 }
@@ -43,21 +44,7 @@ static unsigned from_lapic(void)
 	return 0;
 }
 
-uint64_t arch_tsc_cpu(unsigned *cpu)
+unsigned arch_cpu_id_lapic(void)
 {
-	if (has_rdtscp) {
-		uint32_t lo, hi, aux;
-		__asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-		*cpu = aux;
-		return (uint64_t)hi << 32 | lo;
-	}
-	*cpu = from_lapic();
-	return rdtsc();
-}
-
-unsigned arch_cpu_id(void)
-{
-	unsigned cpu;
-	arch_tsc_cpu(&cpu);
-	return cpu;
+	return from_lapic();
 }

@@ -40,13 +40,9 @@ static void check_smap(const struct trap_frame *tf)
 		stat_inc(STAT_SMAP_OPEN);
 }
 
-/* Per CPU: in nmi_dispatch. NMIs do not nest, so a flag is enough. */
-static bool in_nmi[ARCH_MAX_CPUS];
-
-bool arch_in_nmi(void)
-{
-	return __atomic_load_n(&in_nmi[arch_cpu_id()], __ATOMIC_RELAXED);
-}
+/* Per CPU: in nmi_dispatch (arch_in_nmi). NMIs do not nest, so a flag is
+ * enough. */
+bool arch_nmi_active[ARCH_MAX_CPUS];
 
 void nmi_dispatch(struct trap_frame *tf)
 {
@@ -56,18 +52,20 @@ void nmi_dispatch(struct trap_frame *tf)
 
 	stat_inc(STAT_NMI_COUNT);
 	check_smap(tf);
-	__atomic_store_n(&in_nmi[cpu], true, __ATOMIC_SEQ_CST);
+	/* Sequentially consistent: arch_nmi_quiesce on another CPU must see
+	 * it before this handler writes anything. */
+	__atomic_store_n(&arch_nmi_active[cpu], true, __ATOMIC_SEQ_CST);
 	if (fn)
 		fn(tf);
 	else
 		stat_inc(STAT_NMI_IGNORED);
-	__atomic_store_n(&in_nmi[cpu], false, __ATOMIC_RELAXED);
+	__atomic_store_n(&arch_nmi_active[cpu], false, __ATOMIC_RELAXED);
 	uint64_t dt = rdtsc() - t0;
 	stat_add(STAT_NMI_CYCLES_TOTAL, dt);
 	stat_max(STAT_NMI_CYCLES_MAX, dt);
 }
 
-/* in_nmi is set before the handler looks at anything: once every flag was
+/* arch_nmi_active is set before the handler looks at anything: once every flag was
  * seen clear after the caller disarmed sampling, no NMI still writes. Not
  * this CPU's: the caller may be its NMI (a panic there). */
 void arch_nmi_quiesce(void)
@@ -75,6 +73,6 @@ void arch_nmi_quiesce(void)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (unsigned cpu = 0; cpu < arch_ncpus(); cpu++)
 		while (cpu != arch_cpu_id() &&
-		       __atomic_load_n(&in_nmi[cpu], __ATOMIC_SEQ_CST))
+		       __atomic_load_n(&arch_nmi_active[cpu], __ATOMIC_SEQ_CST))
 			pause();
 }

@@ -131,29 +131,6 @@ const char *arch_sampling_select(const char *want)
 	return line;
 }
 
-static void regs_of(const struct trap_frame *tf, struct sample_regs *r)
-{
-	r->r[REC_REG_AX] = tf->rax;
-	r->r[REC_REG_BX] = tf->rbx;
-	r->r[REC_REG_CX] = tf->rcx;
-	r->r[REC_REG_DX] = tf->rdx;
-	r->r[REC_REG_SI] = tf->rsi;
-	r->r[REC_REG_DI] = tf->rdi;
-	r->r[REC_REG_BP] = tf->rbp;
-	r->r[REC_REG_SP] = tf->rsp;
-	r->r[REC_REG_IP] = tf->rip;
-	r->r[REC_REG_FLAGS] = tf->rflags;
-	r->r[REC_REG_R8] = tf->r8;
-	r->r[REC_REG_R9] = tf->r9;
-	r->r[REC_REG_R10] = tf->r10;
-	r->r[REC_REG_R11] = tf->r11;
-	r->r[REC_REG_R12] = tf->r12;
-	r->r[REC_REG_R13] = tf->r13;
-	r->r[REC_REG_R14] = tf->r14;
-	r->r[REC_REG_R15] = tf->r15;
-	r->user = trap_from_user(tf);
-}
-
 /*
  * The HPET's NMIs: one per period. Under -icount (guest time exact) QEMU
  * 7.2's HPET was seen to raise each periodic interrupt twice at the same
@@ -175,13 +152,13 @@ static bool hpet_nmi_is_sample(void)
  * is a sample, but for the HPET's doubles above; the PMU can say. */
 static void sampling_nmi(struct trap_frame *tf)
 {
-	struct sample_regs r;
 	if ((running == SRC_PMU && !pmu_nmi()) ||
 	    (running == SRC_IOAPIC && !hpet_nmi_is_sample())) {
 		stat_inc(STAT_NMI_IGNORED);
 		return;
 	}
-	regs_of(tf, &r);
+	struct sample_regs r = { .frame = tf, .ip = tf->rip, .sp = tf->rsp, .bp = tf->rbp,
+				 .user = trap_from_user(tf) };
 	sample_nmi(&r);
 }
 

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/x86_64/arch.h"
 #include "arch/x86_64/trap.h"
 
 struct cpu_local {
@@ -35,7 +36,6 @@ struct cpu_local {
 /* Each CPU's (its GS base). C reaches its own by index, not through GS:
  * an NMI may run before the entry's swapgs. */
 extern struct cpu_local cpu_locals[];
-unsigned arch_cpu_id(void);
 static inline struct cpu_local *this_cpu_local(void)
 {
 	return &cpu_locals[arch_cpu_id()];

@@ -47,13 +47,23 @@ static inline void unwind_user_start(const struct trap_frame *tf,
 static inline void unwind_user_dwarf_regs(const struct trap_frame *tf,
 					  uint64_t r[UNWIND_USER_DWARF_REGS])
 {
-	const uint64_t v[UNWIND_USER_DWARF_REGS] = {
-		tf->rax, tf->rdx, tf->rcx, tf->rbx, tf->rsi, tf->rdi, tf->rbp, tf->rsp,
-		tf->r8, tf->r9, tf->r10, tf->r11, tf->r12, tf->r13, tf->r14, tf->r15,
-		tf->rip,
-	};
-	for (int i = 0; i < UNWIND_USER_DWARF_REGS; i++)
-		r[i] = v[i];
+	r[0] = tf->rax;
+	r[1] = tf->rdx;
+	r[2] = tf->rcx;
+	r[3] = tf->rbx;
+	r[4] = tf->rsi;
+	r[5] = tf->rdi;
+	r[6] = tf->rbp;
+	r[7] = tf->rsp;
+	r[8] = tf->r8;
+	r[9] = tf->r9;
+	r[10] = tf->r10;
+	r[11] = tf->r11;
+	r[12] = tf->r12;
+	r[13] = tf->r13;
+	r[14] = tf->r14;
+	r[15] = tf->r15;
+	r[16] = tf->rip;
 }
 
 /* All user registers of a trap frame, in enum rec_reg order (stack copies). */

@@ -42,7 +42,8 @@
 static inline __attribute__((always_inline)) bool
 arch_user_load(uint64_t addr, uint32_t len, void *dst)
 {
-	if (addr >= ARCH_USER_LOAD_END || len > ARCH_USER_LOAD_END - addr)
+	/* addr + len <= the end, without overflow: len is a constant 1..8. */
+	if (addr > ARCH_USER_LOAD_END - len)
 		return false;
 	switch (len) {
 	case 1: {
