@@ -11,7 +11,8 @@
  *   flexible-drap-O2.o  drap(): a flexible FDE. It realigns its stack with
  *                       r10 as the argument pointer (DRAP); in its body the
  *                       CFA is loaded from fp-8. sf246_run calls it rounds
- *                       times, under the NMI sampler.
+ *                       times, under the NMI sampler, with pauses of
+ *                       pseudo-random length between the calls.
  *   signal-frame.o      fake_sigreturn(): a signal-frame FDE whose code is
  *                       `mov $15,%eax; syscall; hlt`: SYS_times, then a
  *                       privileged instruction. A child ("sf246 sig")
@@ -117,8 +118,18 @@ static int map_code(void)
 FRAME static long sf246_run(drap_fn f, long rounds)
 {
 	long x = 0;
-	for (long r = 0; r < rounds; r++)
+	uint32_t seed = 1;
+	for (long r = 0; r < rounds; r++) {
 		x += f(r, 1, 2, 3, 4, 5, r >> 3, x & 7);
+		/* A pause of 0 to 7 steps, pseudo-random: under -icount the NMIs
+		 * come every so many instructions, and rounds all of one length
+		 * would put them on the same few instructions of drap round
+		 * after round (which of them depending on the kernel's own cost
+		 * per sample), never on some rows. */
+		seed = seed * 1103515245u + 12345u;
+		for (volatile unsigned i = seed >> 29; i; i--)
+			;
+	}
 	return x;
 }
 
