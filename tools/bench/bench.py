@@ -8,8 +8,10 @@ says what each number means; mk/bench.mk passes the paths.
              --initrd P [--unwind P] [--insnprof P]
 
 Parts: modes (the table: results.csv), depth, funcs, kentry, rate, cpus (curves:
-<part>.csv and <part>.png), breakdown (instructions per kernel function,
-breakdown.csv), host (host-unwind.csv); tables.md has every table in
+<part>.csv and <part>.png), cache (the deferred SFrame unwind with its rule
+cache on and off against the frame-pointer walk, cache.csv), breakdown
+(instructions per kernel function, breakdown.csv), host (host-unwind.csv);
+tables.md has every table in
 Markdown. Every boot's stream, console and stitch numbers stay in
 DIR/runs/. Each boot prints "[k/N m:ss]": boots done of those planned, and
 the wall time since the start.
@@ -66,6 +68,7 @@ CONFIGS = {
         "kentry": [1, 2, 4, 8, 16, 32, 64], "kentry_hz": 20000, "kentry_cycles": 200_000_000,
         "rate": [100, 200, 500, 1000, 2000, 5000, 10000, 20000], "rate_rounds": 40000,
         "cpus": [1, 2, 4], "cpus_rounds": 4000,
+        "cache": ["/bin/chain", "64", "4000"],
         "breakdown": ["sframe", "fp-deferred"],
         "host": True,
     },
@@ -78,13 +81,15 @@ CONFIGS = {
         "kentry": [1, 16], "kentry_hz": 20000, "kentry_cycles": 20_000_000,
         "rate": [100, 20000], "rate_rounds": 500,
         "cpus": [1, 4], "cpus_rounds": 500,
+        "cache": ["/bin/chain", "16", "1000"],
         "breakdown": ["sframe", "fp-deferred"],
         "host": True,
     },
     # test/t/72-bench-determinism.t: two modes, one small program;
-    # test/t/74-bench-insnprof.t: its breakdown
+    # test/t/74-bench-insnprof.t: its breakdown; test/t/75-bench-cache.t
     "tiny": {
         "modes": ["none", "sframe"], "suite": [["/bin/chain", "8", "300"]], "hz": 1000,
+        "cache": ["/bin/chain", "8", "300"],
         "breakdown": ["sframe", "fp-deferred"],
     },
 }
@@ -118,11 +123,11 @@ class Bench:
         self.log.write(text + "\n")
         self.log.flush()
 
-    def boot(self, name, progs, mode, hz, plugin=None, reuse=None, cpus=1):
+    def boot(self, name, progs, mode, hz, plugin=None, reuse=None, cpus=1, extra=""):
         t0 = time.time()
         reuse = self.args.reuse if reuse is None else reuse
         s = guest.run(self.tools, self.runs, name, progs, mode, hz, FRAMES, reuse, plugin=plugin,
-                      cpus=cpus)
+                      cpus=cpus, extra=extra)
         if fingerprint(self.args) != self.booted:
             raise guest.GuestError("the kernel or the initrd changed during the run "
                                    "(a make in the same tree?): its numbers would mix two builds")
@@ -268,6 +273,37 @@ class Bench:
         return self.curve("cpus", pts, "cost against CPUs (N x /bin/chain 32 at once)",
                           "CPUs (QEMU -smp, one /bin/chain each)", cpus=lambda x: x)
 
+    # --- the rule cache on and off -----------------------------------------
+    def cache(self):
+        """One program, sframe mode with the rule cache on (the default) and
+        off (unwind.rule_cache=0), and fp-deferred on its frame-pointer
+        build: the steady per-frame cost of each at the same depth."""
+        prog = self.cfg["cache"]
+        hz = self.cfg["hz"]
+        self.say(f"cache: {' '.join(prog)} at {hz} Hz, the rule cache on and off")
+        rows = self.measure("cache", [prog], ["sframe", "fp-deferred"], hz)
+        by_mode = {r["mode"]: r for r in rows}
+        base = by_mode["none"]["workloads"]
+        s = self.boot("cache-sframe-nocache", [prog], "sframe", hz, extra="unwind.rule_cache=0")
+        off = metrics.run_metrics("sframe", s, [comm(prog)], base)
+        out = []
+        for label, r, st in (("sframe, rule cache on", by_mode["sframe"], "cache-sframe"),
+                             ("sframe, rule cache off", off, "cache-sframe-nocache"),
+                             ("fp-deferred, frame-pointer build", by_mode["fp-deferred"],
+                              "cache-fp-deferred")):
+            with open(os.path.join(self.runs, st + ".stats.json")) as f:
+                k = json.load(f)["kernel"]
+            out.append({"run": label, "mode": r["mode"],
+                        "program": " ".join(fp_build([prog])[0] if r["mode"] in FP_MODES else prog),
+                        **metrics.cache_metrics(r, k)})
+        # The switch must have done what it says, or the comparison is void.
+        if not out[0]["rule_cache_hits"] or out[1]["rule_cache_hits"]:
+            raise guest.GuestError("cache: the rule cache was not hit with it on, or was with "
+                                   "unwind.rule_cache=0 (a kernel without the switch?)")
+        output.write_csv(os.path.join(self.args.out, "cache.csv"), out, output.CACHE_KEYS)
+        self.say("\n" + output.table(out, output.CACHE_COLUMNS))
+        return out
+
     # --- where the instructions go ----------------------------------------
     def breakdown(self):
         """The suite again under the insnprof plugin, once per mode listed:
@@ -336,6 +372,9 @@ CURVE_TABLES = {
 def write_tables(out, results):
     """tables.md: every table of the run in Markdown, for docs/BENCHMARKS.md."""
     text = []
+    if "cache" in results:
+        text += ["## cache: the deferred unwind with the rule cache on and off\n",
+                 output.markdown(results["cache"], output.CACHE_COLUMNS)]
     if "breakdown" in results:
         text += ["## breakdown: guest instructions per kernel function (insnprof)\n",
                  output.breakdown_markdown(results["breakdown"])]
@@ -352,7 +391,7 @@ def write_tables(out, results):
         f.write("\n".join(text))
 
 
-PARTS = ("modes", "depth", "funcs", "kentry", "rate", "cpus", "breakdown", "host")
+PARTS = ("modes", "depth", "funcs", "kentry", "rate", "cpus", "cache", "breakdown", "host")
 # The programs each curve boots, for the plan (their arguments do not count).
 CURVE_PROGRAM = {"depth": "/bin/chain", "funcs": "/bin/funcs-10", "kentry": "/bin/kentry",
                  "rate": "/bin/chain", "cpus": "/bin/chain"}
@@ -369,6 +408,8 @@ def plan(cfg, parts, runs):
             n += per_point(cfg["suite"], cfg["modes"])
         elif part == "breakdown":
             n += len(cfg["breakdown"])
+        elif part == "cache":
+            n += per_point([cfg["cache"]], ["sframe", "fp-deferred"]) + 1  # + the cache off
         elif part == "host":
             n += not os.path.exists(os.path.join(runs, "suite-stack-copy.records.bin")) and \
                 not ("modes" in parts and "stack-copy" in cfg["modes"])
@@ -442,6 +483,8 @@ def main():
                 results["modes"] = b.modes()
             elif part == "breakdown":
                 results["breakdown"] = b.breakdown()
+            elif part == "cache":
+                results["cache"] = b.cache()
             elif part == "host":
                 b.host()
             else:

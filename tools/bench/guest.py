@@ -26,31 +26,32 @@ class Tools:
         self.kernel = kernel
 
 
-def cmdline(progs, mode, hz, frames, parallel=False):
+def cmdline(progs, mode, hz, frames, parallel=False, extra=""):
     """The kernel command line: /bin/bsuite runs progs one after the other
     (parallel: all at once, bsuite -j).
 
     progs are lists such as ["/bin/chain", "64", "4000"]; bsuite takes each
     as one word with ':' between the arguments (init.args splits at ',').
+    extra: more kernel parameters (unwind.rule_cache=0), or "".
     """
     args = ",".join((["-j"] if parallel else []) + [":".join(p) for p in progs])
     return (f"init=/bin/bsuite init.args={args} profile.mode={mode} "
-            f"profile.hz={hz} profile.frames={frames}")
+            f"profile.hz={hz} profile.frames={frames}" + (f" {extra}" if extra else ""))
 
 
 def run(tools, workdir, name, progs, mode, hz, frames, reuse=False, timeout=600, plugin=None,
-        cpus=1):
+        cpus=1, extra=""):
     """Boot once and return stitch's numbers (stitch --stats) as a dict.
 
     workdir/name.{records.bin,console.txt,stats.json} are kept, so a number
     can always be traced back to the stream it came from. With reuse, a
     run whose stats.json exists is not booted again. plugin: a QEMU
     `-plugin` argument (qemu-run --plugin), or None. cpus > 1: that many
-    CPUs, the programs all at once.
+    CPUs, the programs all at once. extra: more kernel parameters.
     """
     base = os.path.join(workdir, name)
     records, console, stats = base + ".records.bin", base + ".console.txt", base + ".stats.json"
-    line = cmdline(progs, mode, hz, frames, cpus > 1)
+    line = cmdline(progs, mode, hz, frames, cpus > 1, extra)
     if not (reuse and os.path.exists(stats)):
         boot(tools, line, records, console, timeout, plugin, cpus)
         count(tools, records, stats)

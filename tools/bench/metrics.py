@@ -109,3 +109,24 @@ def truncated(mode, s):
     if mode == "stack-copy":
         return s["stitch"]["stack_unwind_failed"]
     return None
+
+
+def cache_metrics(r, k):
+    """The cache part's row: the run's metrics r and kernel counters k.
+    "steady" leaves the costliest unwind out (the program's first: its
+    page faults) and divides by the mean frames of an unwind."""
+    frames = ratio(k.get("frames_unwound", 0), k.get("unwinds_run", 0))
+    steady = r["unwind_cycles_steady"]
+    return {
+        "status": r["status"],
+        "slowdown_pct": r["slowdown_pct"],
+        "samples": r["samples"],
+        "nmi_cycles_per_sample": r["nmi_cycles_per_sample"],
+        "unwind_cycles_per_sample": r["unwind_cycles_per_sample"],
+        "frames_per_unwind": frames,
+        "unwind_cycles_per_frame": r["unwind_cycles_per_frame"],
+        "unwind_cycles_per_frame_steady": ratio(steady, frames) if steady is not None else None,
+        "unwind_cycles_max": r["unwind_cycles_max"],
+        "rule_cache_hits": k.get("rule_cache_hits"),
+        "rule_cache_misses": k.get("rule_cache_misses"),
+    }

@@ -139,6 +139,23 @@ def per_workload(rows):
     return "\n".join(out) + "\n"
 
 
+# The cache part: one row per run (metrics.cache_metrics).
+CACHE_COLUMNS = [
+    ("run", "run", "{}"),
+    ("program", "program", "{}"),
+    ("unwind_cycles_per_frame", "unwind cyc/frame", "{:.0f}"),
+    ("unwind_cycles_per_frame_steady", "the costliest left out", "{:.0f}"),
+    ("unwind_cycles_max", "max unwind cyc", "{}"),
+    ("frames_per_unwind", "frames/unwind", "{:.2f}"),
+    ("unwind_cycles_per_sample", "unwind cyc/sample", "{:.0f}"),
+    ("nmi_cycles_per_sample", "NMI cyc/sample", "{:.0f}"),
+    ("rule_cache_hits", "cache hits", "{}"),
+    ("rule_cache_misses", "cache misses", "{}"),
+    ("slowdown_pct", "slowdown %", "{:.2f}"),
+    ("samples", "samples", "{}"),
+]
+CACHE_KEYS = [key for key, _, _ in CACHE_COLUMNS] + ["status"]
+
 # The breakdown (tools/bench/breakdown.py): one table per mode and window.
 BREAKDOWN_KEYS = ["mode", "window", "function", "insns", "per_entry", "per_frame", "pct",
                   "entries", "kernel_count"]
