@@ -323,6 +323,22 @@ static inline bool sf_cfa_ok(uint64_t cfa, uint64_t sp, bool strict)
 }
 
 /*
+ * The end of every step: the caller's frame is (ra, cfa, fp), unless the
+ * return address is 0, which marks the outermost frame (SF_E_END).
+ */
+static inline int sf_frame_up(struct sf_frame *f, uint64_t ra, uint64_t cfa,
+			      uint64_t fp)
+{
+	if (ra == 0)
+		return SF_E_END;
+	f->pc = ra;
+	f->sp = cfa;
+	f->fp = fp;
+	f->caller = true;
+	return SF_OK;
+}
+
+/*
  * One step by a quick rule: the checks of sf_step_rule (the CFA above sp
  * and 8-byte aligned, SF_E_END for a return address 0), the stack read
  * with load(ctx, addr, &word), false on a fault (SF_E_STACK_READ). Inline,
@@ -343,13 +359,7 @@ static inline int sf_quick_step(const struct sf_quick *q, struct sf_frame *f,
 	if (!load(ctx, cfa + (uint64_t)(int64_t)r.ra_off, &ra) ||
 	    (r.fp_saved && !load(ctx, cfa + (uint64_t)(int64_t)r.fp_off, &fp)))
 		return SF_E_STACK_READ;
-	if (ra == 0)
-		return SF_E_END;
-	f->pc = ra;
-	f->sp = cfa;
-	f->fp = fp;
-	f->caller = true;
-	return SF_OK;
+	return sf_frame_up(f, ra, cfa, fp);
 }
 
 /* Encode the section t describes as version `version` (2 or 3), to live at

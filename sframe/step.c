@@ -134,13 +134,7 @@ static int apply(const struct sf_table *t, const struct sf_rule *r, struct sf_fr
 		return err;
 	if ((err = recover(t, f, regs, read, ctx, cfa, &r->fp, f->fp, &fp)))
 		return err;
-	if (ra == 0)
-		return SF_E_END;
-	f->pc = ra;
-	f->sp = cfa;
-	f->fp = fp;
-	f->caller = true;
-	return SF_OK;
+	return sf_frame_up(f, ra, cfa, fp);
 }
 
 /* The interrupted frame's registers, when f is that frame. */
