@@ -93,7 +93,8 @@ static void apply(struct uvm *mm, const struct op *op)
 		bool free_hint = hint && hint % PAGE_SIZE == 0 && len && len <= USER_MMAP_MAX &&
 				 hint >= mm->heap->start + USER_HEAP_MAX &&
 				 hint <= USER_MMAP_TOP - PAGE_ROUND_UP(len) &&
-				 !overlaps(mm, hint, hint + PAGE_ROUND_UP(len));
+				 !overlaps(mm, hint, hint + PAGE_ROUND_UP(len)) &&
+				 mm->nregions < UVM_MAX_REGIONS; /* else ENOMEM: no region left */
 		r = uvm_mmap(mm, hint, len, prot, op->c & 4 ? &file : NULL,
 			     op->a % (2 * PAGE_SIZE));
 		MOCK_CHECK(r > 0 || r == -STITCH_EINVAL || r == -STITCH_ENOMEM);
