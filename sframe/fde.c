@@ -233,10 +233,9 @@ static int check_neighbours(const struct sf_table *t, const struct sf_fde *fde,
  * (covering pc, its size is not 0). */
 static int check_found(const struct sf_table *t, const struct sf_fde *fde)
 {
-	if (fde->size == 0 || (fde->pc_type == SF_PC_MASK && fde->rep_size == 0))
-		return SF_E_FDE_SIZE;
-	if (fde->start + fde->size - 1 < fde->start)
-		return SF_E_FDE_RANGE;
+	int err = sf_fde_check_shape(fde);
+	if (err)
+		return err;
 	if (fde->start < t->text_start || fde->start + fde->size - 1 >= t->text_end)
 		return SF_E_FDE_TEXT;
 	return SF_OK;

@@ -129,6 +129,17 @@ static inline uint32_t sf_addr_size(uint8_t fre_type)
 }
 
 /* sf_fde_find and sf_fre_find with a work allowance (sf_find_rule_bounded). */
+/* A function's own shape, checked by lookups and by sf_validate alike:
+ * not empty (nor a PCMASK block of size 0), not wrapping around. */
+static inline int sf_fde_check_shape(const struct sf_fde *fde)
+{
+	if (fde->size == 0 || (fde->pc_type == SF_PC_MASK && fde->rep_size == 0))
+		return SF_E_FDE_SIZE;
+	if (fde->start + fde->size - 1 < fde->start)
+		return SF_E_FDE_RANGE;
+	return SF_OK;
+}
+
 int sf_fde_find_bounded(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
 			uint32_t *work);
 int sf_fre_find_bounded(const struct sf_table *t, const struct sf_fde *fde,

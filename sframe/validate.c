@@ -8,10 +8,9 @@
 static int check_fde(const struct sf_table *t, const struct sf_fde *fde,
 		     const struct sf_fde *prev)
 {
-	if (fde->size == 0 || (fde->pc_type == SF_PC_MASK && fde->rep_size == 0))
-		return SF_E_FDE_SIZE;
-	if (fde->start + fde->size - 1 < fde->start)
-		return SF_E_FDE_RANGE;
+	int err = sf_fde_check_shape(fde);
+	if (err)
+		return err;
 	if (!(t->flags & SF_F_FDE_SORTED) || !prev)
 		return SF_OK;
 	if (fde->start < prev->start)
