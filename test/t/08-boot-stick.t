@@ -45,8 +45,12 @@ from records import diag, done, tap  # noqa: E402
 ISO = 'build/stitch.iso'
 CMDLINE = 'init=/bin/demo profile.source=ioapic'
 TIMEOUT = 900           # seconds for the whole run: OVMF twice, the demo
-# The demo's CPU-bound workloads and the function each spends most in.
-LEAF = {'fib': 'fib_recursive', 'chain': 'chain_leaf', 'sort': 'qsort'}
+# The demo's CPU-bound workloads and the functions one of which each spends
+# most in. The samples here come in real (not -icount) time, a few dozen per
+# workload, so sort's top function is qsort in some runs and its comparator
+# compare_keys in others: both are its inner loop.
+LEAF = {'fib': ('fib_recursive',), 'chain': ('chain_leaf',),
+        'sort': ('qsort', 'compare_keys')}
 
 if not shutil.which('tesseract') or not os.path.exists(ISO):
     print('1..0 # SKIP tesseract-ocr or build/stitch.iso missing (make iso)')
@@ -247,7 +251,7 @@ ocr = squash(last)
 seen = {p: f for p, f in summary.items() if f and squash(f) in ocr and squash(p) in ocr}
 tap('profilesummary' in ocr and set(LEAF) <= set(seen) and len(seen) >= 5,
     'the screen shows the profile summary: %s' % ', '.join('%s %s' % kv for kv in seen.items()))
-tap(all(summary.get(p) == f for p, f in LEAF.items()),
+tap(all(summary.get(p) in f for p, f in LEAF.items()),
     'the kernel names the CPU-bound workloads\' top functions: %s' % summary)
 if not seen:
     diag(last)
