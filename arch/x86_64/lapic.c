@@ -107,47 +107,44 @@ void lapic_eoi(void)
 	wr(REG_EOI, 0);
 }
 
-/*
- * NMI-safe (the deferred unwinder raises it from NMI context). The "self"
- * destination shorthand makes the send one 32-bit write of ICR low: no
- * destination in ICR high, so an NMI that lands between two ICR writes of
- * an interrupted sender cannot leave it with another destination. The
- * delivery-status wait is bounded: modern CPUs (and QEMU) never set it.
- */
-/* One IPI: waits (boundedly) for the previous one to leave, then writes
- * the destination and the command; the ICR_LO write sends it. */
-static void send_ipi(uint32_t dest, uint32_t cmd)
+/* Waits (boundedly) for the previous IPI to leave: modern CPUs (and
+ * QEMU) never set the delivery status. */
+static void icr_wait(void)
 {
 	for (int i = 0; i < 1000 && (rd(REG_ICR_LO) & ICR_PENDING); i++)
 		cpu_relax();
-	wr(REG_ICR_HI, dest << 24);
+}
+
+/*
+ * An IPI to a named APIC: destination in ICR high, then the command in ICR
+ * low (the write of ICR low sends). Two writes, so not NMI-safe: an NMI
+ * handler that wrote ICR high between them would change the destination;
+ * only normal context with interrupts off calls these.
+ */
+static void send(uint32_t apic_id, uint32_t cmd)
+{
+	icr_wait();
+	wr(REG_ICR_HI, apic_id << 24);
 	wr(REG_ICR_LO, cmd);
 }
 
+/*
+ * NMI-safe (the deferred unwinder raises it from NMI context): the "self"
+ * destination shorthand makes the send one 32-bit write of ICR low, and
+ * ICR high (which the shorthand ignores) is left alone, so the NMI does not
+ * redirect an IPI whose two writes it interrupted.
+ */
 void lapic_self_ipi(uint8_t vector)
 {
-	send_ipi(0, ICR_DEST_SELF | ICR_ASSERT | vector); /* fixed delivery */
+	icr_wait();
+	wr(REG_ICR_LO, ICR_DEST_SELF | ICR_ASSERT | vector); /* fixed delivery */
 }
 
 /* The self shorthand allows fixed delivery only (Intel SDM vol. 3,
  * "Interrupt Command Register"): an NMI names this APIC's own ID. */
 void arch_self_nmi(void)
 {
-	send_ipi(lapic_id(), ICR_DELIVERY_NMI | ICR_ASSERT);
-}
-
-/*
- * An IPI to another CPU: destination in ICR high, then the command in ICR
- * low (the write of ICR low sends). Two writes, so not NMI-safe: an NMI
- * handler that sent one between them would change the destination; only
- * normal context with interrupts off calls these.
- */
-static void send(uint32_t apic_id, uint32_t cmd)
-{
-	for (int i = 0; i < 1000 && (rd(REG_ICR_LO) & ICR_PENDING); i++)
-		cpu_relax();
-	wr(REG_ICR_HI, apic_id << 24);
-	wr(REG_ICR_LO, cmd);
+	send(lapic_id(), ICR_DELIVERY_NMI | ICR_ASSERT);
 }
 
 void lapic_send_ipi(uint32_t apic_id, uint8_t vector)

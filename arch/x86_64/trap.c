@@ -139,6 +139,14 @@ void trap_dispatch(struct trap_frame *tf)
 			fn(tf);
 		else
 			kprintf("trap: no handler for vector %lu\n", v);
+		/* Hand the host thread on: under -icount QEMU runs the CPUs
+		 * round-robin in one thread and a CPU keeps its turn until
+		 * the next timer deadline, a hlt or a pause; a CPU running
+		 * ring-3 code does neither, and another CPU (an idle one
+		 * sent a wake-up, one with a task queued) then waits tens of
+		 * milliseconds of guest time to execute anything
+		 * (docs/SMP.md). On hardware, a hint of some cycles. */
+		cpu_relax();
 	}
 	/* The common return to user mode: pending work (kern/entry.c). */
 	if (user)

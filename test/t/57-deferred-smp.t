@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 # The deferred unwind with several CPUs (docs/SMP.md), three boots of 4 CPUs:
 #   1. four children at once (/bin/bsuite -j: two fib, two chain depth 48),
-#      on the wall clock (QEMU runs the CPUs in parallel threads; under
-#      -icount its round-robin keeps some CPUs from running at all):
-#      the children's samples are on all four CPUs, every sample of a child
-#      in its own frames has its known chain (records.py EXPECT), every
-#      cookie has exactly one REC_DEFERRED (no missing, no duplicate, no
-#      orphan), the stream names 4 CPUs and every sample's CPU is one of them;
+#      under -icount: the children's samples are on all four CPUs, each
+#      child on a CPU of its own, every sample of a child in its own frames
+#      has its known chain (records.py EXPECT), every cookie has exactly one
+#      REC_DEFERRED (no missing, no duplicate, no orphan), the stream names
+#      4 CPUs and every sample's CPU is one of them; the same boot twice
+#      writes the same bytes;
 #   2. sched.migrate, under -icount: a task whose unwind is due moves to
 #      another CPU first, so the NMI's CPU (the sample's cpu, the cookie's
 #      CPU bits) differs from the CPU that unwinds (the record's cpu); every
@@ -74,10 +74,10 @@ def children(recs):
     return {p for p, n in comm.items() if n in ('fib', 'chain')}
 
 
-# --- 1. four children at once, on the wall clock ---------------------------
-recs, console, rc = boot('init=/bin/bsuite init.args=%s profile.mode=sframe profile.hz=1000'
-                         % KIDS, tmp + '/at-once.bin', 600,
-                         ['--direct', '--cpus', str(CPUS)])
+# --- 1. four children at once ----------------------------------------------
+AT_ONCE = 'init=/bin/bsuite init.args=%s profile.mode=sframe profile.hz=1000' % KIDS
+icount = ['--direct', '--icount', '--cpus', str(CPUS)]
+recs, console, rc = boot(AT_ONCE, tmp + '/at-once1.bin', 600, icount)
 st = stats(recs)
 tap(rc == 0 and 'bsuite: 4 of 4 programs ok' in console,
     'at once: four children ran, the kernel shut down with success')
@@ -93,15 +93,24 @@ tap(all(0 <= s['cpu'] < CPUS for s in samples) and
     {s['cpu'] for s in samples if s['pid'] in kids} == set(range(CPUS)),
     'at once: the children\'s samples are on all %d CPUs (%s)'
     % (CPUS, sorted({(s['pid'], s['cpu']) for s in samples if s['pid'] in kids})))
-tap(len(kids) == 4 and all(any(s['pid'] == p for s in samples) for p in kids),
-    'at once: each of the 4 children has samples')
+# A CPU of its own for each: the wake-up IPIs reached the idle CPUs in time
+# for them to take the children, and none was left without its turn.
+kid_cpus = {p: {s['cpu'] for s in samples if s['pid'] == p} for p in kids}
+tap(len(kids) == 4 and all(len(c) == 1 for c in kid_cpus.values()) and
+    len(set().union(*kid_cpus.values())) == CPUS,
+    'at once: each of the 4 children has samples, all on a CPU of its own (%s)'
+    % sorted((p, sorted(c)) for p, c in kid_cpus.items()))
 answers = check_answers(recs, 'at once')
 check_chains(recs, answers, kids, 'at once')
+_, _, rc2 = boot(AT_ONCE, tmp + '/at-once2.bin', 600, icount)
+a = open(tmp + '/at-once1.bin', 'rb').read()
+b = open(tmp + '/at-once2.bin', 'rb').read()
+tap(rc2 == 0 and a == b and len(a) > 0,
+    'at once: two -icount boots wrote byte-identical streams (%d bytes)' % len(a))
 
 # --- 2. forced migration, under -icount --------------------------------------
 MIGRATE = ('init=/bin/bsuite init.args=-j,/bin/fib:27,/bin/chain:48:600 '
            'profile.mode=sframe profile.hz=1000 sched.migrate')
-icount = ['--direct', '--icount', '--cpus', str(CPUS)]
 recs, console, rc = boot(MIGRATE, tmp + '/migrate1.bin', 600, icount)
 st = stats(recs)
 tap(rc == 0 and 'bsuite: 2 of 2 programs ok' in console and of(recs, 'END'),
