@@ -9,7 +9,10 @@
 # The boots with 4 CPUs run every kernel test (`ktest`), which must all
 # pass, the deferred unwinder's across two CPUs included (an NMI's request
 # on CPU 1 unwound on CPU 0; a task exiting on CPU 0 while its irq work is
-# queued on CPU 1); the others run the smp_* tests.
+# queued on CPU 1); the others run the smp_* tests. Then /bin/t-smp: a
+# kill of a ring-3 spinner on an AP lands through the kill's IPI (3 CPUs,
+# -icount), and two CPUs writing lines at once do not mix them (the
+# console lock; 2 CPUs, wall clock).
 use strict;
 use warnings;
 use FindBin;
@@ -64,9 +67,48 @@ for my $case ([2, '--direct --icount', 'ktest=smp'], [4, '--direct --icount', 'k
 		$good &= tap(($res{$t} // '') eq 'ok' && !!$skip{$t} == !!$want_skip,
 			     "$how: kernel test $t " . ($want_skip ? 'skips' : 'passes'));
 	}
-	unless ($good) {
-		my $from = @log > 40 ? @log - 40 : 0;
-		print "# the console's last lines:\n", map { "#   $_\n" } @log[$from .. $#log];
-	}
+	show_tail(@log) unless $good;
+}
+sub show_tail {
+	my @log = @_;
+	my $from = @log > 40 ? @log - 40 : 0;
+	print "# the console's last lines:\n", map { "#   $_\n" } @log[$from .. $#log];
+}
+
+# A kill of a task spinning in ring 3 on another CPU (3 CPUs, -icount, no
+# sampling, so nothing else enters the kernel there): the kill's IPI brings
+# it to its return path. /bin/t-smp's victims sit on the two CPUs init is
+# not on, one of them an AP, which has no tick: without the IPI that kill
+# never lands (the boot times out); with it, each lands within 10^6 cycles
+# (1 ms of guest time, a tenth of the tick), which t-smp checks too.
+{
+	my ($status, @log) = boot(3, 'init=/bin/t-smp init.args=kill profile.mode=none',
+				  '--direct', '--icount');
+	my @kills = map { /^t-smp: kill of pid \d+ on cpu (\d+) landed in (\d+) cycles$/ ? [$1, $2] : () } @log;
+	my $good = tap($status == 0 && !grep(/^# /, @log), "kill: t-smp's checks pass (qemu-run exit $status)");
+	$good &= tap(@kills == 2 && grep({ $_->[0] != 0 } @kills) && !grep({ $_->[1] >= 1000000 } @kills),
+		     'kill: both victims killed within 10^6 cycles, one on an AP (' .
+		     join(', ', map { "cpu $_->[0]: $_->[1] cycles" } @kills) . ')');
+	show_tail(@log) unless $good;
+}
+
+# The console lock: two processes on two CPUs each write 200 lines, one
+# write() per line. On the wall clock, where QEMU runs the two CPUs in
+# parallel threads: under -icount a CPU keeps its turn for a whole line
+# (interrupts are off while it prints), so only real parallelism can mix
+# lines. Without the lock about one line in 40 arrives mixed with the
+# other writer's.
+{
+	my ($status, @log) = boot(2, 'init=/bin/t-smp init.args=print', '--direct');
+	my $line = qr/^t-smp line ([AB]) (\d{3}) abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 end$/;
+	my %whole;
+	for (@log) { $whole{"$1$2"}++ if /$line/ }
+	my @mixed = grep { /t-smp line|end$/ && !/$line/ } @log;
+	my $good = tap($status == 0, "print: t-smp's checks pass (qemu-run exit $status)");
+	$good &= tap(keys %whole == 400 && !grep({ $_ != 1 } values %whole) && !@mixed,
+		     'print: each of the 2 x 200 lines arrived whole, once (' . keys(%whole) .
+		     ' whole, ' . @mixed . ' mixed)');
+	print map { "#   mixed: $_\n" } @mixed[0 .. ($#mixed < 4 ? $#mixed : 4)];
+	show_tail(@log) unless $good;
 }
 print "1..$n\n";
