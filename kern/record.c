@@ -75,12 +75,15 @@ static bool valid_size(uint32_t size)
 	return size % 8 == 0 && size >= 16 && size <= RECORD_MAX;
 }
 
-static int put(struct ringbuf *r, uint32_t type, void *rec, uint32_t size)
+/* One record, rec then tail, into ring r (its one writer). */
+static int put(struct ringbuf *r, uint32_t type, void *rec, uint32_t len,
+	       const void *tail, uint32_t tail_len)
 {
 	struct rec_header *h = rec;
 	h->type = type;
-	h->size = size;
-	if (ring_write(r, rec, size))
+	h->size = len + tail_len;
+	struct ring_piece v[2] = { { rec, len }, { tail, tail_len } };
+	if (tail_len ? ring_writev(r, v, 2) : ring_write(r, rec, len))
 		return 0;
 	stat_inc(STAT_RECORDS_LOST);
 	return -1;
@@ -88,13 +91,19 @@ static int put(struct ringbuf *r, uint32_t type, void *rec, uint32_t size)
 
 int record_write(uint32_t type, void *rec, uint32_t size)
 {
-	assert(valid_size(size));
+	return record_write_split(type, rec, size, NULL, 0);
+}
+
+int record_write_split(uint32_t type, void *rec, uint32_t len,
+		       const void *tail, uint32_t tail_len)
+{
+	assert(len >= sizeof(struct rec_header) && valid_size(len + tail_len));
 	if (!ready)
 		return -1; /* no stream (kernel tests, early boot): no loss */
 	/* Interrupts off: nothing else on this CPU writes the normal ring
 	 * while we do (the NMI writes only its own). */
 	irqflags_t f = irq_save();
-	int err = put(&rings[arch_cpu_id()].normal, type, rec, size);
+	int err = put(&rings[arch_cpu_id()].normal, type, rec, len, tail, tail_len);
 	irq_restore(f);
 	return err;
 }
@@ -110,7 +119,7 @@ int record_write_nmi(uint32_t type, void *rec, uint32_t size)
 		stat_inc(STAT_RECORDS_LOST);
 		return -1;
 	}
-	return put(&rings[cpu].nmi, type, rec, size);
+	return put(&rings[cpu].nmi, type, rec, size, NULL, 0);
 }
 
 int record_comm(uint32_t pid, uint32_t tid, uint32_t ppid, const char *name)
@@ -155,6 +164,28 @@ int record_mmap(uint32_t pid, uint32_t tid, uint64_t start, uint64_t len,
 	if (!(flags & MMAP_KERNEL))
 		summary_mmap(pid, start, len, pgoff, r.path);
 	return record_write(REC_MMAP, &r, size);
+}
+
+int record_deferred(uint32_t pid, uint32_t tid, uint32_t consumer,
+		    uint64_t cookie, uint32_t stop, const uint64_t *ips, uint32_t nr)
+{
+	/* The fixed part and ips[0]; the entries stay where they are. */
+	struct {
+		struct rec_deferred r;
+		uint64_t user;
+	} head = {
+		.r = { .time = record_time(), .cpu = arch_cpu_id(), .pid = pid,
+		       .tid = tid, .stop = stop, .cookie = cookie, .period = 0,
+		       .nr = 1 + nr, .consumer = consumer },
+		.user = PERF_CONTEXT_USER,
+	};
+	_Static_assert(__builtin_offsetof(typeof(head), user) ==
+		       __builtin_offsetof(struct rec_deferred, ips), "ips[0]");
+	int err = record_write_split(REC_DEFERRED, &head, sizeof head, ips,
+				     nr * (uint32_t)sizeof *ips);
+	if (!err)
+		stat_inc(STAT_DEFERRED_RECORDS);
+	return err;
 }
 
 /* One record to the channel; false if it refused it (full). */

@@ -32,15 +32,37 @@ static void copy_out(const struct ringbuf *r, uint64_t pos, uint8_t *dst, uint32
 	}
 }
 
+/* The producer's check: len more bytes fit, or the record is dropped
+ * and counted. */
+static bool fits(struct ringbuf *r, uint32_t len)
+{
+	uint64_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	if (r->buf && len <= r->size - (r->head - tail))
+		return true;
+	__atomic_fetch_add(&r->lost, 1, __ATOMIC_RELAXED);
+	return false;
+}
+
 bool ring_write(struct ringbuf *r, const void *rec, uint32_t len)
 {
 	uint64_t head = r->head; /* ours: no other writer */
-	uint64_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
-	if (!r->buf || len > r->size - (head - tail)) {
-		__atomic_fetch_add(&r->lost, 1, __ATOMIC_RELAXED);
+	if (!fits(r, len))
 		return false;
-	}
 	copy_in(r, head, rec, len);
+	__atomic_store_n(&r->head, head + len, __ATOMIC_RELEASE);
+	return true;
+}
+
+bool ring_writev(struct ringbuf *r, const struct ring_piece *v, unsigned n)
+{
+	uint64_t head = r->head, at = head;
+	uint32_t len = 0;
+	for (unsigned i = 0; i < n; i++)
+		len += v[i].len;
+	if (!fits(r, len))
+		return false;
+	for (unsigned i = 0; i < n; at += v[i].len, i++)
+		copy_in(r, at, v[i].p, v[i].len);
 	__atomic_store_n(&r->head, head + len, __ATOMIC_RELEASE);
 	return true;
 }

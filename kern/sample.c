@@ -109,7 +109,7 @@ void sample_nmi(const struct sample_regs *regs)
 	}
 }
 
-int sample_software(uint16_t event, uint32_t aux, uint64_t period)
+int sample_software(uint16_t event, uint32_t aux, uint64_t period, uint64_t cookie)
 {
 	struct sample_ctx ctx;
 	unsigned cpu;
@@ -122,7 +122,8 @@ int sample_software(uint16_t event, uint32_t aux, uint64_t period)
 	int n = kunwind_here(KUNWIND_CALLER, ctx.rec->ips + 1, KUNWIND_MAX_FRAMES);
 	add_kernel_chain(&ctx, n);
 	ctx.rec->ip = n ? ctx.rec->ips[1] : 0;
-	sample_user_callchain(&ctx);
+	if (cookie && sample_push(&ctx, PERF_CONTEXT_USER_DEFERRED))
+		sample_push(&ctx, cookie);
 	int err = record_write(REC_SAMPLE, ctx.rec, ctx.len);
 	if (!err)
 		stat_add(STAT_KERNEL_FRAMES, n);

@@ -90,6 +90,9 @@ struct task {
 	/* The deferred user unwind (kern/unwind_deferred.c): cookie, the
 	 * consumers that asked, the bounded trace buffer. */
 	struct unwind_task_info *unwind;
+	/* The sampler's mark (kern/sample_user.c): the cookie of the last
+	 * entry it counted in entries_with_samples. */
+	uint64_t sampled_cookie;
 
 	/* Kernel stack and saved CPU state. */
 	uint64_t kstack;            /* lowest address; 0 for the idle task */
