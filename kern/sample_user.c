@@ -35,12 +35,15 @@
 static struct unwind_work sampler_work;
 
 /* The answer to the sampler's requests of one entry: its REC_DEFERRED,
- * built from the trace, and the summary's count. */
+ * built from the trace, the entries the NMIs marked (see defer_sampler),
+ * and the summary's count. */
 static void sampler_deferred(struct unwind_work *work,
 			     const struct unwind_trace *trace, uint64_t cookie)
 {
-	const struct task *t = current;
+	struct task *t = current;
 	(void)work;
+	stat_add(STAT_ENTRIES_WITH_SAMPLES,
+		 __atomic_exchange_n(&t->sampled_entries, 0, __ATOMIC_RELAXED));
 	record_deferred((uint32_t)t->pid, (uint32_t)t->tid, REC_CONSUMER_SAMPLER,
 			cookie, trace->stop, trace->entries, trace->nr);
 	summary_user_stack(trace);
@@ -67,8 +70,10 @@ void sample_user_init(void)
 /*
  * PERF_CONTEXT_USER_DEFERRED and the cookie of this entry's unwind. The
  * sampler marks the entry with that cookie: the first sample of an entry
- * counts it in entries_with_samples (the cookie is the entry's, unique),
- * which the tests hold against the sampler's records.
+ * (the cookie is the entry's, unique) counts it in the task's
+ * sampled_entries, which its answer adds to entries_with_samples; the
+ * tests hold that count against the sampler's records. (Counted there, not
+ * here: a counter costs the NMI a CPU lookup and a locked add.)
  */
 static void defer_sampler(struct sample_ctx *ctx, struct task *t)
 {
@@ -76,7 +81,7 @@ static void defer_sampler(struct sample_ctx *ctx, struct task *t)
 	if (unwind_deferred_request(&sampler_work, &cookie) < 0)
 		return;
 	if (__atomic_exchange_n(&t->sampled_cookie, cookie, __ATOMIC_RELAXED) != cookie)
-		stat_inc(STAT_ENTRIES_WITH_SAMPLES);
+		__atomic_fetch_add(&t->sampled_entries, 1, __ATOMIC_RELAXED);
 	if (sample_push(ctx, PERF_CONTEXT_USER_DEFERRED) && sample_push(ctx, cookie))
 		summary_note_sample(t, ctx->regs->user);
 }

@@ -145,8 +145,8 @@ KTEST(unwind_deferred_sampler_and_tracer)
 	KEXPECT(t, rec->ips[0] == PERF_CONTEXT_USER_DEFERRED && rec->ips[1] != 0);
 	KEXPECT(t, rec->ips[2] == PERF_CONTEXT_USER_DEFERRED && rec->ips[3] == rec->ips[1]);
 	KEXPECT_EQ(t, cookie, rec->ips[1]);
-	KEXPECT_EQ(t, stat_total(STAT_ENTRIES_WITH_SAMPLES) - entries, 1);
 	task_work_run();
+	KEXPECT_EQ(t, stat_total(STAT_ENTRIES_WITH_SAMPLES) - entries, 1);
 	KEXPECT(t, record_ready());
 	KEXPECT_EQ(t, stat_total(STAT_DEFERRED_RECORDS) - records, 2);
 	KEXPECT_EQ(t, stat_total(STAT_UNWINDS_RUN) - runs, 1);
@@ -156,8 +156,8 @@ KTEST(unwind_deferred_sampler_and_tracer)
 	ctx.len = sizeof *rec;
 	sample_user_callchain(&ctx);
 	KEXPECT(t, rec->nr == 2 && rec->ips[1] != 0 && rec->ips[1] != cookie);
-	KEXPECT_EQ(t, stat_total(STAT_ENTRIES_WITH_SAMPLES) - entries, 2);
 	task_work_run();
+	KEXPECT_EQ(t, stat_total(STAT_ENTRIES_WITH_SAMPLES) - entries, 2);
 	KEXPECT_EQ(t, stat_total(STAT_DEFERRED_RECORDS) - records, 3);
 	KEXPECT(t, unwind_exit_to_user(&stand_in));
 	end();
