@@ -56,7 +56,8 @@ struct unwind_task_info {
 	/* Task context only (the task work, the return to user, exit): */
 	unsigned completed;          /* consumers called for this cookie */
 	bool taken;                  /* trace holds this entry's unwind */
-	struct unwind_trace trace;   /* entries: max_entries, after the info */
+	struct unwind_trace trace;   /* entries: max of them, after the info */
+	uint32_t max;                /* max_entries when the task was made */
 };
 
 static struct unwind_work *works[UNWIND_MAX_WORKS];
@@ -160,7 +161,7 @@ static const struct unwind_trace *unwind_user_faultable(struct unwind_task_info 
 	}
 	struct task *t = info->task;
 	uint64_t faults = t->kernel_page_faults, t0 = rdtsc();
-	info->trace.nr = unwind_user(method, info->trace.entries, max_entries,
+	info->trace.nr = unwind_user(method, info->trace.entries, info->max,
 				     &info->trace.stop);
 	uint64_t cycles = rdtsc() - t0;
 	info->taken = true;
@@ -266,6 +267,7 @@ int unwind_task_init(struct task *t)
 	if (!info)
 		return -STITCH_ENOMEM;
 	info->task = t;
+	info->max = max_entries;
 	info->irq.func = unwind_deferred_irq_work;
 	info->work.func = unwind_deferred_task_work;
 	info->trace.entries = (uint64_t *)(info + 1);
