@@ -72,8 +72,9 @@ void sample_user_init(void)
  * sampler marks the entry with that cookie: the first sample of an entry
  * (the cookie is the entry's, unique) counts it in the task's
  * sampled_entries, which its answer adds to entries_with_samples; the
- * tests hold that count against the sampler's records. (Counted there, not
- * here: a counter costs the NMI a CPU lookup and a locked add.)
+ * tests hold that count against the sampler's records. (Added there, not
+ * here: the counters are per CPU, and finding the CPU costs the NMI an
+ * rdtscp.)
  */
 static void defer_sampler(struct sample_ctx *ctx, struct task *t)
 {
