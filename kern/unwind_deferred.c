@@ -90,26 +90,6 @@ static uint64_t new_cookie(void)
 	return n << COOKIE_CPU_BITS | cpu;
 }
 
-/* The irq work, in the self-IPI handler: hand the unwind to the task the
- * NMI interrupted. That is usually current; not if the NMI came while
- * interrupts were off in schedule() and the IPI waited for the next task. */
-static void unwind_deferred_irq_work(struct irq_work *iw)
-{
-	struct unwind_task_info *info = container_of(iw, struct unwind_task_info, irq);
-	if (info->task != current) {
-		stat_inc(STAT_UNWIND_IPI_OTHER_TASK);
-		/* It moved on to another CPU (after the NMI, while interrupts
-		 * were off here): the task work still reaches it there, and
-		 * its return to user waits for it (PENDING). */
-		for (unsigned cpu = 0; cpu < arch_ncpus(); cpu++)
-			if (cpu_current[cpu] == info->task)
-				stat_inc(STAT_UNWIND_IPI_REMOTE_TASK);
-	}
-	/* -ESRCH: the task is exiting; unwind_deferred_task_exit
-	 * answers the request. */
-	task_work_add(info->task, &info->work);
-}
-
 /* The request's way to the task work: from an NMI through irq work (an
  * NMI may not touch the task-work list), from anywhere else directly. */
 static void queue_task_work(struct unwind_task_info *info)
@@ -148,6 +128,26 @@ int unwind_deferred_request(struct unwind_work *work, uint64_t *cookie)
 	if (!(old & STATE_PENDING))
 		queue_task_work(info);
 	return 0;
+}
+
+/* The irq work, in the self-IPI handler: hand the unwind to the task the
+ * NMI interrupted. That is usually current; not if the NMI came while
+ * interrupts were off in schedule() and the IPI waited for the next task. */
+static void unwind_deferred_irq_work(struct irq_work *iw)
+{
+	struct unwind_task_info *info = container_of(iw, struct unwind_task_info, irq);
+	if (info->task != current) {
+		stat_inc(STAT_UNWIND_IPI_OTHER_TASK);
+		/* It moved on to another CPU (after the NMI, while interrupts
+		 * were off here): the task work still reaches it there, and
+		 * its return to user waits for it (PENDING). */
+		for (unsigned cpu = 0; cpu < arch_ncpus(); cpu++)
+			if (cpu_current[cpu] == info->task)
+				stat_inc(STAT_UNWIND_IPI_REMOTE_TASK);
+	}
+	/* -ESRCH: the task is exiting; unwind_deferred_task_exit
+	 * answers the request. */
+	task_work_add(info->task, &info->work);
 }
 
 /* The entry's one unwind: taken for its first consumer, in the task's own
