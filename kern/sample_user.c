@@ -14,7 +14,7 @@
  * system-call tracer's samples ask for their own unwind: kern/strace.c.)
  */
 #include "kern/sample.h"
-#include "arch/x86_64/unwind_user.h"
+#include <arch/unwind_user.h>
 #include "kern/kernel.h"
 #include "kern/mm.h"
 #include "kern/profile.h"
@@ -73,8 +73,8 @@ void sample_user_init(void)
  * (the cookie is the entry's, unique) counts it in the task's
  * sampled_entries, which its answer adds to entries_with_samples; the
  * tests hold that count against the sampler's records. (Added there, not
- * here: the counters are per CPU, and finding the CPU costs the NMI an
- * rdtscp.)
+ * here: the counters are per CPU, and arch_cpu_id() would cost the NMI
+ * more than the mark does.)
  */
 static void defer_sampler(struct sample_ctx *ctx, struct task *t)
 {

@@ -4,9 +4,9 @@
  * so sending it must be NMI-safe: lapic_self_ipi() is one ICR write. Its
  * handler calls irq_work_run(), as Linux's x86 sysvec_irq_work does.
  */
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
+#include <arch/trap.h>
 #include "arch/x86_64/lapic.h"
-#include "arch/x86_64/trap.h"
 #include "kern/irq_work.h"
 #include "kern/stats.h"
 

@@ -3,9 +3,9 @@
  * trap_set_handler(VEC_NMI, fn) runs, or the NMI is counted as ignored.
  * Every NMI is counted, and the TSC cycles spent in its handler.
  */
-#include "arch/x86_64/arch.h"
-#include "arch/x86_64/trap.h"
-#include "arch/x86_64/uaccess.h"
+#include <arch/arch.h>
+#include <arch/trap.h>
+#include <arch/uaccess.h>
 #include "arch/x86_64/x86.h"
 #include "kern/stats.h"
 
@@ -46,7 +46,7 @@ bool arch_nmi_active[ARCH_MAX_CPUS];
 
 void nmi_dispatch(struct trap_frame *tf)
 {
-	uint64_t t0 = rdtsc();
+	uint64_t t0 = arch_cycles();
 	trap_handler_t fn = trap_handler(VEC_NMI);
 	unsigned cpu = arch_cpu_id();
 
@@ -60,7 +60,7 @@ void nmi_dispatch(struct trap_frame *tf)
 	else
 		stat_inc(STAT_NMI_IGNORED);
 	__atomic_store_n(&arch_nmi_active[cpu], false, __ATOMIC_RELAXED);
-	uint64_t dt = rdtsc() - t0;
+	uint64_t dt = arch_cycles() - t0;
 	stat_add(STAT_NMI_CYCLES_TOTAL, dt);
 	stat_max(STAT_NMI_CYCLES_MAX, dt);
 }
@@ -74,5 +74,5 @@ void arch_nmi_quiesce(void)
 	for (unsigned cpu = 0; cpu < arch_ncpus(); cpu++)
 		while (cpu != arch_cpu_id() &&
 		       __atomic_load_n(&arch_nmi_active[cpu], __ATOMIC_SEQ_CST))
-			pause();
+			cpu_relax();
 }
