@@ -36,15 +36,6 @@ void ring_init(struct ringbuf *r, void *buf, uint64_t size);
  * the loss. False when dropped. */
 bool ring_write(struct ringbuf *r, const void *rec, uint32_t len);
 
-/* Producer: the same for a record given in n pieces (a header here, its
- * entries there), written one after the other into one reservation and
- * published together: no staging copy of the whole record. */
-struct ring_piece {
-	const void *p;
-	uint32_t len;
-};
-bool ring_writev(struct ringbuf *r, const struct ring_piece *v, unsigned n);
-
 /* Consumer: bytes readable now. */
 uint64_t ring_used(const struct ringbuf *r);
 /* Consumer: copies len bytes at offset off from the tail (off + len <=
@@ -54,5 +45,14 @@ void ring_peek(const struct ringbuf *r, uint64_t off, void *dst, uint32_t len);
 void ring_consume(struct ringbuf *r, uint32_t len);
 /* Consumer: takes the count of dropped records (and resets it). */
 uint64_t ring_take_lost(struct ringbuf *r);
+
+/* Producer: ring_write for a record given in n pieces (a header here, its
+ * entries there), copied one after the other into one reservation and
+ * published together: no staging copy of the whole record. */
+struct ring_piece {
+	const void *p;
+	uint32_t len;
+};
+bool ring_writev(struct ringbuf *r, const struct ring_piece *v, unsigned n);
 
 #endif
