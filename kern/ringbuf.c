@@ -9,8 +9,9 @@ void ring_init(struct ringbuf *r, void *buf, uint64_t size)
 }
 
 /* Copies between a linear buffer and ring position pos, in at most two
- * pieces (the second after the wrap). */
-static void copy_in(struct ringbuf *r, uint64_t pos, const uint8_t *src, uint32_t len)
+ * pieces (the second after the wrap). copy_in is inlined in each writer:
+ * it is most of ring_write, which every NMI sample calls. */
+static inline __attribute__((always_inline)) void copy_in(struct ringbuf *r, uint64_t pos, const uint8_t *src, uint32_t len)
 {
 	uint64_t at = pos & (r->size - 1), first = r->size - at;
 	if (first >= len) {
