@@ -8,28 +8,23 @@ void ring_init(struct ringbuf *r, void *buf, uint64_t size)
 	r->head = r->tail = r->lost = 0;
 }
 
-/* Copies between a linear buffer and ring position pos, in at most two
- * pieces (the second after the wrap). */
-static void copy_in(struct ringbuf *r, uint64_t pos, const uint8_t *src, uint32_t len)
+/* Records that wrap around the end of the buffer are copied in two
+ * pieces, the second from the start, out of line: records are a few
+ * hundred bytes and the rings MiBs, so the writer and the reader mostly
+ * take the one-piece path, one memcpy (ring_peek, ringbuf.h). */
+static __attribute__((noinline)) void copy_in_wrapped(struct ringbuf *r, uint64_t at,
+						      const uint8_t *src, uint32_t len)
 {
-	uint64_t at = pos & (r->size - 1), first = r->size - at;
-	if (first >= len) {
-		memcpy(r->buf + at, src, len);
-	} else {
-		memcpy(r->buf + at, src, first);
-		memcpy(r->buf, src + first, len - first);
-	}
+	uint64_t first = r->size - at;
+	memcpy(r->buf + at, src, first);
+	memcpy(r->buf, src + first, len - first);
 }
 
-static void copy_out(const struct ringbuf *r, uint64_t pos, uint8_t *dst, uint32_t len)
+void ring_peek_wrapped(const struct ringbuf *r, uint64_t at, void *dst, uint32_t len)
 {
-	uint64_t at = pos & (r->size - 1), first = r->size - at;
-	if (first >= len) {
-		memcpy(dst, r->buf + at, len);
-	} else {
-		memcpy(dst, r->buf + at, first);
-		memcpy(dst + first, r->buf, len - first);
-	}
+	uint64_t first = r->size - at;
+	memcpy(dst, r->buf + at, first);
+	memcpy((uint8_t *)dst + first, r->buf, len - first);
 }
 
 bool ring_write(struct ringbuf *r, const void *rec, uint32_t len)
@@ -40,24 +35,13 @@ bool ring_write(struct ringbuf *r, const void *rec, uint32_t len)
 		__atomic_fetch_add(&r->lost, 1, __ATOMIC_RELAXED);
 		return false;
 	}
-	copy_in(r, head, rec, len);
+	uint64_t at = head & (r->size - 1);
+	if (at + len <= r->size)
+		memcpy(r->buf + at, rec, len);
+	else
+		copy_in_wrapped(r, at, rec, len);
 	__atomic_store_n(&r->head, head + len, __ATOMIC_RELEASE);
 	return true;
-}
-
-uint64_t ring_used(const struct ringbuf *r)
-{
-	return __atomic_load_n(&r->head, __ATOMIC_ACQUIRE) - r->tail;
-}
-
-void ring_peek(const struct ringbuf *r, uint64_t off, void *dst, uint32_t len)
-{
-	copy_out(r, r->tail + off, dst, len);
-}
-
-void ring_consume(struct ringbuf *r, uint32_t len)
-{
-	__atomic_store_n(&r->tail, r->tail + len, __ATOMIC_RELEASE);
 }
 
 uint64_t ring_take_lost(struct ringbuf *r)

@@ -36,13 +36,34 @@ void ring_init(struct ringbuf *r, void *buf, uint64_t size);
  * the loss. False when dropped. */
 bool ring_write(struct ringbuf *r, const void *rec, uint32_t len);
 
+/* The consumer's calls are inline: the drain looks at the next record of
+ * every ring (header and time stamp) for each record it moves. */
+
 /* Consumer: bytes readable now. */
-uint64_t ring_used(const struct ringbuf *r);
+static inline uint64_t ring_used(const struct ringbuf *r)
+{
+	return __atomic_load_n(&r->head, __ATOMIC_ACQUIRE) - r->tail;
+}
+
+/* ring_peek's bytes that wrap around the end of the buffer. */
+void ring_peek_wrapped(const struct ringbuf *r, uint64_t at, void *dst, uint32_t len);
+
 /* Consumer: copies len bytes at offset off from the tail (off + len <=
  * ring_used) without consuming them. */
-void ring_peek(const struct ringbuf *r, uint64_t off, void *dst, uint32_t len);
+static inline void ring_peek(const struct ringbuf *r, uint64_t off, void *dst, uint32_t len)
+{
+	uint64_t at = (r->tail + off) & (r->size - 1);
+	if (at + len <= r->size)
+		__builtin_memcpy(dst, r->buf + at, len); /* a load, for a header */
+	else
+		ring_peek_wrapped(r, at, dst, len);
+}
+
 /* Consumer: frees the first len bytes. */
-void ring_consume(struct ringbuf *r, uint32_t len);
+static inline void ring_consume(struct ringbuf *r, uint32_t len)
+{
+	__atomic_store_n(&r->tail, r->tail + len, __ATOMIC_RELEASE);
+}
 /* Consumer: takes the count of dropped records (and resets it). */
 uint64_t ring_take_lost(struct ringbuf *r);
 
