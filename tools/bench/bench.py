@@ -95,7 +95,8 @@ CONFIGS = {
 }
 
 CURVE_KEYS = ["curve", "x", "mode", "status", "hz", "workload_cycles", "slowdown_pct",
-              "samples", "nmi_cycles_per_sample", "unwind_cycles_per_sample",
+              "samples", "nmi_cycles_per_sample", "nmi_cycles_per_user_sample",
+              "unwind_cycles_per_sample",
               "unwind_cycles_per_frame", "unwind_cycles_max", "unwind_cycles_steady",
               "profiler_cycles_per_sample", "bytes_per_sample",
               "user_frames_per_sample", "samples_per_unwind", "samples_lost",
