@@ -32,21 +32,41 @@ struct ringbuf {
 
 void ring_init(struct ringbuf *r, void *buf, uint64_t size);
 
+/* The calls a record passes through are inline: the producer's, one per
+ * record (the NMI's included), and the consumer's, with which the drain
+ * looks at the next record of every ring (header and time stamp) for each
+ * record it moves. What wraps around the end of the buffer takes two
+ * copies, out of line: records are a few hundred bytes and the rings
+ * MiBs, so that is rare. */
+
+/* ring_write's and ring_peek's bytes that wrap: at is the offset in buf. */
+void ring_write_wrapped(struct ringbuf *r, uint64_t at, const void *src, uint32_t len);
+void ring_peek_wrapped(const struct ringbuf *r, uint64_t at, void *dst, uint32_t len);
+
 /* Producer: appends len bytes (a whole record) or drops them and counts
  * the loss. False when dropped. */
-bool ring_write(struct ringbuf *r, const void *rec, uint32_t len);
-
-/* The consumer's calls are inline: the drain looks at the next record of
- * every ring (header and time stamp) for each record it moves. */
+static inline bool ring_write(struct ringbuf *r, const void *rec, uint32_t len)
+{
+	uint64_t head = r->head; /* ours: no other writer */
+	uint64_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	if (!r->buf || len > r->size - (head - tail)) {
+		__atomic_fetch_add(&r->lost, 1, __ATOMIC_RELAXED);
+		return false;
+	}
+	uint64_t at = head & (r->size - 1);
+	if (at + len <= r->size)
+		__builtin_memcpy(r->buf + at, rec, len);
+	else
+		ring_write_wrapped(r, at, rec, len);
+	__atomic_store_n(&r->head, head + len, __ATOMIC_RELEASE);
+	return true;
+}
 
 /* Consumer: bytes readable now. */
 static inline uint64_t ring_used(const struct ringbuf *r)
 {
 	return __atomic_load_n(&r->head, __ATOMIC_ACQUIRE) - r->tail;
 }
-
-/* ring_peek's bytes that wrap around the end of the buffer. */
-void ring_peek_wrapped(const struct ringbuf *r, uint64_t at, void *dst, uint32_t len);
 
 /* Consumer: copies len bytes at offset off from the tail (off + len <=
  * ring_used) without consuming them. */
