@@ -158,7 +158,9 @@ CACHE_COLUMNS = [
 ]
 CACHE_KEYS = [key for key, _, _ in CACHE_COLUMNS] + ["status"]
 
-# The breakdown (tools/bench/breakdown.py): one table per mode and window.
+# The breakdown (tools/bench/breakdown.py): one table per mode and window,
+# and per mode one of what a sample costs in all (its entries are samples).
+PER_SAMPLE = "sample (whole run minus mode none)"
 BREAKDOWN_KEYS = ["mode", "window", "function", "insns", "per_entry", "per_frame", "pct",
                   "entries", "kernel_count"]
 BREAKDOWN_COLUMNS = [
@@ -179,7 +181,8 @@ def breakdown_groups(rows):
         total = g[-1]
         kernel = (f"; the kernel's TSC count: {total['kernel_count']}"
                   if total["kernel_count"] is not None else "")
-        yield (f"{mode}, {window}: {total['entries']} entries, "
+        unit = "samples" if window == PER_SAMPLE else "entries"
+        yield (f"{mode}, {window}: {total['entries']} {unit}, "
                f"{total['insns']} instructions{kernel}"), g
 
 
