@@ -39,9 +39,9 @@ void ring_init(struct ringbuf *r, void *buf, uint64_t size);
  * copies, out of line: records are a few hundred bytes and the rings
  * MiBs, so that is rare. */
 
-/* ring_write's and ring_peek's bytes that wrap: at is the offset in buf. */
-void ring_write_wrapped(struct ringbuf *r, uint64_t at, const void *src, uint32_t len);
-void ring_peek_wrapped(const struct ringbuf *r, uint64_t at, void *dst, uint32_t len);
+/* ring_write's and ring_peek's bytes that wrap, at ring position pos. */
+void ring_write_wrapped(struct ringbuf *r, uint64_t pos, const void *src, uint32_t len);
+void ring_peek_wrapped(const struct ringbuf *r, uint64_t pos, void *dst, uint32_t len);
 
 /* Producer: appends len bytes (a whole record) or drops them and counts
  * the loss. False when dropped. */
@@ -57,7 +57,7 @@ static inline bool ring_write(struct ringbuf *r, const void *rec, uint32_t len)
 	if (at + len <= r->size)
 		__builtin_memcpy(r->buf + at, rec, len);
 	else
-		ring_write_wrapped(r, at, rec, len);
+		ring_write_wrapped(r, head, rec, len);
 	__atomic_store_n(&r->head, head + len, __ATOMIC_RELEASE);
 	return true;
 }
@@ -72,11 +72,11 @@ static inline uint64_t ring_used(const struct ringbuf *r)
  * ring_used) without consuming them. */
 static inline void ring_peek(const struct ringbuf *r, uint64_t off, void *dst, uint32_t len)
 {
-	uint64_t at = (r->tail + off) & (r->size - 1);
+	uint64_t pos = r->tail + off, at = pos & (r->size - 1);
 	if (at + len <= r->size)
 		__builtin_memcpy(dst, r->buf + at, len); /* a load, for a header */
 	else
-		ring_peek_wrapped(r, at, dst, len);
+		ring_peek_wrapped(r, pos, dst, len);
 }
 
 /* Consumer: frees the first len bytes. */
@@ -84,6 +84,7 @@ static inline void ring_consume(struct ringbuf *r, uint32_t len)
 {
 	__atomic_store_n(&r->tail, r->tail + len, __ATOMIC_RELEASE);
 }
+
 /* Consumer: takes the count of dropped records (and resets it). */
 uint64_t ring_take_lost(struct ringbuf *r);
 
