@@ -19,6 +19,7 @@
 #define KERN_RINGBUF_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct ringbuf {
@@ -77,6 +78,15 @@ static inline void ring_peek(const struct ringbuf *r, uint64_t off, void *dst, u
 		__builtin_memcpy(dst, r->buf + at, len); /* a load, for a header */
 	else
 		ring_peek_wrapped(r, pos, dst, len);
+}
+
+/* Consumer: the first len bytes (len <= ring_used) where they lie, or
+ * NULL when they wrap around the end of the buffer (ring_peek copies
+ * them). Valid until ring_consume gives them back. */
+static inline const void *ring_span(const struct ringbuf *r, uint32_t len)
+{
+	uint64_t at = r->tail & (r->size - 1);
+	return at + len <= r->size ? r->buf + at : NULL;
 }
 
 /* Consumer: frees the first len bytes. */
