@@ -11,7 +11,7 @@ window and the kernel's count must agree up to what each leaves out: the
 kernel's TSC bracket around unwind_user takes the call itself and the
 store of its result (a handful of instructions, inside the kernel's count,
 outside the window); nmi_dispatch's bracket leaves out its prologue and
-the two counter updates after its second rdtsc (inside the window). AGREE
+the counter updates after its second rdtsc (inside the window). AGREE
 is the tolerance test/t/74-bench-insnprof.t and the driver hold them to.
 """
 import output
