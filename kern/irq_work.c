@@ -1,5 +1,5 @@
 #include "kern/irq_work.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/stats.h"
 
 /* Each CPU's pending works, newest first. Pushed by anyone on that CPU
@@ -63,7 +63,7 @@ bool irq_work_wait(struct irq_work *work)
 	while (__atomic_load_n(&work->busy, __ATOMIC_ACQUIRE) ||
 	       __atomic_load_n(&work->running, __ATOMIC_ACQUIRE)) {
 		waited = true;
-		pause();
+		cpu_relax();
 	}
 	return waited;
 }

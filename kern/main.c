@@ -1,7 +1,7 @@
 /*
  * kmain: from the loader's hand-off to a running kernel.
  */
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/acpi.h"
 #include "kern/cmdline.h"
 #include "kern/fbcon.h"

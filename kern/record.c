@@ -1,5 +1,5 @@
 #include "kern/record.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/kernel.h"
 #include "kern/mm.h"
 #include "kern/pmm.h"
@@ -67,7 +67,7 @@ bool record_ready(void)
 
 uint64_t record_time(void)
 {
-	return rdtsc();
+	return arch_cycles();
 }
 
 static bool valid_size(uint32_t size)
@@ -302,8 +302,8 @@ void record_stream_end(void)
 	 * half written, so the stream cannot be finished cleanly. */
 	if (__atomic_exchange_n(&draining, 1, __ATOMIC_ACQUIRE))
 		return;
-	uint64_t t0 = rdtsc(), bytes = drain_all(RECORD_DRAIN_ALL);
-	uint64_t dt = rdtsc() - t0;
+	uint64_t t0 = arch_cycles(), bytes = drain_all(RECORD_DRAIN_ALL);
+	uint64_t dt = arch_cycles() - t0;
 	/* The channel's throughput, in guest time (docs/SAMPLING.md). */
 	if (bytes >= 4096)
 		kprintf("profile: final drain: %lu bytes in %lu us, %lu KB/s\n",

@@ -1,5 +1,5 @@
 #include "kern/sample.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/kernel.h"
 #include "kern/kunwind.h"
 #include "kern/mm.h"

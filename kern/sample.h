@@ -18,7 +18,7 @@
 
 #include "stitch/records.h"
 
-struct trap_frame; /* arch/x86_64/trap.h */
+struct trap_frame; /* <arch/trap.h> */
 
 /* The interrupted registers: the three every sample reads, and the
  * frame, from which a mode that records them all takes the rest

@@ -13,7 +13,7 @@
  * consumer. NMI context: nothing here faults, sleeps, locks or allocates.
  */
 #include "kern/sample.h"
-#include "arch/x86_64/unwind_user.h"
+#include <arch/unwind_user.h>
 #include "kern/kernel.h"
 #include "kern/mm.h"
 #include "kern/profile.h"

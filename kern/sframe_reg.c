@@ -1,5 +1,5 @@
 #include "kern/sframe_reg.h"
-#include "arch/x86_64/uaccess.h"
+#include <arch/uaccess.h>
 #include "kern/cmdline.h"
 #include "kern/kernel.h"
 #include "kern/kmalloc.h"

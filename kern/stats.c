@@ -1,5 +1,5 @@
 #include "kern/stats.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/console.h"
 #include "kern/kernel.h"
 #include "kern/string.h"

@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "stitch/records.h"
 
 /* X(id, "name", how): how is SUM (totals add up across CPUs) or MAX. */

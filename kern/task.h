@@ -19,9 +19,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/x86_64/arch.h"
-#include "arch/x86_64/task.h"
-#include "arch/x86_64/trap.h"
+#include <arch/arch.h>
+#include <arch/task.h>
+#include <arch/trap.h>
 #include "kern/kunwind.h"
 
 #define NPROC         64      /* the process table (docs/USERLAND.md: -EAGAIN) */

@@ -28,7 +28,7 @@
  * cookie for the next entry); no request is lost or answered twice.
  */
 #include "kern/unwind_deferred.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/irq_work.h"
 #include "kern/kernel.h"
 #include "kern/kmalloc.h"
@@ -164,10 +164,10 @@ void unwind_deferred_note_sample(struct task *t)
 static void take_trace(struct unwind_task_info *info)
 {
 	struct task *t = info->task;
-	uint64_t faults = t->kernel_page_faults, t0 = rdtsc();
+	uint64_t faults = t->kernel_page_faults, t0 = arch_cycles();
 	info->trace.nr = unwind_user(method, info->trace.entries, info->max,
 				     &info->trace.stop);
-	uint64_t cycles = rdtsc() - t0;
+	uint64_t cycles = arch_cycles() - t0;
 	info->taken = true;
 	stat_inc(STAT_UNWINDS_RUN);
 	stat_add(STAT_FRAMES_UNWOUND, info->trace.nr);

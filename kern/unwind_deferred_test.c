@@ -6,9 +6,8 @@
  * it `current` with interrupts off, and puts the real one back.
  */
 #include "kern/ktest.h"
-#include "arch/x86_64/arch.h"
-#include "arch/x86_64/lapic.h"
-#include "arch/x86_64/smp.h"
+#include <arch/arch.h>
+#include <arch/ktest.h>
 #include "kern/irq_work.h"
 #include "kern/mm.h"
 #include "kern/pmm.h"
@@ -191,18 +190,18 @@ KTEST(unwind_deferred_from_nmi)
 	trap_set_handler(VEC_NMI, request_in_nmi);
 	/* Sent by this write, not by a timer: no wall-clock wait (the bound
 	 * counts iterations and only keeps a lost NMI from hanging the run). */
-	lapic_self_nmi();
+	arch_self_nmi();
 	for (int i = 0; i < 1000000 && __atomic_load_n(&nmi_ret, __ATOMIC_ACQUIRE) == -1000; i++)
-		pause();
+		cpu_relax();
 	trap_set_handler(VEC_NMI, NULL);
 	KEXPECT_EQ(t, nmi_ret, 0);
 	KEXPECT(t, nmi_cookie != 0);
 	KEXPECT(t, stand_in.works == NULL); /* the IPI waits: interrupts are off */
 	KEXPECT(t, !unwind_exit_to_user(&stand_in));
 	uint64_t ipis = stat_total(STAT_SELF_IPIS);
-	sti();
+	irq_enable();
 	delay_us(100);
-	cli();
+	irq_disable();
 	KEXPECT_EQ(t, stat_total(STAT_SELF_IPIS) - ipis, 1);
 	KEXPECT(t, stand_in.works != NULL);
 	task_work_run();
@@ -231,9 +230,9 @@ KTEST(irq_work_queue_and_run)
 	irq_work_run();
 	KEXPECT_EQ(t, irq_ran, 1);
 	KEXPECT(t, irq_work_queue(&w));
-	sti();
+	irq_enable();
 	delay_us(100);
-	cli();
+	irq_disable();
 	KEXPECT_EQ(t, irq_ran, 2);
 	irq_restore(f);
 }
@@ -263,10 +262,10 @@ static void request_on_cpu1(void *exiting)
 	nmi_work = &work_a;
 	nmi_ret = -1000;
 	trap_set_handler(VEC_NMI, request_in_nmi);
-	lapic_timer_oneshot(100000, LAPIC_TIMER_NMI);
-	for (uint64_t end_tsc = rdtsc() + tsc_hz; rdtsc() < end_tsc &&
+	arch_nmi_after(100000);
+	for (uint64_t end_tsc = arch_cycles() + tsc_hz; arch_cycles() < end_tsc &&
 	     __atomic_load_n(&nmi_ret, __ATOMIC_ACQUIRE) == -1000;)
-		pause();
+		cpu_relax();
 	trap_set_handler(VEC_NMI, NULL);
 	if (exiting) {
 		task_work_exit(&stand_in);
@@ -296,9 +295,9 @@ KTEST(unwind_deferred_nmi_on_other_cpu)
 	if (!begin_on_cpu1(t, false))
 		return;
 	KEXPECT(t, !unwind_exit_to_user(&stand_in)); /* PENDING until it ran */
-	for (uint64_t end_tsc = rdtsc() + tsc_hz; rdtsc() < end_tsc &&
+	for (uint64_t end_tsc = arch_cycles() + tsc_hz; arch_cycles() < end_tsc &&
 	     !__atomic_load_n(&stand_in.works, __ATOMIC_ACQUIRE);)
-		pause();
+		cpu_relax();
 	KEXPECT(t, stand_in.works != NULL);
 	KEXPECT_EQ(t, stat_total(STAT_UNWIND_IPI_REMOTE_TASK) - remote, 1);
 	task_work_run();

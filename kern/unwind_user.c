@@ -1,7 +1,7 @@
 #include "kern/unwind_user.h"
-#include "arch/x86_64/uaccess.h"
-#include "arch/x86_64/user_load.h"
-#include "arch/x86_64/unwind_user.h"
+#include <arch/uaccess.h>
+#include <arch/user_load.h>
+#include <arch/unwind_user.h>
 #include "kern/cmdline.h"
 #include "kern/kernel.h"
 #include "kern/sched.h"

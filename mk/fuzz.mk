@@ -30,7 +30,7 @@ PACKAGES += clang libclang-rt-14-dev libdw-dev libelf-dev binutils-dev
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_CC  := clang
 FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_CFLAGS := -std=gnu11 -g -O1 $(WARN) -Iinclude -I. -iquote test/fuzz $(FUZZ_SAN)
+FUZZ_CFLAGS := -std=gnu11 -g -O1 $(WARN) -Iinclude $(ARCH_INCLUDE) -I. -iquote test/fuzz $(FUZZ_SAN)
 
 FUZZ_MOCK := test/fuzz/mock.c test/fuzz/mock.h
 FUZZ_KERN_HDRS := $(wildcard kern/*.h) $(wildcard include/stitch/*.h)

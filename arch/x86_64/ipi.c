@@ -3,9 +3,9 @@
  * vector VEC_SELF_IPI, sent by a CPU to itself. Raised from NMI context,
  * so sending it must be NMI-safe: lapic_self_ipi() is one ICR write.
  */
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "arch/x86_64/lapic.h"
-#include "arch/x86_64/trap.h"
+#include <arch/trap.h>
 
 static void (*irq_work_handler)(void);
 

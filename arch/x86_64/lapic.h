@@ -30,10 +30,6 @@ void lapic_send_nmi(uint32_t apic_id);
 void lapic_send_init(uint32_t apic_id);
 void lapic_send_sipi(uint32_t apic_id, uint8_t page);
 
-/* Sends an NMI to this CPU; it arrives right after the write that sends
- * it (no timer): for tests that need an NMI at a known place. */
-void lapic_self_nmi(void);
-
 /* One interrupt after ns nanoseconds, or one every ns. */
 void lapic_timer_oneshot(uint64_t ns, unsigned vector);
 void lapic_timer_periodic(uint64_t ns, unsigned vector);

@@ -4,9 +4,9 @@
  * Every NMI is counted, and the TSC cycles spent in its handler; those
  * that interrupted ring 3 (the samples of user code) also apart.
  */
-#include "arch/x86_64/arch.h"
-#include "arch/x86_64/trap.h"
-#include "arch/x86_64/uaccess.h"
+#include <arch/arch.h>
+#include <arch/trap.h>
+#include <arch/uaccess.h>
 #include "arch/x86_64/x86.h"
 #include "kern/stats.h"
 
@@ -63,7 +63,7 @@ void nmi_dispatch(struct trap_frame *tf)
 	else
 		stat_inc_on(cpu, STAT_NMI_IGNORED);
 	__atomic_store_n(&arch_nmi_active[cpu], false, __ATOMIC_RELAXED);
-	uint64_t dt = rdtsc() - t0;
+	uint64_t dt = arch_cycles() - t0;
 	stat_add_on(cpu, STAT_NMI_CYCLES_TOTAL, dt);
 	stat_max_on(cpu, STAT_NMI_CYCLES_MAX, dt);
 	if (trap_from_user(tf)) {
@@ -81,5 +81,5 @@ void arch_nmi_quiesce(void)
 	for (unsigned cpu = 0; cpu < arch_ncpus(); cpu++)
 		while (cpu != arch_cpu_id() &&
 		       __atomic_load_n(&arch_nmi_active[cpu], __ATOMIC_SEQ_CST))
-			pause();
+			cpu_relax();
 }

@@ -2,7 +2,7 @@
 # Test 12: gdb walks the kernel's stacks into user code.
 #
 # The kernel keeps its CFI in kernel.elf (.debug_frame, not loaded) and the
-# entry paths describe their frames (arch/x86_64/trap.h), so gdb, with the
+# entry paths describe their frames (arch/x86_64/include/arch/trap.h), so gdb, with the
 # symbols of .gdbinit, unwinds from anywhere in the kernel through the
 # entry into the program that entered. /bin/reader boots under -icount
 # (the same run every time) with QEMU waiting for gdb, which
