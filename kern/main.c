@@ -59,7 +59,7 @@ void kmain(uint64_t boot_info_phys)
 	arch_init_cpu();
 	copy_boot_info(boot_info_phys);
 	fbcon_init(&boot_info.fb);
-	kprintf("\nStitch kernel (x86_64), build ");
+	kprintf("\nStitch kernel (%s), build ", ARCH_NAME);
 	print_build_id();
 	kprintf("\ncommand line: %s\n", boot_info.cmdline);
 	cmdline_parse(&boot_args, boot_info.cmdline);

@@ -10,11 +10,6 @@
 
 _Static_assert(ARCH_USER_LOAD_END == USER_END, "user_load.h and uvm.h agree on the user range");
 
-bool user_range_ok(uint64_t addr, uint64_t n)
-{
-	return n == 0 || (addr < USER_END && n <= USER_END - addr);
-}
-
 int copy_from_user(void *dst, uint64_t usrc, uint64_t n)
 {
 	if (!user_range_ok(usrc, n))

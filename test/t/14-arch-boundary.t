@@ -58,6 +58,9 @@ my %bad = (
 	'redeclared.c' => [ "${head}void lapic_timer_stop(void);\nvoid f(void) { lapic_timer_stop(); }\n",
 		qr{redeclared\.c:3: lapic_timer_stop: belongs to arch/x86_64's internals.*\n.*redeclared\.c:4: lapic_timer_stop},
 		'an arch-internal function declared by hand' ],
+	'redeclared.h' => [ "#include \"kern/kernel.h\"\nvoid lapic_timer_stop(void);\n",
+		qr{redeclared\.h:2: lapic_timer_stop: belongs to arch/x86_64's internals},
+		'an arch-internal function declared again in a portable header' ],
 );
 file('through.h', "#include \"arch/x86_64/x86.h\"\n");
 for my $name (sort keys %bad) {

@@ -16,6 +16,8 @@
 
 #include "sframe/sframe.h"
 
+#define ARCH_NAME "x86_64" /* in the boot banner */
+
 /* Interrupt flag save/restore: the kernel's only "lock" while it runs on
  * one CPU. NMIs are not masked by it: NMI code must not take it. */
 typedef uint64_t irqflags_t;
