@@ -211,12 +211,19 @@ static bool next_of(const struct ringbuf *r, struct rec_header *h, uint64_t *tim
 	return true;
 }
 
-/* One record from cpu's ring r to the channel, or dropped and counted. */
+/* One record from cpu's ring r to the channel, or dropped and counted.
+ * From where it lies in the ring unless it wraps: the channel copies it
+ * anyway. Its space goes back to the writer after. */
 static uint32_t move_one(unsigned cpu, struct ringbuf *r, const struct rec_header *h)
 {
-	ring_peek(r, 0, drain_buf, h->size);
+	const void *rec = ring_span(r, h->size);
+	if (!rec) {
+		ring_peek(r, 0, drain_buf, h->size);
+		rec = drain_buf;
+	}
+	bool sent = emit(rec, h->size, false);
 	ring_consume(r, h->size);
-	if (!emit(drain_buf, h->size, false)) {
+	if (!sent) {
 		stat_inc(STAT_RECORDS_LOST);
 		unreported[cpu]++;
 	}
@@ -245,23 +252,35 @@ static void report_lost(unsigned cpu, struct cpu_rings *cr, bool final)
  */
 static uint64_t drain_all(uint64_t max_bytes)
 {
+	/* Each ring's next record. It stays at the ring's tail until this
+	 * drain moves it, so a ring is looked at again only once its record
+	 * was moved, or while it has none. */
+	struct {
+		struct ringbuf *r;
+		unsigned cpu;
+		bool has;
+		struct rec_header h;
+		uint64_t time;
+	} next[2 * ARCH_MAX_CPUS];
+	unsigned n = 0;
 	uint64_t done = 0;
 
+	for (unsigned c = 0; c < ncpus; c++) {
+		next[n].r = &rings[c].nmi, next[n].cpu = c, next[n++].has = false;
+		next[n].r = &rings[c].normal, next[n].cpu = c, next[n++].has = false;
+	}
 	while (done < max_bytes) {
-		struct ringbuf *oldest = NULL;
-		struct rec_header h, ho;
-		uint64_t t, to = 0;
-		unsigned cpu = 0;
-		for (unsigned c = 0; c < ncpus; c++) {
-			struct ringbuf *r[2] = { &rings[c].nmi, &rings[c].normal };
-			for (int i = 0; i < 2; i++)
-				if (next_of(r[i], &h, &t) && (!oldest || t < to)) {
-					oldest = r[i], ho = h, to = t, cpu = c;
-				}
+		int oldest = -1;
+		for (unsigned i = 0; i < n; i++) {
+			if (!next[i].has)
+				next[i].has = next_of(next[i].r, &next[i].h, &next[i].time);
+			if (next[i].has && (oldest < 0 || next[i].time < next[oldest].time))
+				oldest = (int)i;
 		}
-		if (!oldest)
+		if (oldest < 0)
 			break;
-		done += move_one(cpu, oldest, &ho);
+		done += move_one(next[oldest].cpu, next[oldest].r, &next[oldest].h);
+		next[oldest].has = false;
 	}
 	for (unsigned c = 0; c < ncpus; c++)
 		report_lost(c, &rings[c], false);

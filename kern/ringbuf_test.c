@@ -30,7 +30,7 @@ KTEST(ringbuf_wraps)
 KTEST(ringbuf_full_drops_and_counts)
 {
 	struct ringbuf r;
-	uint8_t rec[24], out[24];
+	uint8_t rec[24], out[24], big[65] = { 0 };
 	ring_init(&r, area, sizeof area);
 	ktest_fill(rec, sizeof rec, 1);
 	KASSERT(t, ring_write(&r, rec, sizeof rec));
@@ -51,7 +51,7 @@ KTEST(ringbuf_full_drops_and_counts)
 	ring_consume(&r, 24);
 	ktest_fill(rec, sizeof rec, 4);
 	KEXPECT(t, ring_write(&r, rec, sizeof rec));
-	KEXPECT(t, !ring_write(&r, rec, 65)); /* larger than the ring */
+	KEXPECT(t, !ring_write(&r, big, sizeof big)); /* larger than the ring */
 	KEXPECT_EQ(t, ring_take_lost(&r), 1);
 }
 

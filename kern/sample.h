@@ -78,7 +78,15 @@ void sample_user_callchain(struct sample_ctx *ctx);
  * profile.frames; after profile_init, before the first process. */
 void sample_user_init(void);
 
-/* Appends one ips[] entry; false if the buffer is full. */
-bool sample_push(struct sample_ctx *ctx, uint64_t entry);
+/* Appends one ips[] entry; false if the buffer is full. Inline: the NMI
+ * appends two (a deferred chain's marker and cookie). */
+static inline bool sample_push(struct sample_ctx *ctx, uint64_t entry)
+{
+	if (ctx->len + sizeof entry > ctx->cap)
+		return false;
+	ctx->rec->ips[ctx->rec->nr++] = entry;
+	ctx->len += sizeof entry;
+	return true;
+}
 
 #endif
