@@ -5,7 +5,6 @@
 #include "kern/acpi.h"
 #include "kern/cmdline.h"
 #include "kern/fbcon.h"
-#include "kern/irq_work.h"
 #include "kern/kernel.h"
 #include "kern/ktest.h"
 #include "kern/kunwind.h"
@@ -81,7 +80,6 @@ void kmain(uint64_t boot_info_phys)
 	/* Kernel tests own the LAPIC timer: sampling waits for a test that
 	 * asks for it (the record stream is set up either way). */
 	const char *prefix = ktest_prefix();
-	irq_work_init();
 	unwind_user_init();
 	profile_init(!prefix);
 	/* The deferred unwinder's two consumers (docs/DEFERRED.md). */

@@ -46,7 +46,7 @@ void sample_busy_top(uint64_t end)
  * its callchain starts at the return address into this function. */
 __attribute__((noipa)) int sample_busy_software(void)
 {
-	int err = sample_software(SAMPLE_EVENT_SYSCALL, 0x5a17, 1);
+	int err = sample_software(SAMPLE_EVENT_SYSCALL, 0x5a17, 1, 0);
 	sink++;
 	return err;
 }

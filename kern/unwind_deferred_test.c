@@ -1,6 +1,6 @@
 /*
- * Kernel tests of the deferred-unwind core (kern/unwind_deferred.c), irq
- * work and the self-IPI, on a stand-in task: a task struct with a kernel
+ * Kernel tests of the deferred-unwind core (kern/unwind_deferred.c), its
+ * two consumers, irq work and the self-IPI, on a stand-in task: a task struct with a kernel
  * stack, an empty address space and a user frame whose rbp is 0, so that
  * its unwind is the user pc alone and reads no user memory. The test makes
  * it `current` with interrupts off, and puts the real one back.
@@ -11,7 +11,11 @@
 #include "kern/irq_work.h"
 #include "kern/mm.h"
 #include "kern/pmm.h"
+#include "kern/profile.h"
+#include "kern/record.h"
+#include "kern/sample.h"
 #include "kern/stats.h"
+#include "kern/strace.h"
 #include "kern/string.h"
 #include "kern/task.h"
 #include "kern/task_work.h"
@@ -109,17 +113,52 @@ KTEST(unwind_deferred_one_per_entry)
 	end();
 }
 
-/* The sampler's mark is counted once per entry, at its return. */
-KTEST(unwind_deferred_entries_with_samples)
+/*
+ * The two consumers as the kernel has them, from the stand-in: the
+ * sampler's NMI hook and the tracer ask in one entry and get its cookie;
+ * the sampler counts the entry once however many samples it has (its own
+ * mark); the one unwind answers each with its own REC_DEFERRED; the next
+ * entry has another cookie and counts again.
+ */
+KTEST(unwind_deferred_sampler_and_tracer)
 {
+	static uint64_t buf[32];
+	struct rec_sample *rec = (struct rec_sample *)buf;
+	struct sample_regs regs = { .user = false };
+	struct sample_ctx ctx = { .regs = &regs, .rec = rec, .len = sizeof *rec,
+				  .cap = sizeof buf };
+	if (profile.mode != MODE_SFRAME) {
+		ktest_skip(t, "profile.mode is not sframe");
+		return;
+	}
 	if (!begin(t))
 		return;
-	uint64_t n = stat_total(STAT_ENTRIES_WITH_SAMPLES);
-	unwind_deferred_note_sample(&stand_in);
-	unwind_deferred_note_sample(&stand_in);
+	uint64_t entries = stat_total(STAT_ENTRIES_WITH_SAMPLES);
+	uint64_t records = stat_total(STAT_DEFERRED_RECORDS);
+	uint64_t runs = stat_total(STAT_UNWINDS_RUN);
+	memset(buf, 0, sizeof buf);
+	sample_user_callchain(&ctx);
+	sample_user_callchain(&ctx);
+	uint64_t cookie = strace_request();
+	KEXPECT_EQ(t, rec->nr, 4);
+	KEXPECT(t, rec->ips[0] == PERF_CONTEXT_USER_DEFERRED && rec->ips[1] != 0);
+	KEXPECT(t, rec->ips[2] == PERF_CONTEXT_USER_DEFERRED && rec->ips[3] == rec->ips[1]);
+	KEXPECT_EQ(t, cookie, rec->ips[1]);
+	task_work_run();
+	KEXPECT_EQ(t, stat_total(STAT_ENTRIES_WITH_SAMPLES) - entries, 1);
+	KEXPECT(t, record_ready());
+	KEXPECT_EQ(t, stat_total(STAT_DEFERRED_RECORDS) - records, 2);
+	KEXPECT_EQ(t, stat_total(STAT_UNWINDS_RUN) - runs, 1);
 	KEXPECT(t, unwind_exit_to_user(&stand_in));
-	KEXPECT(t, unwind_exit_to_user(&stand_in)); /* an entry without samples */
-	KEXPECT_EQ(t, stat_total(STAT_ENTRIES_WITH_SAMPLES) - n, 1);
+
+	rec->nr = 0;
+	ctx.len = sizeof *rec;
+	sample_user_callchain(&ctx);
+	KEXPECT(t, rec->nr == 2 && rec->ips[1] != 0 && rec->ips[1] != cookie);
+	task_work_run();
+	KEXPECT_EQ(t, stat_total(STAT_ENTRIES_WITH_SAMPLES) - entries, 2);
+	KEXPECT_EQ(t, stat_total(STAT_DEFERRED_RECORDS) - records, 3);
+	KEXPECT(t, unwind_exit_to_user(&stand_in));
 	end();
 }
 

@@ -48,6 +48,7 @@ void arch_init_devices(void)
 	pic_disable();
 	madt_init();
 	lapic_init(madt.lapic_phys);
+	self_ipi_init();
 	cpu_id_init(0); /* the boot CPU; arch_start_cpus starts the others */
 	ioapic_init();
 	lapic_calibrate();

@@ -22,6 +22,8 @@ uint32_t lapic_id(void);
 void lapic_eoi(void);
 /* Sends `vector` to this CPU (fixed delivery, "self" shorthand); NMI-safe. */
 void lapic_self_ipi(uint8_t vector);
+/* Installs the handler of irq work's self-IPI (ipi.c). Boot, once. */
+void self_ipi_init(void);
 /* To another CPU, by APIC ID (normal context, interrupts off; not NMI):
  * a fixed interrupt, an NMI, and the INIT and start-up IPIs that start an
  * application processor at physical page `page` << 12 in real mode. */

@@ -15,7 +15,7 @@ bool arch_has_rdtscp;
 unsigned arch_cpu_id_lapic(void) { return 0; }
 struct cpu_local cpu_locals[ARCH_MAX_CPUS];
 uint8_t uaccess_smap;
-uint64_t stat_counters[ARCH_MAX_CPUS][STAT_COUNT];
+uint64_t stat_counters[ARCH_MAX_CPUS][STAT_ROW];
 
 struct cmdline boot_args;
 bool cmdline_flag(const struct cmdline *c, const char *key)

@@ -180,9 +180,8 @@ static inline bool arch_in_nmi(void)
 	return __atomic_load_n(&arch_nmi_active[arch_cpu_id()], __ATOMIC_RELAXED);
 }
 
-/* irq work's self-IPI (arch/x86_64/ipi.c): install the function the IPI
- * runs, and raise the IPI on this CPU (NMI-safe). */
-void arch_irq_work_init(void (*handler)(void));
+/* irq work's self-IPI (arch/x86_64/ipi.c), on this CPU (NMI-safe): its
+ * handler calls irq_work_run(). */
 void arch_irq_work_raise(void);
 
 /* Time: the TSC, calibrated against the PIT at boot. */
