@@ -47,14 +47,51 @@ int sframe_register(struct uvm *mm, uint64_t sframe, uint64_t len,
 
 /* The unwinder's switches (docs/DEFERRED.md): sframe.validate runs the
  * full validation when a section is first opened; unwind.rule_cache=0
- * turns the pc -> rule cache off. */
+ * turns the pc -> rule cache off, unwind.fde_index=0 the sections' FDE
+ * index. */
 static bool validate_all;
 static bool rule_cache_on = true;
+static bool fde_index_on = true;
 
 void sframe_reg_init(void)
 {
 	validate_all = cmdline_flag(&boot_args, "sframe.validate");
 	rule_cache_on = cmdline_int(&boot_args, "unwind.rule_cache", 1, 0, 1);
+	fde_index_on = cmdline_int(&boot_args, "unwind.fde_index", 1, 0, 1);
+}
+
+/* The most FDE starts a section's index samples (8 KiB): a bigger section
+ * is sampled every step-th FDE, and a lookup searches step FDEs in it. */
+#define FDE_INDEX_MAX 1024
+
+/*
+ * A sorted section's FDE index (sf_sample_build), built at its first use
+ * into kernel memory the section owns: the lookups then search their
+ * function's FDE in kernel memory and read from the section only the
+ * FDEs of one sample's block. Building reads at most FDE_INDEX_MAX starts
+ * (and takes their pages' faults). The memory is allocated with the
+ * walk's user-access window closed; kern/uvm.c frees it with the section.
+ * Without memory, or off, the section
+ * is searched as it is; a section whose starts decrease is not valid.
+ */
+static int index_section(struct sframe_section *s)
+{
+	struct sf_table *t = &s->table;
+	if (!fde_index_on || !(t->flags & SF_F_FDE_SORTED) || t->num_fdes == 0)
+		return SF_OK;
+	uint64_t size = sf_sample_size(t, FDE_INDEX_MAX);
+	arch_user_access_end();
+	void *mem = kmalloc(size);
+	arch_user_access_begin();
+	if (!mem)
+		return SF_OK;
+	int err = sf_sample_build(t, mem, size);
+	if (err) {
+		kfree(mem);
+		return err;
+	}
+	stat_inc(STAT_SFRAME_INDEXED);
+	return SF_OK;
 }
 
 /* Header and layout, read in place (sframe_find_rule holds the window).
@@ -76,7 +113,7 @@ static int open_section(struct sframe_section *s)
 		err = sf_validate(&s->table);
 	s->table.text_start = s->text_start;
 	s->table.text_end = s->text_end;
-	return err;
+	return err ? err : index_section(s);
 }
 
 /* The section covering pc: the last one used first (consecutive frames
@@ -119,6 +156,7 @@ void sframe_walk_done(const struct sframe_walk *w)
 	stat_add(STAT_RULE_CACHE_HITS, w->cache_hits);
 	stat_add(STAT_RULE_CACHE_MISSES, w->cache_misses);
 	stat_add(STAT_SFRAME_LAST_HITS, w->last_hits);
+	stat_add(STAT_FDE_INDEX_LOOKUPS, w->index_lookups);
 }
 
 /* Fills the newest way of pc's set; the oldest entry goes. */
@@ -144,8 +182,10 @@ int sframe_find_rule(uint64_t pc, const struct sf_rule **rule,
 		return SF_E_NO_FDE;
 	}
 	*sec = section_for(mm, pc, w, &err);
-	if (*sec && !err)
+	if (*sec && !err) {
+		w->index_lookups += (*sec)->table.sample != NULL;
 		err = sf_find_rule_bounded(&(*sec)->table, pc, &w->rule, &w->work);
+	}
 	else if (!*sec)
 		err = SF_E_NO_FDE;
 	if (c && (err == SF_E_NO_FDE || err == SF_E_NO_FRE)) {

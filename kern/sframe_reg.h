@@ -26,7 +26,7 @@ int sframe_register(struct uvm *mm, uint64_t sframe, uint64_t len,
 		    uint64_t text, uint64_t text_len);
 
 /* Reads the unwinder's command-line switches (sframe.validate,
- * unwind.rule_cache). Boot, before the first process. */
+ * unwind.rule_cache, unwind.fde_index). Boot, before the first process. */
 void sframe_reg_init(void);
 
 /* One unwind's state across its lookups: what it may still spend (FDE
@@ -36,6 +36,7 @@ struct sframe_walk {
 	uint32_t work;
 	uint32_t lookups; /* steps the rule cache did not answer */
 	uint32_t cache_hits, cache_misses, last_hits;
+	uint32_t index_lookups; /* lookups in a section's FDE index */
 	struct sf_rule rule; /* the last rule looked up (not from the cache) */
 };
 

@@ -24,6 +24,14 @@ struct uvm *uvm_create(void)
 	return mm;
 }
 
+/* A section, and the FDE index the unwinder built for it at its first
+ * use (kern/sframe_reg.c), if any. */
+static void section_free(struct sframe_section *s)
+{
+	kfree((void *)s->table.sample);
+	kfree(s);
+}
+
 void uvm_destroy(struct uvm *mm)
 {
 	vm_unmap_range(&mm->vm, 0, USER_END);
@@ -36,7 +44,7 @@ void uvm_destroy(struct uvm *mm)
 	while (mm->sframes) {
 		struct sframe_section *s = mm->sframes;
 		mm->sframes = s->next;
-		kfree(s);
+		section_free(s);
 	}
 	kfree(mm->rule_cache);
 	kfree(mm);
@@ -342,7 +350,7 @@ int uvm_sframe_remove(struct uvm *mm, uint64_t text_start)
 			if (mm->sframe_last == s)
 				mm->sframe_last = NULL;
 			mm->sframe_gen++;
-			kfree(s);
+			section_free(s);
 			return 0;
 		}
 	}

@@ -25,20 +25,22 @@ static uint64_t absolute(const struct sf_table *t, uint64_t at, int64_t raw)
 	return base + (uint64_t)raw;
 }
 
-/* Only the start address: what a binary search probes. */
-static inline int fde_start(const struct sf_table *t, uint32_t idx, uint64_t *start)
+/* Only the start address of FDE idx < num_fdes (in bounds: sf_open
+ * checked the FDE array against the section's size), in one load. */
+static SF_INLINE int fde_start(const struct sf_table *t, enum sf_kind k, uint32_t idx,
+			       uint64_t *start)
 {
 	uint64_t at = fde_offset(t, idx);
-	uint8_t b[8];
+	uint8_t b[8] = { 0 };
 	int64_t raw;
 	int err;
 
 	if (t->version == 3) {
-		if ((err = sf_get(&t->src, at, 8, b)))
+		if ((err = sf_load(&t->src, k, at, 8, b)))
 			return err;
 		raw = (int64_t)sf_le64(b);
 	} else {
-		if ((err = sf_get(&t->src, at, 4, b)))
+		if ((err = sf_load(&t->src, k, at, 4, b)))
 			return err;
 		raw = (int32_t)sf_le32(b);
 	}
@@ -47,15 +49,15 @@ static inline int fde_start(const struct sf_table *t, uint32_t idx, uint64_t *st
 }
 
 /* v3 keeps the FRE count and info bytes in front of the FREs. */
-static int read_attr(const struct sf_table *t, uint32_t fre_off,
-		     struct sf_fde *fde)
+static SF_INLINE int read_attr(const struct sf_table *t, enum sf_kind k, uint32_t fre_off,
+			       struct sf_fde *fde)
 {
 	uint8_t a[SF_ATTR_V3_SIZE];
 	int err;
 
 	if ((uint64_t)fre_off + SF_ATTR_V3_SIZE > t->fre_len)
 		return SF_E_FRE_BOUNDS;
-	if ((err = sf_get(&t->src, (uint64_t)t->fres + fre_off, sizeof a, a)))
+	if ((err = sf_get_kind(&t->src, k, (uint64_t)t->fres + fre_off, sizeof a, a)))
 		return err;
 	fde->num_fres = sf_le16(a);
 	fde->info = a[2];
@@ -96,18 +98,19 @@ static int decode_info(const struct sf_table *t, struct sf_fde *fde)
 	return SF_OK;
 }
 
-int sf_fde_get(const struct sf_table *t, uint32_t idx, struct sf_fde *fde)
+/* FDE idx < num_fdes, instantiated per source kind: in place, the record
+ * is three or four single loads, no call. */
+static SF_INLINE int fde_get(const struct sf_table *t, enum sf_kind k, uint32_t idx,
+			     struct sf_fde *fde)
 {
 	uint8_t b[SF_FDE_V2_SIZE] = { 0 };
+	uint64_t at = fde_offset(t, idx);
 	int err;
 
-	if (idx >= t->num_fdes)
-		return SF_E_FDE_INDEX;
-	uint64_t at = fde_offset(t, idx);
 	/* A constant length per version: a few plain loads, no copy loop. */
-	err = t->version == 1 ? sf_get(&t->src, at, SF_FDE_V1_SIZE, b) :
-	      t->version == 2 ? sf_get(&t->src, at, SF_FDE_V2_SIZE, b) :
-				sf_get(&t->src, at, SF_FDE_V3_SIZE, b);
+	err = t->version == 1 ? sf_get_kind(&t->src, k, at, SF_FDE_V1_SIZE, b) :
+	      t->version == 2 ? sf_get_kind(&t->src, k, at, SF_FDE_V2_SIZE, b) :
+				sf_get_kind(&t->src, k, at, SF_FDE_V3_SIZE, b);
 	if (err)
 		return err;
 
@@ -115,7 +118,7 @@ int sf_fde_get(const struct sf_table *t, uint32_t idx, struct sf_fde *fde)
 	fde->size = sf_le32(b + (t->version == 3 ? 8 : 4));
 	if (t->version == 3) {
 		fde->raw_start = (int64_t)sf_le64(b);
-		err = read_attr(t, sf_le32(b + 12), fde);
+		err = read_attr(t, k, sf_le32(b + 12), fde);
 	} else {
 		fde->raw_start = (int32_t)sf_le32(b);
 		err = read_v1_v2(t, b, fde);
@@ -126,17 +129,32 @@ int sf_fde_get(const struct sf_table *t, uint32_t idx, struct sf_fde *fde)
 	return decode_info(t, fde);
 }
 
+int sf_fde_get(const struct sf_table *t, uint32_t idx, struct sf_fde *fde)
+{
+	if (idx >= t->num_fdes)
+		return SF_E_FDE_INDEX;
+	switch (sf_kind(&t->src)) {
+	case SF_KIND_BASE:
+		return fde_get(t, SF_KIND_BASE, idx, fde);
+	case SF_KIND_IN_PLACE:
+		return fde_get(t, SF_KIND_IN_PLACE, idx, fde);
+	default:
+		return fde_get(t, SF_KIND_READ, idx, fde);
+	}
+}
+
 static bool covers(const struct sf_fde *fde, uint64_t pc)
 {
 	return pc >= fde->start && pc - fde->start < fde->size;
 }
 
-/* Where a search ended: the candidate, and the start of the FDE after it
- * when the search read it (next_known). */
-struct found {
-	uint32_t idx;
-	bool next_known;
-	uint64_t next_start;
+/* What a search starts from, and where it ended: the candidates [lo, hi)
+ * and the starts of FDEs lo and hi (lo_start known when it was read,
+ * hi_start when hi < num_fdes), and the start of FDE lo - 1 when known. */
+struct span {
+	uint32_t lo, hi;
+	bool lo_known, prev_known;
+	uint64_t lo_start, hi_start, prev_start;
 };
 
 /*
@@ -145,25 +163,27 @@ struct found {
  * the start field only. Along the search the starts must stay between
  * those of the probes that bound it (Linux's sframe.c checks the same):
  * a section that claims sorted FDEs and is not fails here, whatever pc.
- * Finds the last FDE starting at or before pc (or 0). Its probes, at most
- * the bit length of num_fdes, are charged to *work before it starts.
+ * Narrows *s to the last FDE starting at or before pc (or s->lo). Its
+ * probes, at most the bit length of the span, are charged to *work
+ * before it starts.
  */
 static SF_INLINE int search(const struct sf_table *t, enum sf_kind k, uint32_t width,
-			    uint64_t pc, struct found *f, uint32_t *work)
+			    uint64_t pc, struct span *s, uint32_t *work)
 {
-	uint32_t lo = 0, hi = t->num_fdes; /* candidates: [lo, hi) */
-	uint32_t probes = (uint32_t)(32 - __builtin_clz(hi)); /* hi > 0 */
-	uint64_t base = t->src.vaddr, lo_start = 0, hi_start = UINT64_MAX;
+	uint32_t lo = s->lo, n = s->hi - s->lo; /* candidates: [lo, lo + n) */
+	uint32_t probes = n > 1 ? (uint32_t)(32 - __builtin_clz(n - 1)) : 0;
+	uint64_t base = t->src.vaddr, lo_start = s->lo_start, hi_start = s->hi_start;
 	/* pcrel: the start counts from the field itself. */
 	uint64_t rel = t->flags & SF_F_FUNC_START_PCREL ? UINT64_MAX : 0;
 	uint64_t fdes = t->fdes, stride = t->fde_size;
+	bool lo_known = s->lo_known;
 	int err;
 
 	if (*work < probes)
 		return SF_E_BUDGET;
 	*work -= probes;
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
+	while (n > 1) {
+		uint32_t half = n / 2, mid = lo + half;
 		uint64_t at = fdes + mid * stride, start;
 		uint8_t b[8] = { 0 };
 		/* In bounds: sf_open checked the FDE array against the size. */
@@ -171,58 +191,51 @@ static SF_INLINE int search(const struct sf_table *t, enum sf_kind k, uint32_t w
 			return err;
 		int64_t raw = width == 8 ? (int64_t)sf_le64(b) : (int32_t)sf_le32(b);
 		start = base + (at & rel) + (uint64_t)raw;
-		if (start < lo_start || start > hi_start)
+		/* start < lo_start or > hi_start, in one test (lo_start <=
+		 * hi_start holds along the search). */
+		if (start - lo_start > hi_start - lo_start)
 			return SF_E_FDE_UNSORTED;
 		if (start <= pc) {
 			lo = mid;
 			lo_start = start;
+			lo_known = true;
+			n -= half;
 		} else {
-			hi = mid;
 			hi_start = start;
+			n = half;
 		}
 	}
-	f->idx = lo;
-	f->next_known = hi < t->num_fdes;
-	f->next_start = hi_start;
+	s->prev_known = s->prev_known && lo == s->lo;
+	s->lo = lo;
+	s->hi = lo + 1;
+	s->lo_start = lo_start;
+	s->lo_known = lo_known;
+	s->hi_start = hi_start;
 	return SF_OK;
 }
 
-static int search_any(const struct sf_table *t, uint64_t pc, struct found *f,
-		      uint32_t *work)
-{
-	bool v3 = t->version == 3;
-	switch (sf_kind(&t->src)) {
-	case SF_KIND_BASE:
-		return v3 ? search(t, SF_KIND_BASE, 8, pc, f, work) :
-			    search(t, SF_KIND_BASE, 4, pc, f, work);
-	case SF_KIND_IN_PLACE:
-		return v3 ? search(t, SF_KIND_IN_PLACE, 8, pc, f, work) :
-			    search(t, SF_KIND_IN_PLACE, 4, pc, f, work);
-	default:
-		return v3 ? search(t, SF_KIND_READ, 8, pc, f, work) :
-			    search(t, SF_KIND_READ, 4, pc, f, work);
-	}
-}
-
-/* The chosen FDE against its neighbours: starts increase and functions do
- * not overlap there, so that the answer is the only one. (The search may
+/* The chosen FDE against what the search read and its neighbours: its
+ * start the one the search saw, starts increasing and functions not
+ * overlapping there, so that the answer is the only one. (The search may
  * never have read the one before; the one after it read, if any.) */
-static int check_neighbours(const struct sf_table *t, const struct sf_fde *fde,
-			    const struct found *f)
+static SF_INLINE int check_neighbours(const struct sf_table *t, enum sf_kind k,
+				      const struct sf_fde *fde, const struct span *s)
 {
-	uint64_t start;
+	uint64_t start = s->prev_start;
 	int err;
 
+	if (s->lo_known && s->lo_start != fde->start)
+		return SF_E_FDE_UNSORTED;
 	if (fde->index > 0) {
-		if ((err = fde_start(t, fde->index - 1, &start)))
+		if (!s->prev_known && (err = fde_start(t, k, fde->index - 1, &start)))
 			return err;
 		if (start > fde->start)
 			return SF_E_FDE_UNSORTED;
 	}
-	if (f->next_known) {
-		if (f->next_start < fde->start)
+	if (s->hi < t->num_fdes) {
+		if (s->hi_start < fde->start)
 			return SF_E_FDE_UNSORTED;
-		if (f->next_start - fde->start < fde->size)
+		if (s->hi_start - fde->start < fde->size)
 			return SF_E_FDE_OVERLAP;
 	}
 	return SF_OK;
@@ -263,20 +276,104 @@ static int find_indexed(const struct sf_table *t, uint64_t pc, struct sf_fde *fd
 	return covers(fde, pc) ? check_found(t, fde) : SF_E_NO_FDE;
 }
 
-/* Sorted: the last FDE starting at or before pc is the only candidate. */
+/*
+ * The sampled index: the start of every step-th FDE, in memory of the
+ * caller's (sf_sample_build). The samples, checked increasing when they
+ * were read, narrow the search to one block of step FDEs in ordinary
+ * memory; with step 1 to the FDE itself, and its neighbours' starts are
+ * known too. False when pc precedes the first function.
+ */
+static SF_INLINE bool sample_span(const struct sf_sample *x, uint32_t num_fdes, uint64_t pc,
+				  struct span *s)
+{
+	const uint64_t *start = x->start;
+	uint32_t lo = 0, n = x->n;
+
+	if (pc < start[0])
+		return false;
+	while (n > 1) {
+		uint32_t half = n / 2;
+		lo = start[lo + half] <= pc ? lo + half : lo;
+		n -= half;
+	}
+	s->lo = lo * x->step;
+	s->hi = s->lo + x->step < num_fdes ? s->lo + x->step : num_fdes;
+	s->lo_known = true;
+	s->lo_start = start[lo];
+	s->hi_start = lo + 1 < x->n ? start[lo + 1] : UINT64_MAX;
+	s->prev_known = x->step == 1 && lo > 0;
+	s->prev_start = s->prev_known ? start[lo - 1] : 0;
+	return true;
+}
+
+uint64_t sf_sample_size(const struct sf_table *t, uint32_t max)
+{
+	uint32_t n = t->num_fdes < max ? t->num_fdes : max;
+	return sizeof(struct sf_sample) + (uint64_t)n * sizeof(uint64_t);
+}
+
+int sf_sample_build(struct sf_table *t, void *mem, uint64_t size)
+{
+	struct sf_sample *x = mem;
+	uint64_t max = size < sizeof *x ? 0 : (size - sizeof *x) / sizeof(uint64_t);
+	enum sf_kind k = sf_kind(&t->src);
+	int err;
+
+	if ((uintptr_t)mem % 8)
+		return SF_E_INVAL;
+	if (!(t->flags & SF_F_FDE_SORTED) || t->num_fdes == 0)
+		return SF_E_FDE_UNSORTED;
+	if (max == 0)
+		return SF_E_NOSPACE;
+	if (max > t->num_fdes)
+		max = t->num_fdes;
+	x->step = (uint32_t)((t->num_fdes + max - 1) / max);
+	x->n = (t->num_fdes + x->step - 1) / x->step;
+	for (uint32_t i = 0; i < x->n; i++) {
+		if ((err = fde_start(t, k, i * x->step, &x->start[i])))
+			return err;
+		if (i > 0 && x->start[i] < x->start[i - 1])
+			return SF_E_FDE_UNSORTED;
+	}
+	t->sample = x;
+	return SF_OK;
+}
+
+/* Sorted: the last FDE starting at or before pc is the only candidate.
+ * The search, the candidate's fields and its neighbour's start, each
+ * instantiated per source kind and start width. */
+static SF_INLINE int find_sorted_k(const struct sf_table *t, enum sf_kind k, uint32_t width,
+				   uint64_t pc, struct sf_fde *fde, uint32_t *work)
+{
+	struct span s = { 0, t->num_fdes, false, false, 0, UINT64_MAX, 0 };
+	int err;
+
+	if (t->sample && !sample_span(t->sample, t->num_fdes, pc, &s))
+		return SF_E_NO_FDE;
+	if ((err = search(t, k, width, pc, &s, work)) || (err = fde_get(t, k, s.lo, fde)) ||
+	    (err = check_neighbours(t, k, fde, &s)))
+		return err;
+	return covers(fde, pc) ? check_found(t, fde) : SF_E_NO_FDE;
+}
+
 static int find_sorted(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
 		       uint32_t *work)
 {
-	struct found f;
-	int err;
+	bool v3 = t->version == 3;
 
 	if (t->index)
 		return find_indexed(t, pc, fde, work);
-
-	if ((err = search_any(t, pc, &f, work)) || (err = sf_fde_get(t, f.idx, fde)) ||
-	    (err = check_neighbours(t, fde, &f)))
-		return err;
-	return covers(fde, pc) ? check_found(t, fde) : SF_E_NO_FDE;
+	switch (sf_kind(&t->src)) {
+	case SF_KIND_BASE:
+		return v3 ? find_sorted_k(t, SF_KIND_BASE, 8, pc, fde, work) :
+			    find_sorted_k(t, SF_KIND_BASE, 4, pc, fde, work);
+	case SF_KIND_IN_PLACE:
+		return v3 ? find_sorted_k(t, SF_KIND_IN_PLACE, 8, pc, fde, work) :
+			    find_sorted_k(t, SF_KIND_IN_PLACE, 4, pc, fde, work);
+	default:
+		return v3 ? find_sorted_k(t, SF_KIND_READ, 8, pc, fde, work) :
+			    find_sorted_k(t, SF_KIND_READ, 4, pc, fde, work);
+	}
 }
 
 static int find_linear(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
@@ -289,7 +386,7 @@ static int find_linear(const struct sf_table *t, uint64_t pc, struct sf_fde *fde
 		if (!*work)
 			return SF_E_BUDGET;
 		--*work;
-		if ((err = fde_start(t, i, &start)))
+		if ((err = fde_start(t, sf_kind(&t->src), i, &start)))
 			return err;
 		if (pc < start)
 			continue;

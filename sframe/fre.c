@@ -126,16 +126,18 @@ static SF_INLINE int scan(const struct sf_table *t, enum sf_kind k, uint32_t asz
 			  uint32_t limit, struct row *best, uint32_t *work)
 {
 	uint64_t end = (uint64_t)t->fres + t->fre_len, off = fde->first_fre;
-	uint32_t n = fde->num_fres, prev = 0;
-	bool found = false;
-	int err;
+	/* Rows this scan may read: the allowance ends it like num_fres. */
+	uint32_t n = fde->num_fres < *work ? fde->num_fres : *work;
+	uint32_t i, next_min = 0; /* the least start the next row may have */
+	uint64_t best_off = 0;
+	uint32_t best_start = 0;
+	uint8_t best_info = 0;
+	int err = SF_OK;
 
 	if (off < t->fres)
 		return SF_E_FRE_BOUNDS;
-	for (uint32_t i = 0; i < n; i++) {
+	for (i = 0; i < n; i++) {
 		uint8_t b[4] = { 0 }, info = 0;
-		if (i == *work)
-			return SF_E_BUDGET;
 		if (off + asz + 1 > end)
 			return SF_E_FRE_BOUNDS;
 		if ((err = sf_load(&t->src, k, off, asz, b)) ||
@@ -145,25 +147,30 @@ static SF_INLINE int scan(const struct sf_table *t, enum sf_kind k, uint32_t asz
 		uint32_t code = (info >> 5) & 3; /* word size 1 << code */
 		/* Rows an index's validation checked need no second look
 		 * (their bounds still get one, like every read). */
-		if (!trusted && code == 3)
-			return SF_E_FRE_INFO;
-		if (!trusted && i > 0 && start <= prev)
-			return SF_E_FRE_ORDER;
-		if (!trusted && start >= limit)
-			return SF_E_FRE_OUTSIDE;
+		if (!trusted && (code == 3 || start < next_min))
+			return code == 3 ? SF_E_FRE_INFO : SF_E_FRE_ORDER;
 		if (start > key) {
-			*work -= i + 1;
-			return found ? SF_OK : SF_E_NO_FRE;
+			/* Past pc (key < limit): only here can a row start
+			 * beyond its function. */
+			if (!trusted && start >= limit)
+				return SF_E_FRE_OUTSIDE;
+			break;
 		}
-		best->off = (uint32_t)off;
-		best->start = start;
-		best->info = info;
-		found = true;
-		prev = start;
+		best_off = off;
+		best_start = start;
+		best_info = info;
+		next_min = start + 1;
 		off += asz + 1 + (((uint32_t)info >> 1 & 0xf) << code);
 	}
-	*work -= n;
-	return found ? SF_OK : SF_E_NO_FRE;
+	if (i == n && n < fde->num_fres)
+		return SF_E_BUDGET;
+	*work -= i < n ? i + 1 : n;
+	if (i == 0)
+		return SF_E_NO_FRE;
+	best->off = (uint32_t)best_off;
+	best->start = best_start;
+	best->info = best_info;
+	return SF_OK;
 }
 
 static int scan_any(const struct sf_table *t, const struct sf_fde *fde, uint32_t key,
