@@ -185,9 +185,9 @@ int sframe_find_rule(uint64_t pc, const struct sf_rule **rule,
 	if (*sec && !err) {
 		w->index_lookups += (*sec)->table.sample != NULL;
 		err = sf_find_rule_bounded(&(*sec)->table, pc, &w->rule, &w->work);
-	}
-	else if (!*sec)
+	} else if (!*sec) {
 		err = SF_E_NO_FDE;
+	}
 	if (c && (err == SF_E_NO_FDE || err == SF_E_NO_FRE)) {
 		w->cache_misses++;
 		cache_put(c, pc, sframe_rule_tag(mm, true), NULL);
@@ -195,10 +195,10 @@ int sframe_find_rule(uint64_t pc, const struct sf_rule **rule,
 	if (err)
 		return err;
 	*rule = &w->rule;
-	struct sf_quick q;
-	if (c && sf_quick_of(&(*sec)->table, &w->rule, &q)) {
+	w->quick_ok = sf_quick_of(&(*sec)->table, &w->rule, &w->quick);
+	if (c && w->quick_ok) {
 		w->cache_misses++;
-		cache_put(c, pc, sframe_rule_tag(mm, false), &q);
+		cache_put(c, pc, sframe_rule_tag(mm, false), &w->quick);
 	}
 	return SF_OK;
 }

@@ -125,10 +125,11 @@ static enum unwind_stop step_failed(struct sf_frame *f, struct sframe_section *s
 /* One SFrame step by a looked-up rule, in the user-access window the walk
  * holds open, for a pc the walk's rule cache did not answer: the rule
  * from the section (within w's budget; cached for the next time), then
- * the stack reads. The window closes around anything else. In the
- * interrupted frame a flexible FDE may name any register: the entry's,
- * by DWARF number (none after it). Not inline, so that the walk's frame
- * stays in registers on its fast path. */
+ * the stack reads, inline for a rule of the quick shape. The window
+ * closes around anything else. In the interrupted frame a flexible FDE
+ * may name any register: the entry's, by DWARF number (none after it).
+ * Not inline, so that the walk's frame stays in registers on its fast
+ * path. */
 static __attribute__((noinline)) enum unwind_stop
 sframe_lookup_step(struct sf_frame *f, struct sframe_walk *w)
 {
@@ -137,11 +138,14 @@ sframe_lookup_step(struct sf_frame *f, struct sframe_walk *w)
 	struct sframe_section *s;
 	const struct sf_rule *r;
 	int err = sframe_find_rule(pc, &r, &s, w);
-	if (!f->caller)
-		unwind_user_dwarf_regs(task_user_frame(current), regs);
-	if (!err)
+	if (!err && w->quick_ok) {
+		err = sf_quick_step(&w->quick, f, user_word, NULL);
+	} else if (!err) {
+		if (!f->caller)
+			unwind_user_dwarf_regs(task_user_frame(current), regs);
 		err = sf_step_rule(&s->table, r, f, f->caller ? NULL : regs,
 				   UNWIND_USER_DWARF_REGS, NULL, NULL);
+	}
 	if (!err)
 		return STEPPED;
 	arch_user_access_end();

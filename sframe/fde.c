@@ -67,23 +67,8 @@ static SF_INLINE int read_attr(const struct sf_table *t, enum sf_kind k, uint32_
 	return SF_OK;
 }
 
-static int read_v1_v2(const struct sf_table *t, const uint8_t *b,
-		      struct sf_fde *fde)
-{
-	uint32_t fre_off = sf_le32(b + 8);
-
-	if (fre_off > t->fre_len)
-		return SF_E_FRE_BOUNDS;
-	fde->num_fres = sf_le32(b + 12);
-	fde->info = b[16];
-	fde->info2 = 0;
-	fde->rep_size = t->version == 2 ? b[17] : 0;
-	fde->first_fre = t->fres + fre_off;
-	return SF_OK;
-}
-
 /* Split the info bytes into their fields and check them. */
-static int decode_info(const struct sf_table *t, struct sf_fde *fde)
+static SF_INLINE int decode_info(const struct sf_table *t, struct sf_fde *fde)
 {
 	fde->fre_type = fde->info & 0xf;
 	fde->pc_type = (fde->info >> 4) & 1;
@@ -98,30 +83,44 @@ static int decode_info(const struct sf_table *t, struct sf_fde *fde)
 	return SF_OK;
 }
 
-/* FDE idx < num_fdes, instantiated per source kind: in place, the record
- * is three or four single loads, no call. */
+/*
+ * FDE idx < num_fdes (in bounds: sf_open checked the FDE array),
+ * instantiated per source kind: every version's first 16 bytes as two
+ * 8-byte words, then v1's info byte or v2's info and block size, or v3's
+ * attribute record; in place that is three loads, no call, no copy.
+ */
 static SF_INLINE int fde_get(const struct sf_table *t, enum sf_kind k, uint32_t idx,
 			     struct sf_fde *fde)
 {
-	uint8_t b[SF_FDE_V2_SIZE] = { 0 };
-	uint64_t at = fde_offset(t, idx);
+	uint64_t at = fde_offset(t, idx), w0, w1;
+	uint8_t b[8], tail[2] = { 0 };
+	uint32_t fre_off;
 	int err;
 
-	/* A constant length per version: a few plain loads, no copy loop. */
-	err = t->version == 1 ? sf_get_kind(&t->src, k, at, SF_FDE_V1_SIZE, b) :
-	      t->version == 2 ? sf_get_kind(&t->src, k, at, SF_FDE_V2_SIZE, b) :
-				sf_get_kind(&t->src, k, at, SF_FDE_V3_SIZE, b);
-	if (err)
+	if ((err = sf_load(&t->src, k, at, 8, b)))
 		return err;
-
+	w0 = sf_le64(b);
+	if ((err = sf_load(&t->src, k, at + 8, 8, b)))
+		return err;
+	w1 = sf_le64(b);
 	fde->index = idx;
-	fde->size = sf_le32(b + (t->version == 3 ? 8 : 4));
+	fre_off = (uint32_t)(w1 >> (t->version == 3 ? 32 : 0));
 	if (t->version == 3) {
-		fde->raw_start = (int64_t)sf_le64(b);
-		err = read_attr(t, k, sf_le32(b + 12), fde);
+		fde->raw_start = (int64_t)w0;
+		fde->size = (uint32_t)w1;
+		err = read_attr(t, k, fre_off, fde);
 	} else {
-		fde->raw_start = (int32_t)sf_le32(b);
-		err = read_v1_v2(t, b, fde);
+		fde->raw_start = (int32_t)(uint32_t)w0;
+		fde->size = (uint32_t)(w0 >> 32);
+		fde->num_fres = (uint32_t)(w1 >> 32);
+		err = t->version == 1 ? sf_load(&t->src, k, at + 16, 1, tail) :
+					sf_load(&t->src, k, at + 16, 2, tail);
+		fde->info = tail[0];
+		fde->info2 = 0;
+		fde->rep_size = tail[1]; /* v2; 0 in v1 */
+		fde->first_fre = t->fres + fre_off;
+		if (!err && fre_off > t->fre_len)
+			err = SF_E_FRE_BOUNDS;
 	}
 	if (err)
 		return err;
@@ -278,19 +277,33 @@ static int find_indexed(const struct sf_table *t, uint64_t pc, struct sf_fde *fd
 
 /*
  * The sampled index: the start of every step-th FDE, in memory of the
- * caller's (sf_sample_build). The samples, checked increasing when they
- * were read, narrow the search to one block of step FDEs in ordinary
- * memory; with step 1 to the FDE itself, and its neighbours' starts are
- * known too. False when pc precedes the first function.
+ * caller's (sf_sample_build), checked increasing when they were read, and
+ * a directory of n buckets over the samples' address range, each bucket
+ * 2^shift bytes: bucket b holds the last sample at or before its first
+ * address. A lookup takes pc's bucket and searches only the samples
+ * between its entry and the next one's (mostly none or one). The chosen
+ * sample narrows the search to one block of step FDEs; with step 1 to
+ * the FDE itself, and its neighbours' starts are known too. False when
+ * pc precedes the first function.
  */
+static SF_INLINE const uint32_t *buckets(const struct sf_sample *x)
+{
+	return (const uint32_t *)(x->start + x->n);
+}
+
 static SF_INLINE bool sample_span(const struct sf_sample *x, uint32_t num_fdes, uint64_t pc,
 				  struct span *s)
 {
 	const uint64_t *start = x->start;
-	uint32_t lo = 0, n = x->n;
+	const uint32_t *bucket = buckets(x);
 
 	if (pc < start[0])
 		return false;
+	uint64_t b = (pc - start[0]) >> x->shift;
+	if (b >= x->n)
+		b = x->n - 1;
+	uint32_t lo = bucket[b];
+	uint32_t n = (b + 1 < x->n ? bucket[b + 1] : x->n - 1) - lo + 1;
 	while (n > 1) {
 		uint32_t half = n / 2;
 		lo = start[lo + half] <= pc ? lo + half : lo;
@@ -306,16 +319,41 @@ static SF_INLINE bool sample_span(const struct sf_sample *x, uint32_t num_fdes, 
 	return true;
 }
 
+/* A sample costs its start and its bucket. */
+#define SAMPLE_BYTES (sizeof(uint64_t) + sizeof(uint32_t))
+
 uint64_t sf_sample_size(const struct sf_table *t, uint32_t max)
 {
 	uint32_t n = t->num_fdes < max ? t->num_fdes : max;
-	return sizeof(struct sf_sample) + (uint64_t)n * sizeof(uint64_t);
+	return sizeof(struct sf_sample) + (uint64_t)n * SAMPLE_BYTES;
+}
+
+/* The directory: the least shift that puts the last sample in bucket
+ * n - 1 or below, then each bucket's last sample at or before it. */
+static void fill_buckets(struct sf_sample *x)
+{
+	uint64_t span = x->start[x->n - 1] - x->start[0];
+	uint32_t *bucket = (uint32_t *)(x->start + x->n), j = 0;
+
+	x->shift = 0;
+	while (x->shift < 63 && (span >> x->shift) >= x->n)
+		x->shift++;
+	for (uint32_t b = 0; b < x->n; b++) {
+		/* b << shift <= span: no overflow (beyond it, the last). */
+		if (b > (span >> x->shift)) {
+			bucket[b] = x->n - 1;
+			continue;
+		}
+		while (j + 1 < x->n && x->start[j + 1] - x->start[0] <= (uint64_t)b << x->shift)
+			j++;
+		bucket[b] = j;
+	}
 }
 
 int sf_sample_build(struct sf_table *t, void *mem, uint64_t size)
 {
 	struct sf_sample *x = mem;
-	uint64_t max = size < sizeof *x ? 0 : (size - sizeof *x) / sizeof(uint64_t);
+	uint64_t max = size < sizeof *x ? 0 : (size - sizeof *x) / SAMPLE_BYTES;
 	enum sf_kind k = sf_kind(&t->src);
 	int err;
 
@@ -335,6 +373,7 @@ int sf_sample_build(struct sf_table *t, void *mem, uint64_t size)
 		if (i > 0 && x->start[i] < x->start[i - 1])
 			return SF_E_FDE_UNSORTED;
 	}
+	fill_buckets(x);
 	t->sample = x;
 	return SF_OK;
 }

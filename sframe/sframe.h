@@ -149,10 +149,12 @@ struct sf_table {
 };
 
 /* A sampled index of a sorted section: the start address of FDEs 0,
- * step, 2 step, ... (n of them), increasing. */
+ * step, 2 step, ... (n of them), increasing, then a directory of n
+ * 32-bit bucket entries (sframe/fde.c) over 2^shift-byte buckets. */
 struct sf_sample {
 	uint32_t step;
 	uint32_t n;
+	uint8_t shift;
 	uint64_t start[];
 };
 
