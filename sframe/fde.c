@@ -253,25 +253,21 @@ static int check_found(const struct sf_table *t, const struct sf_fde *fde)
 	return SF_OK;
 }
 
-/* With an index: the validated starts, searched as a dense array, and the
- * decoded FDE. */
+/* With an index: the validated starts, found through their bucket
+ * directory, and the decoded FDE. */
 static int find_indexed(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
 			uint32_t *work)
 {
 	const uint64_t *starts = t->index;
-	uint32_t lo = 0, n = t->num_fdes;
-	uint32_t probes = (uint32_t)(32 - __builtin_clz(n));
+	uint32_t n = t->num_fdes;
 
-	if (*work < probes)
+	if (*work < 1)
 		return SF_E_BUDGET;
-	*work -= probes;
-	while (n > 1) {
-		uint32_t half = n / 2;
-		if (starts[lo + half] <= pc)
-			lo += half;
-		n -= half;
-	}
-	*fde = ((const struct sf_fde *)(starts + t->num_fdes))[lo];
+	*work -= 1;
+	if (pc < starts[0])
+		return SF_E_NO_FDE;
+	const struct sf_fde *fdes = (const struct sf_fde *)(starts + n);
+	*fde = fdes[sf_buckets_find(starts, n, t->index_shift, (const uint32_t *)(fdes + n), pc)];
 	return covers(fde, pc) ? check_found(t, fde) : SF_E_NO_FDE;
 }
 
@@ -295,20 +291,10 @@ static SF_INLINE bool sample_span(const struct sf_sample *x, uint32_t num_fdes, 
 				  struct span *s)
 {
 	const uint64_t *start = x->start;
-	const uint32_t *bucket = buckets(x);
 
 	if (pc < start[0])
 		return false;
-	uint64_t b = (pc - start[0]) >> x->shift;
-	if (b >= x->n)
-		b = x->n - 1;
-	uint32_t lo = bucket[b];
-	uint32_t n = (b + 1 < x->n ? bucket[b + 1] : x->n - 1) - lo + 1;
-	while (n > 1) {
-		uint32_t half = n / 2;
-		lo = start[lo + half] <= pc ? lo + half : lo;
-		n -= half;
-	}
+	uint32_t lo = sf_buckets_find(start, x->n, x->shift, buckets(x), pc);
 	s->lo = lo * x->step;
 	s->hi = s->lo + x->step < num_fdes ? s->lo + x->step : num_fdes;
 	s->lo_known = true;
@@ -328,26 +314,27 @@ uint64_t sf_sample_size(const struct sf_table *t, uint32_t max)
 	return sizeof(struct sf_sample) + (uint64_t)n * SAMPLE_BYTES;
 }
 
-/* The directory: the least shift that puts the last sample in bucket
- * n - 1 or below, then each bucket's last sample at or before it. */
-static void fill_buckets(struct sf_sample *x)
+/* The least shift that puts the last start in bucket n - 1 or below,
+ * then each bucket's last start at or before it. */
+uint8_t sf_buckets_fill(const uint64_t *start, uint32_t n, uint32_t *bucket)
 {
-	uint64_t span = x->start[x->n - 1] - x->start[0];
-	uint32_t *bucket = (uint32_t *)(x->start + x->n), j = 0;
+	uint64_t span = start[n - 1] - start[0];
+	uint32_t j = 0;
+	uint8_t shift = 0;
 
-	x->shift = 0;
-	while (x->shift < 63 && (span >> x->shift) >= x->n)
-		x->shift++;
-	for (uint32_t b = 0; b < x->n; b++) {
+	while (shift < 63 && (span >> shift) >= n)
+		shift++;
+	for (uint32_t b = 0; b < n; b++) {
 		/* b << shift <= span: no overflow (beyond it, the last). */
-		if (b > (span >> x->shift)) {
-			bucket[b] = x->n - 1;
+		if (b > (span >> shift)) {
+			bucket[b] = n - 1;
 			continue;
 		}
-		while (j + 1 < x->n && x->start[j + 1] - x->start[0] <= (uint64_t)b << x->shift)
+		while (j + 1 < n && start[j + 1] - start[0] <= (uint64_t)b << shift)
 			j++;
 		bucket[b] = j;
 	}
+	return shift;
 }
 
 int sf_sample_build(struct sf_table *t, void *mem, uint64_t size)
@@ -373,7 +360,7 @@ int sf_sample_build(struct sf_table *t, void *mem, uint64_t size)
 		if (i > 0 && x->start[i] < x->start[i - 1])
 			return SF_E_FDE_UNSORTED;
 	}
-	fill_buckets(x);
+	x->shift = sf_buckets_fill(x->start, x->n, (uint32_t *)(x->start + x->n));
 	t->sample = x;
 	return SF_OK;
 }

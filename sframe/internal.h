@@ -146,6 +146,32 @@ static inline int sf_fde_check_shape(const struct sf_fde *fde)
 	return SF_OK;
 }
 
+/*
+ * A directory of n buckets over n increasing starts, for both indexes:
+ * bucket b, 2^shift bytes from start[0] + (b << shift), holds the last
+ * start at or before its first address. sf_buckets_fill returns shift.
+ * sf_buckets_find: the last start at or before pc (pc >= start[0]), by
+ * pc's bucket and a search of the starts between its entry and the next
+ * one's (mostly none or one).
+ */
+uint8_t sf_buckets_fill(const uint64_t *start, uint32_t n, uint32_t *bucket);
+
+static SF_INLINE uint32_t sf_buckets_find(const uint64_t *start, uint32_t n, uint8_t shift,
+					  const uint32_t *bucket, uint64_t pc)
+{
+	uint64_t b = (pc - start[0]) >> shift;
+	if (b >= n)
+		b = n - 1;
+	uint32_t lo = bucket[b];
+	uint32_t k = (b + 1 < n ? bucket[b + 1] : n - 1) - lo + 1;
+	while (k > 1) {
+		uint32_t half = k / 2;
+		lo = start[lo + half] <= pc ? lo + half : lo;
+		k -= half;
+	}
+	return lo;
+}
+
 int sf_fde_find_bounded(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
 			uint32_t *work);
 int sf_fre_find_bounded(const struct sf_table *t, const struct sf_fde *fde,

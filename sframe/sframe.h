@@ -142,8 +142,10 @@ struct sf_table {
 	 * registered text narrows it). */
 	uint64_t text_start, text_end;
 	/* NULL, or what sf_index_build wrote: the FDEs' starts, then the
-	 * decoded FDEs (struct sf_fde), num_fdes of each. */
+	 * decoded FDEs (struct sf_fde), then a directory of 32-bit bucket
+	 * entries over 2^index_shift-byte buckets, num_fdes of each. */
 	const uint64_t *index;
+	uint8_t index_shift;
 	/* NULL, or what sf_sample_build wrote. */
 	const struct sf_sample *sample;
 };
