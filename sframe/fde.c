@@ -149,11 +149,11 @@ static bool covers(const struct sf_fde *fde, uint64_t pc)
 
 /* What a search starts from, and where it ended: the candidates [lo, hi)
  * and the starts of FDEs lo and hi (lo_start known when it was read,
- * hi_start when hi < num_fdes), and the start of FDE lo - 1 when known. */
+ * hi_start when hi < num_fdes). */
 struct span {
 	uint32_t lo, hi;
-	bool lo_known, prev_known;
-	uint64_t lo_start, hi_start, prev_start;
+	bool lo_known;
+	uint64_t lo_start, hi_start;
 };
 
 /*
@@ -204,7 +204,6 @@ static SF_INLINE int search(const struct sf_table *t, enum sf_kind k, uint32_t w
 			n = half;
 		}
 	}
-	s->prev_known = s->prev_known && lo == s->lo;
 	s->lo = lo;
 	s->hi = lo + 1;
 	s->lo_start = lo_start;
@@ -220,13 +219,13 @@ static SF_INLINE int search(const struct sf_table *t, enum sf_kind k, uint32_t w
 static SF_INLINE int check_neighbours(const struct sf_table *t, enum sf_kind k,
 				      const struct sf_fde *fde, const struct span *s)
 {
-	uint64_t start = s->prev_start;
+	uint64_t start;
 	int err;
 
 	if (s->lo_known && s->lo_start != fde->start)
 		return SF_E_FDE_UNSORTED;
 	if (fde->index > 0) {
-		if (!s->prev_known && (err = fde_start(t, k, fde->index - 1, &start)))
+		if ((err = fde_start(t, k, fde->index - 1, &start)))
 			return err;
 		if (start > fde->start)
 			return SF_E_FDE_UNSORTED;
@@ -279,8 +278,8 @@ static int find_indexed(const struct sf_table *t, uint64_t pc, struct sf_fde *fd
  * address. A lookup takes pc's bucket and searches only the samples
  * between its entry and the next one's (mostly none or one). The chosen
  * sample narrows the search to one block of step FDEs; with step 1 to
- * the FDE itself, and its neighbours' starts are known too. False when
- * pc precedes the first function.
+ * the FDE itself (find_sampled). False when pc precedes the first
+ * function.
  */
 static SF_INLINE const uint32_t *buckets(const struct sf_sample *x)
 {
@@ -300,8 +299,6 @@ static SF_INLINE bool sample_span(const struct sf_sample *x, uint32_t num_fdes, 
 	s->lo_known = true;
 	s->lo_start = start[lo];
 	s->hi_start = lo + 1 < x->n ? start[lo + 1] : UINT64_MAX;
-	s->prev_known = x->step == 1 && lo > 0;
-	s->prev_start = s->prev_known ? start[lo - 1] : 0;
 	return true;
 }
 
@@ -368,12 +365,36 @@ int sf_sample_build(struct sf_table *t, void *mem, uint64_t size)
 /* Sorted: the last FDE starting at or before pc is the only candidate.
  * The search, the candidate's fields and its neighbour's start, each
  * instantiated per source kind and start width. */
+/* A sample per FDE: the sample is the FDE, and its neighbours' starts are
+ * the samples beside it (increasing: checked at the build), so that the
+ * checks of the search and of the neighbours need no read but the
+ * chosen FDE's. */
+static SF_INLINE int find_sampled(const struct sf_table *t, enum sf_kind k, uint64_t pc,
+				  struct sf_fde *fde)
+{
+	const struct sf_sample *x = t->sample;
+	int err;
+
+	if (pc < x->start[0])
+		return SF_E_NO_FDE;
+	uint32_t i = sf_buckets_find(x->start, x->n, x->shift, buckets(x), pc);
+	if ((err = fde_get(t, k, i, fde)))
+		return err;
+	if (fde->start != x->start[i])
+		return SF_E_FDE_UNSORTED; /* the section changed since the build */
+	if (i + 1 < x->n && x->start[i + 1] - fde->start < fde->size)
+		return SF_E_FDE_OVERLAP;
+	return covers(fde, pc) ? check_found(t, fde) : SF_E_NO_FDE;
+}
+
 static SF_INLINE int find_sorted_k(const struct sf_table *t, enum sf_kind k, uint32_t width,
 				   uint64_t pc, struct sf_fde *fde, uint32_t *work)
 {
-	struct span s = { 0, t->num_fdes, false, false, 0, UINT64_MAX, 0 };
+	struct span s = { 0, t->num_fdes, false, 0, UINT64_MAX };
 	int err;
 
+	if (t->sample && t->sample->step == 1)
+		return find_sampled(t, k, pc, fde);
 	if (t->sample && !sample_span(t->sample, t->num_fdes, pc, &s))
 		return SF_E_NO_FDE;
 	if ((err = search(t, k, width, pc, &s, work)) || (err = fde_get(t, k, s.lo, fde)) ||
