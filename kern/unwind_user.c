@@ -223,14 +223,15 @@ static uint32_t guess(const struct sf_frame *f, uint64_t *ips, uint32_t max,
 }
 
 /* One step of the SFrame walk from pc (the frame's pc, less one in a
- * caller): by the rule cache's entry, inline (sframe_rule_find,
- * sf_quick_step), or by sframe_lookup_step on
- * a copy of the frame, so that the walk's frame stays in registers. */
+ * caller): by the rule cache's entry (c, NULL when off; tag: the
+ * address space's, read once per walk), inline (sframe_rule_find,
+ * sf_quick_step), or by sframe_lookup_step on a copy of the frame, so
+ * that the walk's frame stays in registers. */
 static inline __attribute__((always_inline)) enum unwind_stop
-walk_step(struct sf_frame *f, uint64_t pc, const struct uvm *mm, struct sframe_walk *w)
+walk_step(struct sf_frame *f, uint64_t pc, const struct sframe_rule_cache *c, uint64_t tag,
+	  struct sframe_walk *w)
 {
-	const struct sframe_rule_cache *c = mm->rule_cache;
-	const struct sframe_rule_entry *e = c ? sframe_rule_find(c, pc, sframe_rule_tag(mm, false)) : NULL;
+	const struct sframe_rule_entry *e = c ? sframe_rule_find(c, pc, tag) : NULL;
 	struct sf_frame copy;
 	enum unwind_stop why;
 
@@ -268,8 +269,13 @@ static uint32_t sframe_walk(struct sf_frame f, uint64_t *ips, uint32_t max,
 	enum unwind_stop why;
 
 	sframe_walk_begin(&w, budget);
+	/* Neither changes during the walk: the cache is allocated before it
+	 * (sframe_walk_begin), and only the task itself, not running its
+	 * own code meanwhile, adds or removes sections or unmaps text. */
+	const struct sframe_rule_cache *c = mm->rule_cache;
+	uint64_t tag = sframe_rule_tag(mm, false);
 	arch_user_access_begin();
-	why = walk_step(&f, f.caller ? f.pc - 1 : f.pc, mm, &w);
+	why = walk_step(&f, f.caller ? f.pc - 1 : f.pc, c, tag, &w);
 	while (why == STEPPED) {
 		if (f.pc >= USER_END) {
 			why = UNWIND_STOP_BAD_FRAME;
@@ -279,7 +285,7 @@ static uint32_t sframe_walk(struct sf_frame f, uint64_t *ips, uint32_t max,
 			why = UNWIND_STOP_KILLED;
 		} else {
 			ips[n++] = f.pc;
-			why = walk_step(&f, f.pc - 1, mm, &w); /* f.caller now */
+			why = walk_step(&f, f.pc - 1, c, tag, &w); /* f.caller now */
 		}
 	}
 	arch_user_access_end();

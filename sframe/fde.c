@@ -334,6 +334,20 @@ uint8_t sf_buckets_fill(const uint64_t *start, uint32_t n, uint32_t *bucket)
 	return shift;
 }
 
+/* The sampled starts, increasing; instantiated per source kind. */
+static SF_INLINE int read_samples(const struct sf_table *t, enum sf_kind k, struct sf_sample *x)
+{
+	int err;
+
+	for (uint32_t i = 0; i < x->n; i++) {
+		if ((err = fde_start(t, k, i * x->step, &x->start[i])))
+			return err;
+		if (i > 0 && x->start[i] < x->start[i - 1])
+			return SF_E_FDE_UNSORTED;
+	}
+	return SF_OK;
+}
+
 int sf_sample_build(struct sf_table *t, void *mem, uint64_t size)
 {
 	struct sf_sample *x = mem;
@@ -351,12 +365,11 @@ int sf_sample_build(struct sf_table *t, void *mem, uint64_t size)
 		max = t->num_fdes;
 	x->step = (uint32_t)((t->num_fdes + max - 1) / max);
 	x->n = (t->num_fdes + x->step - 1) / x->step;
-	for (uint32_t i = 0; i < x->n; i++) {
-		if ((err = fde_start(t, k, i * x->step, &x->start[i])))
-			return err;
-		if (i > 0 && x->start[i] < x->start[i - 1])
-			return SF_E_FDE_UNSORTED;
-	}
+	err = k == SF_KIND_BASE ? read_samples(t, SF_KIND_BASE, x) :
+	      k == SF_KIND_IN_PLACE ? read_samples(t, SF_KIND_IN_PLACE, x) :
+				      read_samples(t, SF_KIND_READ, x);
+	if (err)
+		return err;
 	x->shift = sf_buckets_fill(x->start, x->n, (uint32_t *)(x->start + x->n));
 	t->sample = x;
 	return SF_OK;
