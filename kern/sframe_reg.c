@@ -60,24 +60,29 @@ void sframe_reg_init(void)
 	fde_index_on = cmdline_int(&boot_args, "unwind.fde_index", 1, 0, 1);
 }
 
-/* The most FDE starts a section's index samples (8 KiB): a bigger section
- * is sampled every step-th FDE, and a lookup searches step FDEs in it. */
-#define FDE_INDEX_MAX 1024
+/* The most FDEs a section may have to get an index: one sample per FDE,
+ * 12 bytes each (24 KiB at most). A sparser index of a bigger section
+ * would still fault in every page of its FDE array at the first use
+ * (funcs-100000's first unwind: 832 K instructions instead of 142 K),
+ * for a few search probes a lookup. */
+#define FDE_INDEX_MAX 2048
 
 /*
- * A sorted section's FDE index (sf_sample_build), built at its first use
- * into kernel memory the section owns: the lookups then search their
- * function's FDE in kernel memory and read from the section only the
- * FDEs of one sample's block. Building reads at most FDE_INDEX_MAX starts
- * (and takes their pages' faults). The memory is allocated with the
- * walk's user-access window closed; kern/uvm.c frees it with the section.
- * Without memory, or off, the section
- * is searched as it is; a section whose starts decrease is not valid.
+ * A sorted section's FDE index (sf_sample_build, a sample per FDE), built
+ * at its first use into kernel memory the section owns: the lookups then
+ * find their function's FDE through the index's bucket directory in
+ * kernel memory and read from the section only that FDE. Building reads
+ * each FDE's start once (and takes the FDE array's page faults). The
+ * memory is allocated with the walk's user-access window closed;
+ * kern/uvm.c frees it with the section. Without memory, off, or for a
+ * bigger section, the section is searched as it is; a section whose
+ * starts decrease is not valid.
  */
 static int index_section(struct sframe_section *s)
 {
 	struct sf_table *t = &s->table;
-	if (!fde_index_on || !(t->flags & SF_F_FDE_SORTED) || t->num_fdes == 0)
+	if (!fde_index_on || !(t->flags & SF_F_FDE_SORTED) || t->num_fdes == 0 ||
+	    t->num_fdes > FDE_INDEX_MAX)
 		return SF_OK;
 	uint64_t size = sf_sample_size(t, FDE_INDEX_MAX);
 	arch_user_access_end();
