@@ -252,10 +252,18 @@ walk_step(struct sf_frame *f, uint64_t pc, const struct sframe_rule_cache *c, ui
 	return why;
 }
 
+/* The SFrame walk's preemption point comes every this many frames: each
+ * step is bounded (a cached rule's about 55 instructions, a lookup by
+ * what is left of the unwind's budget), so eight of them bound the time
+ * between two checks as well, and a cached step does not pay for
+ * reading the two flags each time. */
+#define PREEMPT_EVERY 8
+
 /*
  * The SFrame walk (ips[0] is the interrupted pc): one user-access window
  * for all its steps (walk_step). Every frame passes every check of a
- * step, the walk's bounds, its preemption point and its kill check. The
+ * step and the walk's bounds, every PREEMPT_EVERY-th its preemption
+ * point and its kill check. The
  * first step is apart so that the loop's steps, all from a caller, need
  * not test which kind of frame they start from.
  */
@@ -281,7 +289,7 @@ static uint32_t sframe_walk(struct sf_frame f, uint64_t *ips, uint32_t max,
 			why = UNWIND_STOP_BAD_FRAME;
 		} else if (n == max) {
 			why = UNWIND_STOP_MAX_FRAMES;
-		} else if (!preempt_point(t, true)) {
+		} else if (n % PREEMPT_EVERY == 0 && !preempt_point(t, true)) {
 			why = UNWIND_STOP_KILLED;
 		} else {
 			ips[n++] = f.pc;
