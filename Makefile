@@ -21,6 +21,13 @@ INITRD     := $(BUILD)/initrd.cpio         # mk/userland.mk
 ESP_IMG    := $(BUILD)/esp.img             # mk/iso.mk
 ISO        := $(BUILD)/stitch.iso          # mk/iso.mk
 
+# The architecture the kernel is built for: its code is arch/$(ARCH)/, and
+# kern/ and sframe/ see only its interface headers, arch/$(ARCH)/include/arch/
+# (reached as <arch/...>); `make` checks that rule (mk/kernel.mk).
+ARCH := x86_64
+ARCH_DIR := arch/$(ARCH)
+ARCH_INCLUDE := -I$(ARCH_DIR)/include
+
 # Debian packages each fragment needs (installed before any build);
 # perl (prove) and python3 run the tests.
 PACKAGES := make gcc binutils perl cpio python3

@@ -1,5 +1,5 @@
 #include "kern/console.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/fbcon.h"
 
 /*
@@ -17,7 +17,7 @@ irqflags_t console_lock(void)
 	     spins++) {
 		if (spins > 100000000)
 			break;
-		pause();
+		cpu_relax();
 	}
 	return f;
 }

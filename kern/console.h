@@ -10,7 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 
 __attribute__((format(printf, 1, 2))) int kprintf(const char *fmt, ...);
 int kvprintf(const char *fmt, va_list ap);

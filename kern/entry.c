@@ -3,7 +3,7 @@
  * picture; the deferred unwinder hangs its work here.
  */
 #include "kern/entry.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/console.h"
 #include "kern/sched.h"
 #include "kern/stats.h"
@@ -75,7 +75,7 @@ void exit_to_user_mode(struct trap_frame *tf)
 {
 	struct task *t = current;
 	for (;;) {
-		cli();
+		irq_disable();
 		unsigned long work = __atomic_load_n(&t->pending, __ATOMIC_SEQ_CST) &
 				     TIF_WORK_MASK;
 		/* No work left: end the entry's deferred-unwind context (its
@@ -89,11 +89,11 @@ void exit_to_user_mode(struct trap_frame *tf)
 			break;
 		if (!work) {
 			irq_work_run();
-			sti();
-			pause();
+			irq_enable();
+			cpu_relax();
 			continue;
 		}
-		sti();
+		irq_enable();
 		if (work & (1ul << TIF_KILLED))
 			die(t, tf);
 		if (work & (1ul << TIF_NEED_RESCHED))

@@ -14,7 +14,7 @@
 #ifndef KERN_ENTRY_H
 #define KERN_ENTRY_H
 
-#include "arch/x86_64/trap.h"
+#include <arch/trap.h>
 
 /* Counts the entry, charges user time. Interrupts are still off. */
 void enter_from_user_mode(struct trap_frame *tf);

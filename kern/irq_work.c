@@ -1,21 +1,9 @@
 #include "kern/irq_work.h"
-#include "arch/x86_64/arch.h"
-#include "kern/stats.h"
+#include <arch/arch.h>
 
 /* Each CPU's pending works, newest first. Pushed by anyone on that CPU
- * (NMI included), taken whole by that CPU's IPI handler. */
+ * (NMI included), taken whole by that CPU's irq_work_run. */
 static struct irq_work *pending[ARCH_MAX_CPUS];
-
-static void run_from_ipi(void)
-{
-	stat_inc(STAT_SELF_IPIS);
-	irq_work_run();
-}
-
-void irq_work_init(void)
-{
-	arch_irq_work_init(run_from_ipi);
-}
 
 bool irq_work_queue(struct irq_work *work)
 {
@@ -63,7 +51,7 @@ bool irq_work_wait(struct irq_work *work)
 	while (__atomic_load_n(&work->busy, __ATOMIC_ACQUIRE) ||
 	       __atomic_load_n(&work->running, __ATOMIC_ACQUIRE)) {
 		waited = true;
-		pause();
+		cpu_relax();
 	}
 	return waited;
 }

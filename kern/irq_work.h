@@ -2,9 +2,10 @@
  * irq work: the one thing an NMI handler may ask of the rest of the
  * kernel. An NMI cannot take a lock, allocate, or touch the task-work list
  * (task_work_add masks interrupts, which does not keep an NMI out), so it
- * queues an irq_work on a per-CPU lock-free list and raises a self-IPI;
- * the IPI handler, an ordinary interrupt, runs the works a moment later
- * (as soon as the interrupted code has interrupts enabled).
+ * queues an irq_work on a per-CPU lock-free list and raises a self-IPI
+ * (arch_irq_work_raise); the arch's IPI handler, an ordinary interrupt,
+ * calls irq_work_run a moment later (as soon as the interrupted code has
+ * interrupts enabled).
  *
  * Linux's kernel/irq_work.c in miniature: one list per CPU, pushed with
  * compare-and-swap, taken whole with one exchange.
@@ -21,9 +22,6 @@ struct irq_work {
 	int running; /* 1 from before busy drops until func returned */
 };
 
-/* Installs the self-IPI handler. Once, at boot. */
-void irq_work_init(void);
-
 /*
  * Any context, NMI included: puts work on this CPU's list and, if the list
  * was empty, raises the self-IPI. Returns false (and does nothing) if the
@@ -33,7 +31,8 @@ bool irq_work_queue(struct irq_work *work);
 
 /*
  * Runs this CPU's queued works, oldest last (order is not promised).
- * Interrupts must be off. The IPI handler calls it; so may code that must
+ * Interrupts must be off. The arch's self-IPI handler calls it
+ * (arch/x86_64/ipi.c); so may code that must
  * not wait for the IPI (the return-to-user path, task exit).
  */
 void irq_work_run(void);

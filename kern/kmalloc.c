@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "kern/kmalloc.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/kernel.h"
 #include "kern/mm.h"
 #include "kern/pmm.h"

@@ -75,6 +75,15 @@ void ktest_skip(struct ktest *t, const char *why);
  */
 bool ktest_skip_timing(struct ktest *t);
 
+/* The current task (the idle task while the tests run) borrows an
+ * address space with /bin/fib loaded, a writable page at *rw followed by a
+ * hole, and a read-only page at *ro. Nothing is mapped until touched.
+ * NULL (the test skipped or failed) when it cannot be made; give it back
+ * with ktest_return_mm. (kern/uaccess_test.c) */
+struct uvm;
+struct uvm *ktest_borrow_mm(struct ktest *t, uint64_t *rw, uint64_t *ro);
+void ktest_return_mm(struct uvm *mm);
+
 /* A byte pattern that tells records apart: buf[i] = seed + i. ktest_same()
  * says whether buf still holds the pattern of seed. */
 void ktest_fill(uint8_t *buf, uint32_t len, uint8_t seed);

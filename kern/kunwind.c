@@ -3,7 +3,7 @@
  * kernel stack that holds sp. See kunwind.h for the contract.
  */
 #include "kern/kunwind.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/kernel.h"
 #include "kern/mm.h"
 #include "kern/string.h"

@@ -1,11 +1,10 @@
 /*
  * kmain: from the loader's hand-off to a running kernel.
  */
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/acpi.h"
 #include "kern/cmdline.h"
 #include "kern/fbcon.h"
-#include "kern/irq_work.h"
 #include "kern/kernel.h"
 #include "kern/ktest.h"
 #include "kern/kunwind.h"
@@ -59,7 +58,7 @@ void kmain(uint64_t boot_info_phys)
 	arch_init_cpu();
 	copy_boot_info(boot_info_phys);
 	fbcon_init(&boot_info.fb);
-	kprintf("\nStitch kernel (x86_64), build ");
+	kprintf("\nStitch kernel (%s), build ", ARCH_NAME);
 	print_build_id();
 	kprintf("\ncommand line: %s\n", boot_info.cmdline);
 	cmdline_parse(&boot_args, boot_info.cmdline);
@@ -81,7 +80,6 @@ void kmain(uint64_t boot_info_phys)
 	/* Kernel tests own the LAPIC timer: sampling waits for a test that
 	 * asks for it (the record stream is set up either way). */
 	const char *prefix = ktest_prefix();
-	irq_work_init();
 	unwind_user_init();
 	profile_init(!prefix);
 	/* The deferred unwinder's two consumers (docs/DEFERRED.md). */

@@ -1,6 +1,6 @@
 #include <stdarg.h>
 
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/kernel.h"
 #include "kern/kunwind.h"
 
@@ -21,7 +21,7 @@ bool in_panic(void)
 
 __attribute__((noreturn)) static void vpanic(const struct origin *o, const char *fmt, va_list ap)
 {
-	cli();
+	irq_disable();
 	if (panicking) /* a fault while panicking: say nothing more */
 		arch_shutdown(false);
 	panicking = true;

@@ -5,7 +5,7 @@
  * survives the switch from the loader's identity map to the direct map.
  */
 #include "kern/pmm.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/kernel.h"
 #include "kern/mm.h"
 #include "kern/spinlock.h"

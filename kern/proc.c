@@ -2,7 +2,7 @@
  * Processes: the process table, spawn, exit, wait, kill, and the kernel's
  * own role as the parent of init and of orphans.
  */
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/console.h"
 #include "kern/elf.h"
 #include "kern/file.h"
@@ -20,8 +20,6 @@
 #include "kern/unwind_deferred.h"
 #include "kern/uvm.h"
 #include "stitch/syscall.h"
-
-void fault_init(void); /* arch/x86_64/fault.c */
 
 struct task tasks[NPROC];
 /* Each CPU's idle task. The boot CPU's is the boot thread once kmain is
@@ -291,7 +289,7 @@ void task_exit(int wait_status)
 
 	/* Held until the switch away is over: the parent, on another CPU,
 	 * cannot free this stack before. */
-	cli();
+	irq_disable();
 	spin_lock(&sched_lock);
 	for (struct task *c = tasks; c < tasks + NPROC; c++) {
 		if (c->state == TASK_FREE || c->parent != t)
@@ -395,7 +393,7 @@ int proc_run_init(const char *path, const char *args)
 	 * proc_finish_switch), not here: this loop runs only when no process
 	 * is runnable, which a CPU-bound one can prevent for ever. */
 	for (;;) {
-		cli();
+		irq_disable();
 		spin_lock(&sched_lock);
 		bool done = !any_process();
 		spin_unlock(&sched_lock);

@@ -1,7 +1,7 @@
 #include <stdbool.h>
 
 #include "kern/profile.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/cmdline.h"
 #include "kern/kernel.h"
 #include "kern/mm.h"

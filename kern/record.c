@@ -1,5 +1,5 @@
 #include "kern/record.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/kernel.h"
 #include "kern/mm.h"
 #include "kern/pmm.h"
@@ -67,7 +67,7 @@ bool record_ready(void)
 
 uint64_t record_time(void)
 {
-	return rdtsc();
+	return arch_cycles();
 }
 
 static bool valid_size(uint32_t size)
@@ -75,12 +75,15 @@ static bool valid_size(uint32_t size)
 	return size % 8 == 0 && size >= 16 && size <= RECORD_MAX;
 }
 
-static int put(struct ringbuf *r, uint32_t type, void *rec, uint32_t size)
+/* One record, rec then tail, into ring r (its one writer). */
+static int put(struct ringbuf *r, uint32_t type, void *rec, uint32_t len,
+	       const void *tail, uint32_t tail_len)
 {
 	struct rec_header *h = rec;
 	h->type = type;
-	h->size = size;
-	if (ring_write(r, rec, size))
+	h->size = len + tail_len;
+	struct ring_piece v[2] = { { rec, len }, { tail, tail_len } };
+	if (tail_len ? ring_writev(r, v, 2) : ring_write(r, rec, len))
 		return 0;
 	stat_inc(STAT_RECORDS_LOST);
 	return -1;
@@ -88,13 +91,19 @@ static int put(struct ringbuf *r, uint32_t type, void *rec, uint32_t size)
 
 int record_write(uint32_t type, void *rec, uint32_t size)
 {
-	assert(valid_size(size));
+	return record_write_split(type, rec, size, NULL, 0);
+}
+
+int record_write_split(uint32_t type, void *rec, uint32_t len,
+		       const void *tail, uint32_t tail_len)
+{
+	assert(len >= sizeof(struct rec_header) && valid_size(len + tail_len));
 	if (!ready)
 		return -1; /* no stream (kernel tests, early boot): no loss */
 	/* Interrupts off: nothing else on this CPU writes the normal ring
 	 * while we do (the NMI writes only its own). */
 	irqflags_t f = irq_save();
-	int err = put(&rings[arch_cpu_id()].normal, type, rec, size);
+	int err = put(&rings[arch_cpu_id()].normal, type, rec, len, tail, tail_len);
 	irq_restore(f);
 	return err;
 }
@@ -110,7 +119,7 @@ int record_write_nmi(uint32_t type, void *rec, uint32_t size)
 		stat_inc(STAT_RECORDS_LOST);
 		return -1;
 	}
-	return put(&rings[cpu].nmi, type, rec, size);
+	return put(&rings[cpu].nmi, type, rec, size, NULL, 0);
 }
 
 int record_comm(uint32_t pid, uint32_t tid, uint32_t ppid, const char *name)
@@ -157,6 +166,28 @@ int record_mmap(uint32_t pid, uint32_t tid, uint64_t start, uint64_t len,
 	return record_write(REC_MMAP, &r, size);
 }
 
+int record_deferred(uint32_t pid, uint32_t tid, uint32_t consumer,
+		    uint64_t cookie, uint32_t stop, const uint64_t *ips, uint32_t nr)
+{
+	/* The fixed part and ips[0]; the entries stay where they are. */
+	struct {
+		struct rec_deferred r;
+		uint64_t user;
+	} head = {
+		.r = { .time = record_time(), .cpu = arch_cpu_id(), .pid = pid,
+		       .tid = tid, .stop = stop, .cookie = cookie, .period = 0,
+		       .nr = 1 + nr, .consumer = consumer },
+		.user = PERF_CONTEXT_USER,
+	};
+	_Static_assert(__builtin_offsetof(typeof(head), user) ==
+		       __builtin_offsetof(struct rec_deferred, ips), "ips[0]");
+	int err = record_write_split(REC_DEFERRED, &head, sizeof head, ips,
+				     nr * (uint32_t)sizeof *ips);
+	if (!err)
+		stat_inc(STAT_DEFERRED_RECORDS);
+	return err;
+}
+
 /* One record to the channel; false if it refused it (full). */
 static bool emit(const void *rec, uint32_t size, bool final)
 {
@@ -180,12 +211,19 @@ static bool next_of(const struct ringbuf *r, struct rec_header *h, uint64_t *tim
 	return true;
 }
 
-/* One record from cpu's ring r to the channel, or dropped and counted. */
+/* One record from cpu's ring r to the channel, or dropped and counted.
+ * From where it lies in the ring unless it wraps: the channel copies it
+ * anyway. Its space goes back to the writer after. */
 static uint32_t move_one(unsigned cpu, struct ringbuf *r, const struct rec_header *h)
 {
-	ring_peek(r, 0, drain_buf, h->size);
+	const void *rec = ring_span(r, h->size);
+	if (!rec) {
+		ring_peek(r, 0, drain_buf, h->size);
+		rec = drain_buf;
+	}
+	bool sent = emit(rec, h->size, false);
 	ring_consume(r, h->size);
-	if (!emit(drain_buf, h->size, false)) {
+	if (!sent) {
 		stat_inc(STAT_RECORDS_LOST);
 		unreported[cpu]++;
 	}
@@ -214,23 +252,35 @@ static void report_lost(unsigned cpu, struct cpu_rings *cr, bool final)
  */
 static uint64_t drain_all(uint64_t max_bytes)
 {
+	/* Each ring's next record. It stays at the ring's tail until this
+	 * drain moves it, so a ring is looked at again only once its record
+	 * was moved, or while it has none. */
+	struct {
+		struct ringbuf *r;
+		unsigned cpu;
+		bool has;
+		struct rec_header h;
+		uint64_t time;
+	} next[2 * ARCH_MAX_CPUS];
+	unsigned n = 0;
 	uint64_t done = 0;
 
+	for (unsigned c = 0; c < ncpus; c++) {
+		next[n].r = &rings[c].nmi, next[n].cpu = c, next[n++].has = false;
+		next[n].r = &rings[c].normal, next[n].cpu = c, next[n++].has = false;
+	}
 	while (done < max_bytes) {
-		struct ringbuf *oldest = NULL;
-		struct rec_header h, ho;
-		uint64_t t, to = 0;
-		unsigned cpu = 0;
-		for (unsigned c = 0; c < ncpus; c++) {
-			struct ringbuf *r[2] = { &rings[c].nmi, &rings[c].normal };
-			for (int i = 0; i < 2; i++)
-				if (next_of(r[i], &h, &t) && (!oldest || t < to)) {
-					oldest = r[i], ho = h, to = t, cpu = c;
-				}
+		int oldest = -1;
+		for (unsigned i = 0; i < n; i++) {
+			if (!next[i].has)
+				next[i].has = next_of(next[i].r, &next[i].h, &next[i].time);
+			if (next[i].has && (oldest < 0 || next[i].time < next[oldest].time))
+				oldest = (int)i;
 		}
-		if (!oldest)
+		if (oldest < 0)
 			break;
-		done += move_one(cpu, oldest, &ho);
+		done += move_one(next[oldest].cpu, next[oldest].r, &next[oldest].h);
+		next[oldest].has = false;
 	}
 	for (unsigned c = 0; c < ncpus; c++)
 		report_lost(c, &rings[c], false);
@@ -283,8 +333,8 @@ void record_stream_end(void)
 	 * half written, so the stream cannot be finished cleanly. */
 	if (__atomic_exchange_n(&draining, 1, __ATOMIC_ACQUIRE))
 		return;
-	uint64_t t0 = rdtsc(), bytes = drain_all(RECORD_DRAIN_ALL);
-	uint64_t dt = rdtsc() - t0;
+	uint64_t t0 = arch_cycles(), bytes = drain_all(RECORD_DRAIN_ALL);
+	uint64_t dt = arch_cycles() - t0;
 	/* The channel's throughput, in guest time (docs/SAMPLING.md). */
 	if (bytes >= 4096)
 		kprintf("profile: final drain: %lu bytes in %lu us, %lu KB/s\n",

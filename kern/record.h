@@ -44,6 +44,15 @@ bool record_ready(void);
  */
 int record_write(uint32_t type, void *rec, uint32_t size);
 
+/*
+ * The same for a record whose bytes are in two places: rec (len bytes,
+ * the header first) and then tail (tail_len bytes), written one after the
+ * other into one ring reservation: the tail is not copied into a staging
+ * record first. len + tail_len obeys record_write's rules for size.
+ */
+int record_write_split(uint32_t type, void *rec, uint32_t len,
+		       const void *tail, uint32_t tail_len);
+
 /* NMI context only: the same into this CPU's NMI ring. */
 int record_write_nmi(uint32_t type, void *rec, uint32_t size);
 
@@ -56,6 +65,17 @@ int record_exit(uint32_t pid, uint32_t tid, int32_t status);
 int record_mmap(uint32_t pid, uint32_t tid, uint64_t start, uint64_t len,
 		uint64_t pgoff, uint32_t flags, const uint8_t *build_id,
 		uint32_t build_id_size, const char *path);
+
+/*
+ * A consumer's REC_DEFERRED: the answer to the deferred unwind it asked
+ * for with cookie. ips[] is PERF_CONTEXT_USER, then the nr user
+ * addresses at ips, written from there (record_write_split). nr is at
+ * most RECORD_DEFERRED_MAX_ENTRIES. 0, or -1 if dropped (counted).
+ */
+int record_deferred(uint32_t pid, uint32_t tid, uint32_t consumer,
+		    uint64_t cookie, uint32_t stop, const uint64_t *ips, uint32_t nr);
+#define RECORD_DEFERRED_MAX_ENTRIES \
+	((RECORD_MAX - sizeof(struct rec_deferred)) / sizeof(uint64_t) - 1)
 
 /*
  * Normal context: moves records from the rings to the channel, up to about

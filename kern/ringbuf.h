@@ -19,6 +19,7 @@
 #define KERN_RINGBUF_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct ringbuf {
@@ -32,18 +33,78 @@ struct ringbuf {
 
 void ring_init(struct ringbuf *r, void *buf, uint64_t size);
 
+/* The calls a record passes through are inline: the producer's, one per
+ * record (the NMI's included), and the consumer's, with which the drain
+ * looks at the next record of every ring (header and time stamp) for each
+ * record it moves. What wraps around the end of the buffer takes two
+ * copies, out of line: records are a few hundred bytes and the rings
+ * MiBs, so that is rare. */
+
+/* ring_write's and ring_peek's bytes that wrap, at ring position pos. */
+void ring_write_wrapped(struct ringbuf *r, uint64_t pos, const void *src, uint32_t len);
+void ring_peek_wrapped(const struct ringbuf *r, uint64_t pos, void *dst, uint32_t len);
+
 /* Producer: appends len bytes (a whole record) or drops them and counts
  * the loss. False when dropped. */
-bool ring_write(struct ringbuf *r, const void *rec, uint32_t len);
+static inline bool ring_write(struct ringbuf *r, const void *rec, uint32_t len)
+{
+	uint64_t head = r->head; /* ours: no other writer */
+	uint64_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	if (!r->buf || len > r->size - (head - tail)) {
+		__atomic_fetch_add(&r->lost, 1, __ATOMIC_RELAXED);
+		return false;
+	}
+	uint64_t at = head & (r->size - 1);
+	if (at + len <= r->size)
+		__builtin_memcpy(r->buf + at, rec, len);
+	else
+		ring_write_wrapped(r, head, rec, len);
+	__atomic_store_n(&r->head, head + len, __ATOMIC_RELEASE);
+	return true;
+}
 
 /* Consumer: bytes readable now. */
-uint64_t ring_used(const struct ringbuf *r);
+static inline uint64_t ring_used(const struct ringbuf *r)
+{
+	return __atomic_load_n(&r->head, __ATOMIC_ACQUIRE) - r->tail;
+}
+
 /* Consumer: copies len bytes at offset off from the tail (off + len <=
  * ring_used) without consuming them. */
-void ring_peek(const struct ringbuf *r, uint64_t off, void *dst, uint32_t len);
+static inline void ring_peek(const struct ringbuf *r, uint64_t off, void *dst, uint32_t len)
+{
+	uint64_t pos = r->tail + off, at = pos & (r->size - 1);
+	if (at + len <= r->size)
+		__builtin_memcpy(dst, r->buf + at, len); /* a load, for a header */
+	else
+		ring_peek_wrapped(r, pos, dst, len);
+}
+
+/* Consumer: the first len bytes (len <= ring_used) where they lie, or
+ * NULL when they wrap around the end of the buffer (ring_peek copies
+ * them). Valid until ring_consume gives them back. */
+static inline const void *ring_span(const struct ringbuf *r, uint32_t len)
+{
+	uint64_t at = r->tail & (r->size - 1);
+	return at + len <= r->size ? r->buf + at : NULL;
+}
+
 /* Consumer: frees the first len bytes. */
-void ring_consume(struct ringbuf *r, uint32_t len);
+static inline void ring_consume(struct ringbuf *r, uint32_t len)
+{
+	__atomic_store_n(&r->tail, r->tail + len, __ATOMIC_RELEASE);
+}
+
 /* Consumer: takes the count of dropped records (and resets it). */
 uint64_t ring_take_lost(struct ringbuf *r);
+
+/* Producer: ring_write for a record given in n pieces (a header here, its
+ * entries there), copied one after the other into one reservation and
+ * published together: no staging copy of the whole record. */
+struct ring_piece {
+	const void *p;
+	uint32_t len;
+};
+bool ring_writev(struct ringbuf *r, const struct ring_piece *v, unsigned n);
 
 #endif

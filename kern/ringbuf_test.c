@@ -30,7 +30,7 @@ KTEST(ringbuf_wraps)
 KTEST(ringbuf_full_drops_and_counts)
 {
 	struct ringbuf r;
-	uint8_t rec[24], out[24];
+	uint8_t rec[24], out[24], big[65] = { 0 };
 	ring_init(&r, area, sizeof area);
 	ktest_fill(rec, sizeof rec, 1);
 	KASSERT(t, ring_write(&r, rec, sizeof rec));
@@ -51,7 +51,7 @@ KTEST(ringbuf_full_drops_and_counts)
 	ring_consume(&r, 24);
 	ktest_fill(rec, sizeof rec, 4);
 	KEXPECT(t, ring_write(&r, rec, sizeof rec));
-	KEXPECT(t, !ring_write(&r, rec, 65)); /* larger than the ring */
+	KEXPECT(t, !ring_write(&r, big, sizeof big)); /* larger than the ring */
 	KEXPECT_EQ(t, ring_take_lost(&r), 1);
 }
 
@@ -83,4 +83,30 @@ KTEST(ringbuf_order)
 	KEXPECT(t, out > 100);
 	KEXPECT(t, r.head > 20 * sizeof area); /* around many times */
 	KEXPECT_EQ(t, ring_take_lost(&r), 0);
+}
+
+/* A record in pieces (a header here, entries there) comes out as the
+ * pieces one after the other, whole, also across the wrap; a record that
+ * does not fit is dropped whole and counted, as with ring_write. */
+KTEST(ringbuf_writev_pieces)
+{
+	struct ringbuf r;
+	uint8_t head[8], body[16], out[24];
+	ring_init(&r, area, sizeof area);
+	for (int i = 0; i < 20; i++) {
+		for (int k = 0; k < 8; k++)
+			head[k] = (uint8_t)(i + k);
+		for (int k = 0; k < 16; k++)
+			body[k] = (uint8_t)(i + 8 + k);
+		struct ring_piece v[2] = { { head, sizeof head }, { body, sizeof body } };
+		KASSERT(t, ring_writev(&r, v, 2));
+		KASSERT_EQ(t, ring_used(&r), sizeof out);
+		ring_peek(&r, 0, out, sizeof out);
+		KASSERT(t, ktest_same(out, sizeof out, (uint8_t)i));
+		ring_consume(&r, sizeof out);
+	}
+	struct ring_piece big[2] = { { area, 40 }, { area, 32 } };
+	KEXPECT(t, !ring_writev(&r, big, 2)); /* 72 bytes: more than the ring */
+	KEXPECT_EQ(t, ring_used(&r), 0);
+	KEXPECT_EQ(t, ring_take_lost(&r), 1);
 }

@@ -1,5 +1,5 @@
 #include "kern/sample.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/kernel.h"
 #include "kern/kunwind.h"
 #include "kern/mm.h"
@@ -45,28 +45,27 @@ void sample_disable(void)
 	__atomic_store_n(&armed, false, __ATOMIC_RELEASE);
 }
 
-bool sample_push(struct sample_ctx *ctx, uint64_t entry)
-{
-	if (ctx->len + sizeof entry > ctx->cap)
-		return false;
-	ctx->rec->ips[ctx->rec->nr++] = entry;
-	ctx->len += sizeof entry;
-	return true;
-}
-
-/* The fixed part of a sample. `current` is a plain pointer (no GS), to a
- * task that outlives the NMI: safe to read here; the idle task is pid 0. */
+/* The fixed part of a sample. cpu's current task is a plain pointer (no
+ * GS), to a task that outlives the NMI: safe to read here; the idle task
+ * is pid 0. */
 static void begin(struct sample_ctx *ctx, uint8_t *buf, unsigned cpu,
 		  uint64_t time, uint16_t event, uint32_t aux, uint64_t period)
 {
 	struct rec_sample *s = (struct rec_sample *)buf;
-	const struct task *t = current;
-	*s = (struct rec_sample){ .time = time, .cpu = cpu, .event = event,
-				  .period = period, .aux = aux };
-	if (t) {
-		s->pid = (uint32_t)t->pid;
-		s->tid = (uint32_t)t->tid;
-	}
+	const struct task *t = cpu_current[cpu];
+	/* Field by field: a compound literal is cleared with rep stosq first,
+	 * an instruction per word under -icount, in every NMI. The header is
+	 * record_write's to fill. */
+	s->time = time;
+	s->cpu = cpu;
+	s->pid = t ? (uint32_t)t->pid : 0;
+	s->tid = t ? (uint32_t)t->tid : 0;
+	s->event = event;
+	s->flags = 0;
+	s->ip = 0;
+	s->period = period;
+	s->aux = aux;
+	s->nr = 0;
 	*ctx = (struct sample_ctx){ .rec = s,
 				    .len = sizeof *s, .cap = RECORD_MAX };
 }
@@ -87,7 +86,7 @@ void sample_nmi(const struct sample_regs *regs)
 	int n = 0;
 
 	if (!__atomic_load_n(&armed, __ATOMIC_ACQUIRE) || cpu >= ncpus) {
-		stat_inc(STAT_NMI_IGNORED);
+		stat_inc_on(cpu, STAT_NMI_IGNORED);
 		return;
 	}
 	begin(&ctx, nmi_buf[cpu], cpu, now, SAMPLE_EVENT_CPU_CLOCK, 0, clock_period);
@@ -102,14 +101,15 @@ void sample_nmi(const struct sample_regs *regs)
 	}
 	sample_user_callchain(&ctx);
 	if (record_write_nmi(REC_SAMPLE, ctx.rec, ctx.len) == 0) {
-		stat_inc(STAT_SAMPLES);
-		stat_add(STAT_KERNEL_FRAMES, n);
+		stat_inc_on(cpu, STAT_SAMPLES);
+		if (n)
+			stat_add_on(cpu, STAT_KERNEL_FRAMES, n);
 	} else {
-		stat_inc(STAT_SAMPLES_LOST);
+		stat_inc_on(cpu, STAT_SAMPLES_LOST);
 	}
 }
 
-int sample_software(uint16_t event, uint32_t aux, uint64_t period)
+int sample_software(uint16_t event, uint32_t aux, uint64_t period, uint64_t cookie)
 {
 	struct sample_ctx ctx;
 	unsigned cpu;
@@ -122,7 +122,8 @@ int sample_software(uint16_t event, uint32_t aux, uint64_t period)
 	int n = kunwind_here(KUNWIND_CALLER, ctx.rec->ips + 1, KUNWIND_MAX_FRAMES);
 	add_kernel_chain(&ctx, n);
 	ctx.rec->ip = n ? ctx.rec->ips[1] : 0;
-	sample_user_callchain(&ctx);
+	if (cookie && sample_push(&ctx, PERF_CONTEXT_USER_DEFERRED))
+		sample_push(&ctx, cookie);
 	int err = record_write(REC_SAMPLE, ctx.rec, ctx.len);
 	if (!err)
 		stat_add(STAT_KERNEL_FRAMES, n);

@@ -5,10 +5,11 @@
  *
  * A sample carries the interrupted ip, PERF_CONTEXT_KERNEL and the kernel
  * callchain when the kernel was interrupted (unwound with the kernel's own
- * .sframe, kern/kunwind.h), and then whatever sample_user_callchain()
- * appends for the user part: that one function is where the unwinding
- * modes plug in (a USER_DEFERRED marker and cookie, an fp walk, a stack
- * copy).
+ * .sframe, kern/kunwind.h), and then the user part: in an NMI sample
+ * whatever sample_user_callchain() appends, that one function being where
+ * the unwinding modes plug in (a USER_DEFERRED marker and cookie, an fp
+ * walk, a stack copy); in a software event's, the cookie of the deferred
+ * unwind its caller asked for.
  */
 #ifndef KERN_SAMPLE_H
 #define KERN_SAMPLE_H
@@ -18,7 +19,7 @@
 
 #include "stitch/records.h"
 
-struct trap_frame; /* arch/x86_64/trap.h */
+struct trap_frame; /* <arch/trap.h> */
 
 /* The interrupted registers: the three every sample reads, and the
  * frame, from which a mode that records them all takes the rest
@@ -55,13 +56,15 @@ void sample_nmi(const struct sample_regs *regs);
  * Normal context: a sample of a software event (SAMPLE_EVENT_SYSCALL, aux
  * = the system-call number) whose kernel callchain starts at the caller of
  * sample_software(), unwound from the current frame (no fake registers).
- * Returns 0, or -1 if dropped.
+ * Its user part is PERF_CONTEXT_USER_DEFERRED and cookie, the deferred
+ * unwind its caller asked for, or nothing if cookie is 0. Returns 0, or
+ * -1 if dropped.
  */
-int sample_software(uint16_t event, uint32_t aux, uint64_t period);
+int sample_software(uint16_t event, uint32_t aux, uint64_t period, uint64_t cookie);
 
 /*
  * THE hook for the user part of a callchain (kern/sample_user.c), called
- * for every sample after the kernel part, from NMI or normal context. It
+ * for every NMI sample after the kernel part, in NMI context. It
  * may append entries with sample_push() (PERF_CONTEXT_USER_DEFERRED and a
  * cookie; PERF_CONTEXT_USER and an fp walk) and bytes after ips[] (a
  * struct rec_stack_copy, setting SAMPLE_STACK_COPY in rec->flags and
@@ -71,10 +74,19 @@ int sample_software(uint16_t event, uint32_t aux, uint64_t period);
 void sample_user_callchain(struct sample_ctx *ctx);
 
 /* Registers the sampler as a consumer of the deferred unwinder and sets
- * the unwinding method from profile.mode; after profile_init. */
+ * the deferred unwind's method and bound from profile.mode and
+ * profile.frames; after profile_init, before the first process. */
 void sample_user_init(void);
 
-/* Appends one ips[] entry; false if the buffer is full. */
-bool sample_push(struct sample_ctx *ctx, uint64_t entry);
+/* Appends one ips[] entry; false if the buffer is full. Inline: the NMI
+ * appends two (a deferred chain's marker and cookie). */
+static inline bool sample_push(struct sample_ctx *ctx, uint64_t entry)
+{
+	if (ctx->len + sizeof entry > ctx->cap)
+		return false;
+	ctx->rec->ips[ctx->rec->nr++] = entry;
+	ctx->len += sizeof entry;
+	return true;
+}
 
 #endif

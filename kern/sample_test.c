@@ -1,4 +1,4 @@
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/cmdline.h"
 #include "kern/kernel.h"
 #include "kern/kunwind.h"
@@ -25,7 +25,7 @@ __attribute__((noipa)) int sample_busy_software(void);
 
 void sample_busy_leaf(uint64_t end)
 {
-	while (rdtsc() < end)
+	while (arch_cycles() < end)
 		sink++;
 }
 
@@ -46,7 +46,7 @@ void sample_busy_top(uint64_t end)
  * its callchain starts at the return address into this function. */
 __attribute__((noipa)) int sample_busy_software(void)
 {
-	int err = sample_software(SAMPLE_EVENT_SYSCALL, 0x5a17, 1);
+	int err = sample_software(SAMPLE_EVENT_SYSCALL, 0x5a17, 1, 0);
 	sink++;
 	return err;
 }
@@ -67,7 +67,7 @@ KTEST(sample_busy_loop)
 	irqflags_t f = irq_save();
 	int err = profile_start(&c);
 	if (!err)
-		sample_busy_top(rdtsc() + (uint64_t)ms * (tsc_hz / 1000));
+		sample_busy_top(arch_cycles() + (uint64_t)ms * (tsc_hz / 1000));
 	profile_stop();
 	irq_restore(f);
 	KASSERT_EQ(t, err, 0);

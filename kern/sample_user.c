@@ -2,23 +2,24 @@
  * The user part of a sample's callchain, per profile.mode (records.h):
  *
  *   sframe, fp-deferred, guess   PERF_CONTEXT_USER_DEFERRED + the cookie of
- *                                a deferred unwind (kern/unwind_deferred.h)
+ *                                a deferred unwind (kern/unwind_deferred.h),
+ *                                answered by the sampler's REC_DEFERRED
  *   fp                           PERF_CONTEXT_USER + a frame-pointer walk
  *                                inside the NMI, present pages only
  *   stack-copy                   PERF_CONTEXT_USER + the ip, and a struct
  *                                rec_stack_copy for the host to unwind
  *   validate                     sframe and stack-copy in one sample
  *
- * Software events (the system-call tracer) always defer, as the tracer's
- * consumer. NMI context: nothing here faults, sleeps, locks or allocates.
+ * NMI context: nothing here faults, sleeps, locks or allocates. (The
+ * system-call tracer's samples ask for their own unwind: kern/strace.c.)
  */
 #include "kern/sample.h"
-#include "arch/x86_64/unwind_user.h"
+#include <arch/unwind_user.h>
 #include "kern/kernel.h"
 #include "kern/mm.h"
 #include "kern/profile.h"
+#include "kern/record.h"
 #include "kern/stats.h"
-#include "kern/strace.h"
 #include "kern/summary.h"
 #include "kern/string.h"
 #include "kern/task.h"
@@ -33,35 +34,57 @@
 
 static struct unwind_work sampler_work;
 
+/* The answer to the sampler's requests of one entry: its REC_DEFERRED,
+ * built from the trace, the entries the NMIs marked (see defer_sampler),
+ * and the summary's count. */
 static void sampler_deferred(struct unwind_work *work,
 			     const struct unwind_trace *trace, uint64_t cookie)
 {
+	struct task *t = current;
 	(void)work;
-	unwind_deferred_record(trace, cookie, REC_CONSUMER_SAMPLER);
+	stat_add(STAT_ENTRIES_WITH_SAMPLES,
+		 __atomic_exchange_n(&t->sampled_entries, 0, __ATOMIC_RELAXED));
+	record_deferred((uint32_t)t->pid, (uint32_t)t->tid, REC_CONSUMER_SAMPLER,
+			cookie, trace->stop, trace->entries, trace->nr);
 	summary_user_stack(trace);
+}
+
+/* The deferred modes' unwinding methods. */
+static enum unwind_method method_of(uint32_t mode)
+{
+	return mode == MODE_FP_DEFERRED ? UNWIND_METHOD_FP :
+	       mode == MODE_GUESS       ? UNWIND_METHOD_GUESS :
+					  UNWIND_METHOD_SFRAME;
 }
 
 void sample_user_init(void)
 {
 	unwind_deferred_init(&sampler_work, sampler_deferred);
-	unwind_deferred_set_method(profile.mode);
+	/* One unwind per entry serves every consumer, so its method and
+	 * bound are the profile's, not the sampler's alone: profile.frames
+	 * (the stream's max_frames), as much as one record holds. */
+	unwind_deferred_setup(method_of(profile.mode),
+			      MIN(profile.frames, RECORD_DEFERRED_MAX_ENTRIES));
 }
 
-/* PERF_CONTEXT_USER_DEFERRED and the cookie, if the unwind was granted
- * (true then). */
-static bool defer(struct sample_ctx *ctx, struct unwind_work *work)
-{
-	uint64_t cookie;
-	return unwind_deferred_request(work, &cookie) >= 0 &&
-	       sample_push(ctx, PERF_CONTEXT_USER_DEFERRED) &&
-	       sample_push(ctx, cookie);
-}
-
+/*
+ * PERF_CONTEXT_USER_DEFERRED and the cookie of this entry's unwind. The
+ * sampler marks the entry with that cookie: the first sample of an entry
+ * (the cookie is the entry's, unique) counts it in the task's
+ * sampled_entries, which its answer adds to entries_with_samples; the
+ * tests hold that count against the sampler's records. (Added there, not
+ * here: the counters are per CPU, and arch_cpu_id() would cost the NMI
+ * more than the mark does.)
+ */
 static void defer_sampler(struct sample_ctx *ctx, struct task *t)
 {
-	unwind_deferred_note_sample(t);
-	if (defer(ctx, &sampler_work))
-		summary_note_sample(t, ctx->regs && ctx->regs->user);
+	uint64_t cookie;
+	if (unwind_deferred_request(&sampler_work, &cookie) < 0)
+		return;
+	if (__atomic_exchange_n(&t->sampled_cookie, cookie, __ATOMIC_RELAXED) != cookie)
+		__atomic_fetch_add(&t->sampled_entries, 1, __ATOMIC_RELAXED);
+	if (sample_push(ctx, PERF_CONTEXT_USER_DEFERRED) && sample_push(ctx, cookie))
+		summary_note_sample(t, ctx->regs->user);
 }
 
 /*
@@ -73,7 +96,7 @@ static void defer_sampler(struct sample_ctx *ctx, struct task *t)
 static bool user_regs(const struct sample_ctx *ctx, struct task *t,
 		      uint64_t r[REC_NREGS])
 {
-	if (ctx->regs && ctx->regs->user) {
+	if (ctx->regs->user) {
 		unwind_user_regs(ctx->regs->frame, r);
 		return true;
 	}
@@ -150,10 +173,6 @@ void sample_user_callchain(struct sample_ctx *ctx)
 	 * gone (exiting). */
 	if (!t || !__atomic_load_n(&t->mm, __ATOMIC_RELAXED))
 		return;
-	if (ctx->rec->event == SAMPLE_EVENT_SYSCALL) {
-		defer(ctx, strace_work());
-		return;
-	}
 	switch (profile.mode) {
 	case MODE_FP:
 	case MODE_STACK_COPY:

@@ -14,7 +14,7 @@
  * have picked it.
  */
 #include "kern/sched.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/cmdline.h"
 #include "kern/kernel.h"
 #include "kern/spinlock.h"
@@ -36,13 +36,13 @@ static bool force_migrate;
 
 void clock_init(void)
 {
-	boot_tsc = rdtsc();
+	boot_tsc = arch_cycles();
 	force_migrate = cmdline_flag(&boot_args, "sched.migrate");
 }
 
 uint64_t clock_ns(void)
 {
-	return tsc_to_ns(rdtsc() - boot_tsc);
+	return tsc_to_ns(arch_cycles() - boot_tsc);
 }
 
 static bool is_idle(unsigned cpu)
@@ -317,7 +317,7 @@ void sched_idle_cpu(void)
 {
 	sched_init_idle();
 	for (;;) {
-		cli();
+		irq_disable();
 		if (!sched_run_next())
 			arch_wait_for_interrupt();
 	}

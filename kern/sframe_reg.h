@@ -1,5 +1,8 @@
 /*
  * SFrame registration: which user text ranges have which SFrame section.
+ * This registry owns each address space's list (struct uvm's sframe_*
+ * fields): every operation on it is here, kern/uvm.c only says when the
+ * address space changes.
  *
  * Two ways in, one function: the kernel's ELF loader registers the
  * executable's PT_GNU_SFRAME at spawn, and a user-space loader registers
@@ -16,14 +19,55 @@
 #include <stdint.h>
 
 #include "kern/uvm.h"
+#include "sframe/sframe.h"
 
-/* Registers [sframe, +len) for the code [text, +text_len) of mm; counts
- * sframe_registered, or sframe_dropped on failure. 0, -EFAULT (outside the
- * user range), -EINVAL (a zero or > 4 GiB length), -EEXIST (the text
- * overlaps a registered range), -ENOMEM; each refusal also counts its
- * reason (sframe_refused_*). */
+/* The most sections one address space may have registered. */
+#define SFRAME_MAX_SECTIONS 16
+
+/*
+ * A registered section: user addresses, read lazily by the unwinder, which
+ * opens it at its first use. Owned by this registry (kern/sframe_reg.c)
+ * from registration to removal: what the unwinder keeps per section
+ * (the open table, anything derived from it) belongs here, and goes with
+ * the section.
+ */
+struct sframe_section {
+	struct sframe_section *next;
+	uint64_t sframe_addr, sframe_len;
+	uint64_t text_start, text_end;   /* the code it describes */
+	bool checked;                    /* table is open (header and layout checked) */
+	struct sf_table table;           /* reads in place, with single user loads */
+};
+
+/* Where a registration comes from. The section of a program the kernel
+ * loads is in an address space that does not run yet: its header is read
+ * at its first use. A program's own registration is in its memory now:
+ * the header is read at once, so that a wrong one is refused. */
+enum sframe_origin {
+	SFRAME_FROM_LOADER, /* kern/uvm.c: the executable's PT_GNU_SFRAME */
+	SFRAME_FROM_USER,   /* SYS_stacktrace_setup ADD; mm is current's */
+};
+
+/*
+ * Registers [sframe, +len) for the code [text, +text_len) of mm, after
+ * the one check every registration passes: 0, or the refusal, in this
+ * order: -EFAULT (a range outside user memory, or, from user, a header
+ * that cannot be read), -EINVAL (a zero length, or a section over
+ * 4 GiB), -ENOEXEC (not at a 4-byte boundary, or, from user, no SFrame
+ * header), -EEXIST (the text overlaps a registered range), -ENOMEM
+ * (SFRAME_MAX_SECTIONS, or no memory). Counts sframe_registered, or
+ * sframe_dropped and the refusal's reason (sframe_refused_*).
+ */
 int sframe_register(struct uvm *mm, uint64_t sframe, uint64_t len,
-		    uint64_t text, uint64_t text_len);
+		    uint64_t text, uint64_t text_len, enum sframe_origin from);
+
+/* The section covering pc, or NULL. */
+struct sframe_section *sframe_find(const struct uvm *mm, uint64_t pc);
+
+/* What kern/uvm.c tells the registry: text may have been unmapped (the
+ * cached rules are void); mm is being freed (its sections and cache go). */
+void sframe_unmapped(struct uvm *mm);
+void sframe_free(struct uvm *mm);
 
 /* Reads the unwinder's command-line switches (sframe.validate,
  * unwind.rule_cache, unwind.fde_index). Boot, before the first process. */
@@ -51,7 +95,7 @@ void sframe_walk_done(const struct sframe_walk *w);
  * The per-address-space rule cache (unwind.rule_cache=0 turns it off):
  * two-way set-associative, pc -> (rule in its quick form, or "none": the
  * frame pointer's turn; rules of another shape, which x86-64 code hardly
- * has, are looked up each time), each entry tagged with mm->sframe_gen, which kern/uvm.c bumps
+ * has, are looked up each time), each entry tagged with mm->sframe_gen, which the registry bumps
  * when a section is added or removed or text is unmapped: entries of an
  * older generation are empty. (A process's exit frees the cache with its
  * mm.) It holds only answers a lookup gave, so it saves lookups without

@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 
 struct spinlock {
 	int locked;

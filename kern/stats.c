@@ -1,5 +1,5 @@
 #include "kern/stats.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/console.h"
 #include "kern/kernel.h"
 #include "kern/string.h"
@@ -11,8 +11,7 @@ static const char *const names[STAT_COUNT] = { STATS_LIST(STATS_NAME) };
 #define STATS_HOW(id, name, how) HOW_##how,
 static const enum how hows[STAT_COUNT] = { STATS_LIST(STATS_HOW) };
 
-uint64_t stat_counters[ARCH_MAX_CPUS][STAT_COUNT];
-
+uint64_t stat_counters[ARCH_MAX_CPUS][STAT_ROW] __attribute__((aligned(64)));
 
 uint64_t stat_total(enum stat s)
 {

@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "stitch/records.h"
 
 /* X(id, "name", how): how is SUM (totals add up across CPUs) or MAX. */
@@ -75,12 +75,21 @@
 	X(BYTES_DRAINED, "bytes_drained", SUM)                                \
 	X(NMI_CYCLES_TOTAL, "nmi_cycles_total", SUM) /* TSC, in the handler */ \
 	X(NMI_CYCLES_MAX, "nmi_cycles_max", MAX)                              \
+	/* ... of the NMIs that interrupted ring 3 (the samples of user code): */ \
+	X(NMI_USER_COUNT, "nmi_user_count", SUM)                              \
+	X(NMI_USER_CYCLES_TOTAL, "nmi_user_cycles_total", SUM)                \
 	X(UNWIND_CYCLES_TOTAL, "unwind_cycles_total", SUM) /* deferred */     \
 	X(UNWIND_CYCLES_MAX, "unwind_cycles_max", MAX)
 
 #define STATS_ENUM(id, name, how) STAT_##id,
 enum stat { STATS_LIST(STATS_ENUM) STAT_COUNT };
 #undef STATS_ENUM
+
+/* A CPU's row of counters: a power of two, so that a counter's address is
+ * a shift and an add away from the CPU index (the NMI counts on its hot
+ * path), and each CPU's counters sit on cache lines of their own. */
+#define STAT_ROW 64
+_Static_assert(STAT_COUNT <= STAT_ROW, "STAT_ROW: the next power of two");
 
 _Static_assert(STAT_UNWIND_STOP_KILLED - STAT_UNWIND_STOP_END ==
 		       UNWIND_STOP_KILLED - UNWIND_STOP_END &&
@@ -90,23 +99,29 @@ _Static_assert(STAT_UNWIND_STOP_KILLED - STAT_UNWIND_STOP_END ==
 /* Per CPU. Atomic read-modify-writes: a task may be preempted and moved
  * between reading its CPU index and the update, so two CPUs can meet on
  * one slot. Relaxed order: counters order nothing. */
-extern uint64_t stat_counters[ARCH_MAX_CPUS][STAT_COUNT];
+extern uint64_t stat_counters[ARCH_MAX_CPUS][STAT_ROW];
 
-/* This CPU's counter += n / = max(counter, v). Any context. Inline: the
- * NMI and the unwinder count on their hot paths. */
-static inline void stat_add(enum stat s, uint64_t n)
+/* CPU cpu's counter += n / = max(counter, v). Any context. Inline: the
+ * NMI and the unwinder count on their hot paths. The _on forms are for a
+ * caller that has its CPU index already (the NMI: one RDTSCP for all). */
+static inline void stat_add_on(unsigned cpu, enum stat s, uint64_t n)
 {
-	__atomic_fetch_add(&stat_counters[arch_cpu_id()][s], n, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&stat_counters[cpu][s], n, __ATOMIC_RELAXED);
 }
-static inline void stat_max(enum stat s, uint64_t v)
+static inline void stat_max_on(unsigned cpu, enum stat s, uint64_t v)
 {
-	uint64_t *c = &stat_counters[arch_cpu_id()][s];
+	uint64_t *c = &stat_counters[cpu][s];
 	uint64_t old = __atomic_load_n(c, __ATOMIC_RELAXED);
 	while (v > old && !__atomic_compare_exchange_n(c, &old, v, false,
 						       __ATOMIC_RELAXED,
 						       __ATOMIC_RELAXED))
 		;
 }
+static inline void stat_inc_on(unsigned cpu, enum stat s) { stat_add_on(cpu, s, 1); }
+
+/* This CPU's. */
+static inline void stat_add(enum stat s, uint64_t n) { stat_add_on(arch_cpu_id(), s, n); }
+static inline void stat_max(enum stat s, uint64_t v) { stat_max_on(arch_cpu_id(), s, v); }
 static inline void stat_inc(enum stat s) { stat_add(s, 1); }
 
 /* The counter of a deferred unwind's stop reason. */

@@ -1,7 +1,9 @@
 #include "kern/strace.h"
 #include "kern/cmdline.h"
 #include "kern/kernel.h"
+#include "kern/record.h"
 #include "kern/string.h"
+#include "kern/task.h"
 #include "kern/unwind_deferred.h"
 
 bool strace_traced[SYS_COUNT];
@@ -19,16 +21,20 @@ static const char *const names[SYS_COUNT] = {
 
 static struct unwind_work tracer_work;
 
+/* The answer to the tracer's request of one entry: its REC_DEFERRED. */
 static void tracer_deferred(struct unwind_work *work,
 			    const struct unwind_trace *trace, uint64_t cookie)
 {
+	const struct task *t = current;
 	(void)work;
-	unwind_deferred_record(trace, cookie, REC_CONSUMER_TRACER);
+	record_deferred((uint32_t)t->pid, (uint32_t)t->tid, REC_CONSUMER_TRACER,
+			cookie, trace->stop, trace->entries, trace->nr);
 }
 
-struct unwind_work *strace_work(void)
+uint64_t strace_request(void)
 {
-	return &tracer_work;
+	uint64_t cookie;
+	return unwind_deferred_request(&tracer_work, &cookie) >= 0 ? cookie : 0;
 }
 
 /* Marks the system call called name[0 .. len). */

@@ -3,13 +3,14 @@
  *
  *   trace.syscalls=read,write,...     (kernel command line, by name)
  *
- * At the entry of a chosen system call it writes a REC_SAMPLE of
- * SAMPLE_EVENT_SYSCALL (aux = the number, period 1): the kernel callchain
- * from syscall_dispatch, unwound from the current frame (no fake
+ * At the entry of a chosen system call syscall_dispatch writes a REC_SAMPLE
+ * of SAMPLE_EVENT_SYSCALL (aux = the number, period 1): the kernel
+ * callchain from syscall_dispatch, unwound from the current frame (no fake
  * registers, as in the LKML thread "perf/x86: make perf callchain work
- * without CONFIG_FRAME_POINTER", Apr 2019), then PERF_CONTEXT_USER_DEFERRED and a cookie it
- * requested from kern/unwind_deferred.h as REC_CONSUMER_TRACER. When the
- * sampler asks in the same kernel entry, both get the same cookie and
+ * without CONFIG_FRAME_POINTER", Apr 2019), then PERF_CONTEXT_USER_DEFERRED
+ * and the cookie of the tracer's own deferred unwind (strace_request). The
+ * unwind answers with the tracer's REC_DEFERRED (REC_CONSUMER_TRACER). When
+ * the sampler asks in the same kernel entry, both get the same cookie and
  * one unwind, each its own REC_DEFERRED.
  */
 #ifndef KERN_STRACE_H
@@ -19,8 +20,6 @@
 #include <stdint.h>
 
 #include "stitch/syscall.h"
-
-struct unwind_work;
 
 /* Reads trace.syscalls and registers the consumer; after profile_init. */
 void strace_init(void);
@@ -33,8 +32,9 @@ static inline bool strace_wants(long nr)
 	return nr >= 0 && nr < SYS_COUNT && strace_traced[nr];
 }
 
-/* The tracer's consumer, for the sample being built: the sampler's hook
- * requests the unwind with it for SAMPLE_EVENT_SYSCALL samples. */
-struct unwind_work *strace_work(void);
+/* syscall_dispatch, for a traced call: asks for the deferred unwind of
+ * this entry's user stack. Its cookie, or 0 if the task has none to
+ * unwind (it is exiting). */
+uint64_t strace_request(void);
 
 #endif

@@ -16,7 +16,7 @@
  * compare-and-swap and counts with atomic adds, as not_counted is.
  */
 #include "kern/summary.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/elfsym.h"
 #include "kern/initrd.h"
 #include "kern/kernel.h"

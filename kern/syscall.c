@@ -32,10 +32,10 @@ static const syscall_fn syscalls[SYS_COUNT] = {
 long syscall_dispatch(long nr, const long *arg)
 {
 	/* The tracer's sample: its kernel chain starts here, its user
-	 * stack comes from the deferred unwind (kern/strace.h). */
+	 * stack comes from the tracer's deferred unwind (kern/strace.h). */
 	if (strace_wants(nr)) {
 		stat_inc(STAT_SYSCALLS_TRACED);
-		sample_software(SAMPLE_EVENT_SYSCALL, (uint32_t)nr, 1);
+		sample_software(SAMPLE_EVENT_SYSCALL, (uint32_t)nr, 1, strace_request());
 	}
 	if (nr < 0 || nr >= SYS_COUNT || !syscalls[nr])
 		return -STITCH_ENOSYS;

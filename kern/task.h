@@ -19,9 +19,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/x86_64/arch.h"
-#include "arch/x86_64/task.h"
-#include "arch/x86_64/trap.h"
+#include <arch/arch.h>
+#include <arch/task.h>
+#include <arch/trap.h>
 #include "kern/kunwind.h"
 
 #define NPROC         64      /* the process table (docs/USERLAND.md: -EAGAIN) */
@@ -90,6 +90,11 @@ struct task {
 	/* The deferred user unwind (kern/unwind_deferred.c): cookie, the
 	 * consumers that asked, the bounded trace buffer. */
 	struct unwind_task_info *unwind;
+	/* The sampler's marks (kern/sample_user.c): the cookie of the last
+	 * entry it sampled, and the entries it sampled that its answers have
+	 * not yet added to entries_with_samples. */
+	uint64_t sampled_cookie;
+	uint64_t sampled_entries;
 
 	/* Kernel stack and saved CPU state. */
 	uint64_t kstack;            /* lowest address; 0 for the idle task */

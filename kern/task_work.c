@@ -1,5 +1,5 @@
 #include "kern/task_work.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/spinlock.h"
 #include "stitch/syscall.h"
 

@@ -1,19 +1,14 @@
 #include "kern/uaccess.h"
-#include "arch/x86_64/uaccess.h"
+#include <arch/uaccess.h>
 #include "kern/kernel.h"
 #include "kern/mm.h"
 #include "kern/string.h"
 #include "kern/task.h"
 #include "kern/uvm.h"
 #include "stitch/syscall.h"
-#include "arch/x86_64/user_load.h"
+#include <arch/user_load.h>
 
 _Static_assert(ARCH_USER_LOAD_END == USER_END, "user_load.h and uvm.h agree on the user range");
-
-bool user_range_ok(uint64_t addr, uint64_t n)
-{
-	return n == 0 || (addr < USER_END && n <= USER_END - addr);
-}
 
 int copy_from_user(void *dst, uint64_t usrc, uint64_t n)
 {

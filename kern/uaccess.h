@@ -4,6 +4,7 @@
  * (with SMAP on, that would fault anyway).
  *
  * Every helper first checks the range against the user range [0, USER_END)
+ * (user_range_ok, kern/uvm.h)
  * (NULL is simply unmapped), then accesses it through usercopy.S with
  * SMAP opened for that one access. A page that is part of a region but not
  * mapped yet is faulted in as if the program had touched it (so these may
@@ -16,8 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* [addr, addr + n) lies in the user range (n == 0: always true). */
-bool user_range_ok(uint64_t addr, uint64_t n);
+#include "kern/uvm.h" /* user_range_ok */
 
 /* 0 or -EFAULT (some bytes may have been copied). */
 int copy_from_user(void *dst, uint64_t usrc, uint64_t n);

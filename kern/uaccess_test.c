@@ -1,7 +1,3 @@
-#include "arch/x86_64/task.h"
-#include "arch/x86_64/uaccess.h"
-#include "arch/x86_64/user_load.h"
-#include "arch/x86_64/x86.h"
 #include "kern/initrd.h"
 #include "kern/kernel.h"
 #include "kern/ktest.h"
@@ -12,14 +8,8 @@
 #include "kern/uvm.h"
 #include "stitch/syscall.h"
 
-#define CR4_SMEP (1ull << 20)
-#define CR4_SMAP (1ull << 21)
-
-/* The current task (the idle task while the tests run) borrows an
- * address space with /bin/fib loaded, a writable page at *rw followed by a
- * hole, and a read-only page at *ro. Nothing is mapped until touched.
- * NULL (the test skipped or failed) when it cannot be made. */
-static struct uvm *borrow_test_mm(struct ktest *t, uint64_t *rw, uint64_t *ro)
+/* ktest.h: an address space with /bin/fib loaded, for the current task. */
+struct uvm *ktest_borrow_mm(struct ktest *t, uint64_t *rw, uint64_t *ro)
 {
 	struct initrd_file f;
 	struct elf_image img;
@@ -40,7 +30,7 @@ static struct uvm *borrow_test_mm(struct ktest *t, uint64_t *rw, uint64_t *ro)
 	return mm;
 }
 
-static void return_test_mm(struct uvm *mm)
+void ktest_return_mm(struct uvm *mm)
 {
 	current->mm = NULL;
 	vm_switch(&kernel_space);
@@ -60,21 +50,11 @@ KTEST(uaccess_range_check)
 	KEXPECT(t, !user_range_ok(0x1000, UINT64_MAX));
 }
 
-KTEST(uaccess_smep_smap_on)
-{
-	struct cpuid c = cpuid(7, 0);
-	KEXPECT_EQ(t, !!(read_cr4() & CR4_SMEP), !!(c.ebx & (1u << 7)));
-	KEXPECT_EQ(t, !!(read_cr4() & CR4_SMAP), !!(c.ebx & (1u << 20)));
-	KEXPECT_EQ(t, arch_has_smap(), !!(c.ebx & (1u << 20)));
-	if (!arch_has_smap())
-		ktest_skip(t, "this CPU has no SMAP (run QEMU with -cpu max)");
-}
-
-/* The helpers on a real address space (borrow_test_mm). */
+/* The helpers on a real address space (ktest_borrow_mm). */
 KTEST(uaccess_copy_helpers)
 {
 	uint64_t rw, ro;
-	struct uvm *mm = borrow_test_mm(t, &rw, &ro);
+	struct uvm *mm = ktest_borrow_mm(t, &rw, &ro);
 	if (!mm)
 		return;
 
@@ -115,47 +95,5 @@ KTEST(uaccess_copy_helpers)
 	KEXPECT_EQ(t, copy_from_user_nofault(buf, rw + PAGE_SIZE - 4, 8), -STITCH_EFAULT);
 	KEXPECT_EQ(t, current->kernel_page_faults, faults);
 
-	return_test_mm(mm);
-}
-
-/*
- * The single loads of arch/x86_64/user_load.h inside one window, on the
- * same kind of address space: each width reads what copy_to_user wrote, a
- * page never touched is faulted in, the hole and anything outside the
- * user range give false (the fixup), and the window stays open across a
- * fault (the trap's iretq gives AC back) until arch_user_access_end.
- */
-KTEST(uaccess_user_loads)
-{
-	uint64_t rw, ro;
-	struct uvm *mm = borrow_test_mm(t, &rw, &ro);
-	if (!mm)
-		return;
-	KEXPECT_EQ(t, copy_to_user(rw + 100, "\x11\x22\x33\x44\x55\x66\x77\x88", 8), 0);
-
-	uint8_t b = 0;
-	uint16_t h = 0;
-	uint32_t w = 0;
-	uint64_t q = 0, faults = current->kernel_page_faults;
-	bool smap = arch_has_smap();
-	arch_user_access_begin();
-	KEXPECT(t, this_cpu_local()->uaccess_open);
-	KEXPECT_EQ(t, !!(read_rflags() & RFLAGS_AC), smap);
-	KEXPECT(t, arch_user_load(rw + 100, 1, &b) && b == 0x11);
-	KEXPECT(t, arch_user_load(rw + 101, 2, &h) && h == 0x3322);
-	KEXPECT(t, arch_user_load(rw + 103, 4, &w) && w == 0x77665544);
-	KEXPECT(t, arch_user_load(rw + 100, 8, &q) && q == 0x8877665544332211ull);
-	KEXPECT(t, arch_user_load(ro + 8, 8, &q) && q == 0); /* faulted in */
-	KEXPECT_EQ(t, current->kernel_page_faults, faults + 1);
-	KEXPECT(t, !arch_user_load(rw + PAGE_SIZE - 4, 8, &q)); /* into the hole */
-	KEXPECT(t, !arch_user_load(rw + PAGE_SIZE, 1, &b));
-	KEXPECT_EQ(t, !!(read_rflags() & RFLAGS_AC), smap);     /* still open */
-	KEXPECT(t, !arch_user_load((uint64_t)&q, 8, &q));       /* kernel memory */
-	KEXPECT(t, !arch_user_load(USER_END - 4, 8, &q));
-	KEXPECT(t, !arch_user_load(UINT64_MAX - 3, 4, &w));
-	arch_user_access_end();
-	KEXPECT(t, !this_cpu_local()->uaccess_open);
-	KEXPECT(t, !(read_rflags() & RFLAGS_AC));
-
-	return_test_mm(mm);
+	ktest_return_mm(mm);
 }

@@ -1,17 +1,19 @@
 /*
- * Deferred user-space unwinding: a generic interface, shaped after Linux's
- * kernel/unwind/deferred.c (6.17+), with two consumers: the sampler
- * (kern/sample_user.c) and the system-call tracer (kern/strace.c).
+ * Deferred user-space unwinding, shaped after Linux's
+ * kernel/unwind/deferred.c (6.17+): it knows its consumers only as
+ * callbacks, and nothing of what they do with a stack.
  *
  * A consumer owns a struct unwind_work (a callback and a bit). Wherever it
  * is, NMI included, it may call unwind_deferred_request(): that returns
  * the task's cookie for its current kernel entry and makes sure the user
  * stack will be unwound, once, on the task's way back to user mode, where
  * page faults are allowed. The callback then receives the trace and the
- * cookie; it runs in task context with interrupts enabled.
+ * cookie; it runs in task context (current is the task) with interrupts
+ * enabled, and writes whatever it keeps (kern/sample_user.c and
+ * kern/strace.c each write their own record).
  *
  * One unwind per entry: every request between a kernel entry and the next
- * return to user mode (from any consumer, any number of samples) gets the
+ * return to user mode (from any consumer, any number of times) gets the
  * same cookie and shares one trace; each consumer that asked is called
  * exactly once per cookie. docs/DEFERRED.md walks through it.
  */
@@ -21,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kern/unwind_user.h"
 #include "stitch/records.h"
 
 struct task;
@@ -49,6 +52,13 @@ struct unwind_work {
 int unwind_deferred_init(struct unwind_work *work, unwind_callback_t func);
 
 /*
+ * How the deferred unwind walks a user stack: the method and the most
+ * entries a trace holds (each task's buffer). Once at boot, before the
+ * first task; until then the SFrame method and one entry.
+ */
+void unwind_deferred_setup(enum unwind_method method, uint32_t max_entries);
+
+/*
  * Any context, NMI included, on behalf of current. *cookie: the entry's
  * cookie (never 0). Returns 0 when this request will be served, 1 when
  * this consumer had already asked for this cookie (it will be called once
@@ -56,27 +66,8 @@ int unwind_deferred_init(struct unwind_work *work, unwind_callback_t func);
  */
 int unwind_deferred_request(struct unwind_work *work, uint64_t *cookie);
 
-/* The unwinding method of the deferred unwind (profile.mode decides). */
-void unwind_deferred_set_method(uint32_t mode);
-
-/*
- * Writes the REC_DEFERRED record of one consumer (REC_CONSUMER_*) for a
- * trace passed to its callback: period 0, PERF_CONTEXT_USER, the entries.
- * The record is built in the task's own buffer (no stack, no copy of the
- * entries). 0, or -1 if the ring was full (counted).
- */
-int unwind_deferred_record(const struct unwind_trace *trace, uint64_t cookie,
-			   uint32_t consumer);
-
-/*
- * The sampler marks the entry it sampled (NMI-safe), so that the return to
- * user counts kernel entries that had samples (entries_with_samples),
- * independently of requests, cookies and records.
- */
-void unwind_deferred_note_sample(struct task *t);
-
-/* Task life: per-task state and its bounded trace buffer (profile.frames
- * entries), allocated at spawn and freed at reap. 0 or -ENOMEM. */
+/* Task life: per-task state and its trace buffer, allocated at spawn and
+ * freed at reap. 0 or -ENOMEM. */
 int unwind_task_init(struct task *t);
 void unwind_task_free(struct task *t);
 

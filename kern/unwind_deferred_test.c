@@ -1,18 +1,21 @@
 /*
- * Kernel tests of the deferred-unwind core (kern/unwind_deferred.c), irq
- * work and the self-IPI, on a stand-in task: a task struct with a kernel
+ * Kernel tests of the deferred-unwind core (kern/unwind_deferred.c), its
+ * two consumers, irq work and the self-IPI, on a stand-in task: a task struct with a kernel
  * stack, an empty address space and a user frame whose rbp is 0, so that
  * its unwind is the user pc alone and reads no user memory. The test makes
  * it `current` with interrupts off, and puts the real one back.
  */
 #include "kern/ktest.h"
-#include "arch/x86_64/arch.h"
-#include "arch/x86_64/lapic.h"
-#include "arch/x86_64/smp.h"
+#include <arch/arch.h>
+#include <arch/ktest.h>
 #include "kern/irq_work.h"
 #include "kern/mm.h"
 #include "kern/pmm.h"
+#include "kern/profile.h"
+#include "kern/record.h"
+#include "kern/sample.h"
 #include "kern/stats.h"
+#include "kern/strace.h"
 #include "kern/string.h"
 #include "kern/task.h"
 #include "kern/task_work.h"
@@ -110,17 +113,52 @@ KTEST(unwind_deferred_one_per_entry)
 	end();
 }
 
-/* The sampler's mark is counted once per entry, at its return. */
-KTEST(unwind_deferred_entries_with_samples)
+/*
+ * The two consumers as the kernel has them, from the stand-in: the
+ * sampler's NMI hook and the tracer ask in one entry and get its cookie;
+ * the sampler counts the entry once however many samples it has (its own
+ * mark); the one unwind answers each with its own REC_DEFERRED; the next
+ * entry has another cookie and counts again.
+ */
+KTEST(unwind_deferred_sampler_and_tracer)
 {
+	static uint64_t buf[32];
+	struct rec_sample *rec = (struct rec_sample *)buf;
+	struct sample_regs regs = { .user = false };
+	struct sample_ctx ctx = { .regs = &regs, .rec = rec, .len = sizeof *rec,
+				  .cap = sizeof buf };
+	if (profile.mode != MODE_SFRAME) {
+		ktest_skip(t, "profile.mode is not sframe");
+		return;
+	}
 	if (!begin(t))
 		return;
-	uint64_t n = stat_total(STAT_ENTRIES_WITH_SAMPLES);
-	unwind_deferred_note_sample(&stand_in);
-	unwind_deferred_note_sample(&stand_in);
+	uint64_t entries = stat_total(STAT_ENTRIES_WITH_SAMPLES);
+	uint64_t records = stat_total(STAT_DEFERRED_RECORDS);
+	uint64_t runs = stat_total(STAT_UNWINDS_RUN);
+	memset(buf, 0, sizeof buf);
+	sample_user_callchain(&ctx);
+	sample_user_callchain(&ctx);
+	uint64_t cookie = strace_request();
+	KEXPECT_EQ(t, rec->nr, 4);
+	KEXPECT(t, rec->ips[0] == PERF_CONTEXT_USER_DEFERRED && rec->ips[1] != 0);
+	KEXPECT(t, rec->ips[2] == PERF_CONTEXT_USER_DEFERRED && rec->ips[3] == rec->ips[1]);
+	KEXPECT_EQ(t, cookie, rec->ips[1]);
+	task_work_run();
+	KEXPECT_EQ(t, stat_total(STAT_ENTRIES_WITH_SAMPLES) - entries, 1);
+	KEXPECT(t, record_ready());
+	KEXPECT_EQ(t, stat_total(STAT_DEFERRED_RECORDS) - records, 2);
+	KEXPECT_EQ(t, stat_total(STAT_UNWINDS_RUN) - runs, 1);
 	KEXPECT(t, unwind_exit_to_user(&stand_in));
-	KEXPECT(t, unwind_exit_to_user(&stand_in)); /* an entry without samples */
-	KEXPECT_EQ(t, stat_total(STAT_ENTRIES_WITH_SAMPLES) - n, 1);
+
+	rec->nr = 0;
+	ctx.len = sizeof *rec;
+	sample_user_callchain(&ctx);
+	KEXPECT(t, rec->nr == 2 && rec->ips[1] != 0 && rec->ips[1] != cookie);
+	task_work_run();
+	KEXPECT_EQ(t, stat_total(STAT_ENTRIES_WITH_SAMPLES) - entries, 2);
+	KEXPECT_EQ(t, stat_total(STAT_DEFERRED_RECORDS) - records, 3);
+	KEXPECT(t, unwind_exit_to_user(&stand_in));
 	end();
 }
 
@@ -191,18 +229,18 @@ KTEST(unwind_deferred_from_nmi)
 	trap_set_handler(VEC_NMI, request_in_nmi);
 	/* Sent by this write, not by a timer: no wall-clock wait (the bound
 	 * counts iterations and only keeps a lost NMI from hanging the run). */
-	lapic_self_nmi();
+	arch_self_nmi();
 	for (int i = 0; i < 1000000 && __atomic_load_n(&nmi_ret, __ATOMIC_ACQUIRE) == -1000; i++)
-		pause();
+		cpu_relax();
 	trap_set_handler(VEC_NMI, NULL);
 	KEXPECT_EQ(t, nmi_ret, 0);
 	KEXPECT(t, nmi_cookie != 0);
 	KEXPECT(t, stand_in.works == NULL); /* the IPI waits: interrupts are off */
 	KEXPECT(t, !unwind_exit_to_user(&stand_in));
 	uint64_t ipis = stat_total(STAT_SELF_IPIS);
-	sti();
+	irq_enable();
 	delay_us(100);
-	cli();
+	irq_disable();
 	KEXPECT_EQ(t, stat_total(STAT_SELF_IPIS) - ipis, 1);
 	KEXPECT(t, stand_in.works != NULL);
 	task_work_run();
@@ -231,9 +269,9 @@ KTEST(irq_work_queue_and_run)
 	irq_work_run();
 	KEXPECT_EQ(t, irq_ran, 1);
 	KEXPECT(t, irq_work_queue(&w));
-	sti();
+	irq_enable();
 	delay_us(100);
-	cli();
+	irq_disable();
 	KEXPECT_EQ(t, irq_ran, 2);
 	irq_restore(f);
 }
@@ -263,10 +301,10 @@ static void request_on_cpu1(void *exiting)
 	nmi_work = &work_a;
 	nmi_ret = -1000;
 	trap_set_handler(VEC_NMI, request_in_nmi);
-	lapic_timer_oneshot(100000, LAPIC_TIMER_NMI);
-	for (uint64_t end_tsc = rdtsc() + tsc_hz; rdtsc() < end_tsc &&
+	arch_nmi_after(100000);
+	for (uint64_t end_tsc = arch_cycles() + tsc_hz; arch_cycles() < end_tsc &&
 	     __atomic_load_n(&nmi_ret, __ATOMIC_ACQUIRE) == -1000;)
-		pause();
+		cpu_relax();
 	trap_set_handler(VEC_NMI, NULL);
 	if (exiting) {
 		task_work_exit(&stand_in);
@@ -296,9 +334,9 @@ KTEST(unwind_deferred_nmi_on_other_cpu)
 	if (!begin_on_cpu1(t, false))
 		return;
 	KEXPECT(t, !unwind_exit_to_user(&stand_in)); /* PENDING until it ran */
-	for (uint64_t end_tsc = rdtsc() + tsc_hz; rdtsc() < end_tsc &&
+	for (uint64_t end_tsc = arch_cycles() + tsc_hz; arch_cycles() < end_tsc &&
 	     !__atomic_load_n(&stand_in.works, __ATOMIC_ACQUIRE);)
-		pause();
+		cpu_relax();
 	KEXPECT(t, stand_in.works != NULL);
 	KEXPECT_EQ(t, stat_total(STAT_UNWIND_IPI_REMOTE_TASK) - remote, 1);
 	task_work_run();

@@ -1,7 +1,7 @@
 #include "kern/unwind_user.h"
-#include "arch/x86_64/uaccess.h"
-#include "arch/x86_64/user_load.h"
-#include "arch/x86_64/unwind_user.h"
+#include <arch/uaccess.h>
+#include <arch/user_load.h>
+#include <arch/unwind_user.h>
 #include "kern/cmdline.h"
 #include "kern/kernel.h"
 #include "kern/sched.h"
@@ -186,7 +186,7 @@ static inline bool preempt_point(struct task *t, bool window)
  * nothing tells a saved function pointer from a return address. */
 static bool in_text(const struct uvm *mm, uint64_t addr)
 {
-	return addr && uvm_sframe_find(mm, addr - 1) != NULL;
+	return addr && sframe_find(mm, addr - 1) != NULL;
 }
 
 static uint32_t guess(const struct sf_frame *f, uint64_t *ips, uint32_t max,

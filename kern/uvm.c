@@ -7,11 +7,6 @@
 #include "kern/string.h"
 #include "stitch/syscall.h"
 
-static bool user_range(uint64_t addr, uint64_t len)
-{
-	return addr < USER_END && len <= USER_END - addr;
-}
-
 struct uvm *uvm_create(void)
 {
 	struct uvm *mm = kzalloc(sizeof(*mm));
@@ -24,14 +19,6 @@ struct uvm *uvm_create(void)
 	return mm;
 }
 
-/* A section, and the FDE index the unwinder built for it at its first
- * use (kern/sframe_reg.c), if any. */
-static void section_free(struct sframe_section *s)
-{
-	kfree((void *)s->table.sample);
-	kfree(s);
-}
-
 void uvm_destroy(struct uvm *mm)
 {
 	vm_unmap_range(&mm->vm, 0, USER_END);
@@ -41,12 +28,7 @@ void uvm_destroy(struct uvm *mm)
 		mm->regions = r->next;
 		kfree(r);
 	}
-	while (mm->sframes) {
-		struct sframe_section *s = mm->sframes;
-		mm->sframes = s->next;
-		section_free(s);
-	}
-	kfree(mm->rule_cache);
+	sframe_free(mm);
 	kfree(mm);
 }
 
@@ -144,7 +126,7 @@ int uvm_load_elf(struct uvm *mm, const struct elf_image *img, const char *path)
 	mm->build_id_size = img->build_id_size;
 	if (img->sframe_addr &&
 	    sframe_register(mm, img->sframe_addr, img->sframe_size, text->vaddr,
-			    text->memsz) == -STITCH_ENOMEM)
+			    text->memsz, SFRAME_FROM_LOADER) == -STITCH_ENOMEM)
 		return -STITCH_ENOMEM;
 	return 0;
 }
@@ -276,7 +258,7 @@ static bool is_mmap(const struct region *r)
 
 int uvm_munmap(struct uvm *mm, uint64_t addr, uint64_t len)
 {
-	if (addr % PAGE_SIZE || len == 0 || !user_range(addr, len))
+	if (addr % PAGE_SIZE || len == 0 || !user_range_ok(addr, len))
 		return -STITCH_EINVAL;
 	uint64_t end = addr + PAGE_ROUND_UP(len);
 	struct region *split = NULL;
@@ -309,58 +291,6 @@ int uvm_munmap(struct uvm *mm, uint64_t addr, uint64_t len)
 		}
 	}
 	vm_unmap_range(&mm->vm, addr, end);
-	mm->sframe_gen++; /* the text of a cached rule may be gone */
+	sframe_unmapped(mm); /* the text of a cached rule may be gone */
 	return 0;
-}
-
-int uvm_sframe_add(struct uvm *mm, uint64_t sframe_addr, uint64_t sframe_len,
-		   uint64_t text_start, uint64_t text_len)
-{
-	if (!user_range(sframe_addr, sframe_len) || !user_range(text_start, text_len))
-		return -STITCH_EFAULT;
-	if (sframe_len == 0 || text_len == 0)
-		return -STITCH_EINVAL;
-	uint64_t text_end = text_start + text_len;
-	for (struct sframe_section *s = mm->sframes; s; s = s->next)
-		if (s->text_start < text_end && text_start < s->text_end)
-			return -STITCH_EEXIST;
-	if (mm->nsframes == UVM_MAX_SFRAMES)
-		return -STITCH_ENOMEM;
-	struct sframe_section *s = kzalloc(sizeof(*s));
-	if (!s)
-		return -STITCH_ENOMEM;
-	*s = (struct sframe_section){
-		.next = mm->sframes, .sframe_addr = sframe_addr,
-		.sframe_len = sframe_len, .text_start = text_start,
-		.text_end = text_end,
-	};
-	mm->sframes = s;
-	mm->nsframes++;
-	mm->sframe_gen++;
-	return 0;
-}
-
-int uvm_sframe_remove(struct uvm *mm, uint64_t text_start)
-{
-	for (struct sframe_section **pp = &mm->sframes; *pp; pp = &(*pp)->next) {
-		struct sframe_section *s = *pp;
-		if (s->text_start == text_start) {
-			*pp = s->next;
-			mm->nsframes--;
-			if (mm->sframe_last == s)
-				mm->sframe_last = NULL;
-			mm->sframe_gen++;
-			section_free(s);
-			return 0;
-		}
-	}
-	return -STITCH_EINVAL;
-}
-
-struct sframe_section *uvm_sframe_find(const struct uvm *mm, uint64_t pc)
-{
-	for (struct sframe_section *s = mm->sframes; s; s = s->next)
-		if (pc >= s->text_start && pc < s->text_end)
-			return s;
-	return NULL;
 }

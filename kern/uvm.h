@@ -23,7 +23,6 @@
 #include "kern/elf.h"
 #include "kern/initrd.h"
 #include "kern/vm.h"
-#include "sframe/sframe.h"
 
 #define USER_END        0x00007ffffffff000ull /* USER_TOP of docs/USERLAND.md */
 #define USER_STACK_SIZE (1ull << 20)
@@ -32,7 +31,14 @@
 #define USER_HEAP_MAX   (1ull << 30)
 #define USER_MMAP_MAX   (1ull << 30) /* one mapping; more is -ENOMEM */
 #define UVM_MAX_REGIONS 64
-#define UVM_MAX_SFRAMES 16
+
+/* [addr, addr + n) lies in the user range (n == 0: always true). The one
+ * range check of user addresses: the copy helpers, munmap and the SFrame
+ * registry use it. */
+static inline bool user_range_ok(uint64_t addr, uint64_t n)
+{
+	return n == 0 || (addr < USER_END && n <= USER_END - addr);
+}
 
 enum region_kind {
 	REGION_ELF,   /* a PT_LOAD segment of the executable */
@@ -55,17 +61,7 @@ struct region {
 	uint64_t file_offset;     /* the file offset that file_vaddr maps */
 };
 
-/* A registered SFrame section (the loader's PT_GNU_SFRAME, or
- * SYS_stacktrace_setup): user addresses, read lazily by the unwinder,
- * which opens it at its first use (kern/sframe_reg.c). */
-struct sframe_section {
-	struct sframe_section *next;
-	uint64_t sframe_addr, sframe_len;
-	uint64_t text_start, text_end;   /* the code it describes */
-	bool checked;                    /* table is open (header and layout checked) */
-	struct sf_table table;           /* reads in place, with single user loads */
-};
-
+struct sframe_section;               /* kern/sframe_reg.h */
 struct sframe_rule_cache;            /* kern/sframe_reg.c */
 
 struct uvm {
@@ -74,7 +70,8 @@ struct uvm {
 	int nregions;
 	struct region *heap;      /* [heap->start, PAGE_ROUND_UP(brk)) */
 	uint64_t brk;
-	struct sframe_section *sframes;
+	/* The SFrame registry's: only kern/sframe_reg.c changes them. */
+	struct sframe_section *sframes;        /* newest first */
 	int nsframes;
 	struct sframe_section *sframe_last;    /* the last one a lookup used */
 	struct sframe_rule_cache *rule_cache;  /* pc -> rule, NULL until first use */
@@ -122,14 +119,5 @@ long uvm_mmap(struct uvm *mm, uint64_t hint, uint64_t len, unsigned prot,
  * is not page aligned, leaves the user range, or touches another kind of
  * region. */
 int uvm_munmap(struct uvm *mm, uint64_t addr, uint64_t len);
-
-/* SFrame sections, keyed by the text range they cover. add: 0, -EFAULT
- * (outside the user range), -EINVAL, -EEXIST (overlapping text), -ENOMEM.
- * remove: by the start of its text, 0 or -EINVAL. find: the section
- * covering pc. (kern/sframe_reg.c registers and counts; these keep the list.) */
-int uvm_sframe_add(struct uvm *mm, uint64_t sframe_addr, uint64_t sframe_len,
-		   uint64_t text_start, uint64_t text_len);
-int uvm_sframe_remove(struct uvm *mm, uint64_t text_start);
-struct sframe_section *uvm_sframe_find(const struct uvm *mm, uint64_t pc);
 
 #endif

@@ -2,6 +2,7 @@
 #include "kern/kernel.h"
 #include "kern/ktest.h"
 #include "kern/mm.h"
+#include "kern/sframe_reg.h"
 #include "kern/string.h"
 #include "kern/uvm.h"
 #include "stitch/syscall.h"
@@ -42,7 +43,7 @@ KTEST(uvm_regions_and_lookup)
 	KEXPECT(t, uvm_find(mm, USER_STACK_BASE - 1) == NULL); /* the guard */
 	KEXPECT(t, uvm_find(mm, USER_END) == NULL);
 	/* The loader registered the executable's SFrame section. */
-	const struct sframe_section *s = uvm_sframe_find(mm, img.entry);
+	const struct sframe_section *s = sframe_find(mm, img.entry);
 	KEXPECT(t, s && s->sframe_addr == img.sframe_addr && s->text_start == text->vaddr);
 	KEXPECT_EQ(t, mm->build_id_size, 20);
 	KEXPECT(t, strcmp(mm->exe_path, "bin/fib") == 0);
@@ -155,23 +156,4 @@ KTEST(uvm_mmap_file)
 	KASSERT(t, vm_lookup(&mm->vm, past, &pa, NULL));
 	KEXPECT_EQ(t, *(uint64_t *)p2v(pa), 0);
 	uvm_destroy(mm);
-}
-
-KTEST(uvm_sframe_registry)
-{
-	struct uvm *mm = uvm_create();
-	KASSERT(t, mm != NULL);
-	KEXPECT_EQ(t, uvm_sframe_add(mm, 0x500000, 64, 0x401000, 0x1000), 0);
-	KEXPECT_EQ(t, uvm_sframe_add(mm, 0x600000, 64, 0x401800, 0x1000), -STITCH_EEXIST);
-	KEXPECT_EQ(t, uvm_sframe_add(mm, 0x600000, 64, 0x402000, 0x1000), 0);
-	KEXPECT_EQ(t, uvm_sframe_add(mm, USER_END - 2, 64, 0x403000, 0x10), -STITCH_EFAULT);
-	KEXPECT_EQ(t, uvm_sframe_add(mm, 0x700000, 64, USER_END, 0x10), -STITCH_EFAULT);
-	KEXPECT_EQ(t, uvm_sframe_add(mm, 0x700000, 0, 0x403000, 0x10), -STITCH_EINVAL);
-	const struct sframe_section *s = uvm_sframe_find(mm, 0x402fff);
-	KEXPECT(t, s && s->sframe_addr == 0x600000);
-	KEXPECT(t, uvm_sframe_find(mm, 0x403000) == NULL);
-	KEXPECT_EQ(t, uvm_sframe_remove(mm, 0x402000), 0);
-	KEXPECT(t, uvm_sframe_find(mm, 0x402fff) == NULL);
-	KEXPECT_EQ(t, uvm_sframe_remove(mm, 0x402000), -STITCH_EINVAL);
-	uvm_destroy(mm); /* frees the remaining section */
 }

@@ -17,11 +17,13 @@
 #   fuzz_elf     kern/elf.c + kern/uvm.c: ELF validation, build id, loading
 #                into a mock address space, demand faults
 #   fuzz_cpio    kern/initrd.c: cpio newc lookups
-#   fuzz_uvm     kern/uvm.c: sbrk/mmap/munmap/faults/SFrame registry calls
+#   fuzz_uvm     kern/uvm.c + kern/sframe_reg.c: sbrk/mmap/munmap/faults/
+#                SFrame registry calls
 #   fuzz_stream  tools/stitch: the record stream reader and the stitcher
 #
 # The kernel files are compiled unchanged for the host; test/fuzz/mock.c
-# provides the kernel services they call (frames, kmalloc, page tables).
+# provides the kernel services they call (frames, kmalloc, page tables),
+# mock_sframe.c what the SFrame registry needs besides (counters, current).
 
 # clang's libFuzzer; libdw/libelf for stitch, libsframe (binutils-dev) for
 # the sanitized libsframe comparison.
@@ -30,26 +32,27 @@ PACKAGES += clang libclang-rt-14-dev libdw-dev libelf-dev binutils-dev
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_CC  := clang
 FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_CFLAGS := -std=gnu11 -g -O1 $(WARN) -Iinclude -I. -iquote test/fuzz $(FUZZ_SAN)
+FUZZ_CFLAGS := -std=gnu11 -g -O1 $(WARN) -Iinclude $(ARCH_INCLUDE) -I. -iquote test/fuzz $(FUZZ_SAN)
 
 FUZZ_MOCK := test/fuzz/mock.c test/fuzz/mock.h
 FUZZ_KERN_HDRS := $(wildcard kern/*.h) $(wildcard include/stitch/*.h)
+# kern/uvm.c calls the SFrame registry, which calls the SFrame library.
+FUZZ_UVM_SRCS := kern/uvm.c kern/sframe_reg.c test/fuzz/mock.c test/fuzz/mock_sframe.c \
+	$(wildcard sframe/*.c)
+FUZZ_UVM_DEPS := $(FUZZ_UVM_SRCS) $(FUZZ_MOCK) $(FUZZ_KERN_HDRS) $(wildcard sframe/*.h) \
+	$(wildcard $(ARCH_DIR)/include/arch/*.h)
 
-$(FUZZ_DIR)/fuzz_elf: test/fuzz/fuzz_elf.c kern/elf.c kern/uvm.c $(FUZZ_MOCK) test/fuzz/mock_sframe.c \
-		$(FUZZ_KERN_HDRS)
+$(FUZZ_DIR)/fuzz_elf: test/fuzz/fuzz_elf.c kern/elf.c $(FUZZ_UVM_DEPS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ test/fuzz/fuzz_elf.c kern/elf.c kern/uvm.c test/fuzz/mock.c \
-		test/fuzz/mock_sframe.c
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ test/fuzz/fuzz_elf.c kern/elf.c $(FUZZ_UVM_SRCS)
 
 $(FUZZ_DIR)/fuzz_cpio: test/fuzz/fuzz_cpio.c kern/initrd.c $(FUZZ_MOCK) $(FUZZ_KERN_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ test/fuzz/fuzz_cpio.c kern/initrd.c test/fuzz/mock.c
 
-$(FUZZ_DIR)/fuzz_uvm: test/fuzz/fuzz_uvm.c kern/uvm.c $(FUZZ_MOCK) test/fuzz/mock_sframe.c \
-		$(FUZZ_KERN_HDRS)
+$(FUZZ_DIR)/fuzz_uvm: test/fuzz/fuzz_uvm.c $(FUZZ_UVM_DEPS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ test/fuzz/fuzz_uvm.c kern/uvm.c test/fuzz/mock.c \
-		test/fuzz/mock_sframe.c
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ test/fuzz/fuzz_uvm.c $(FUZZ_UVM_SRCS)
 
 # stitch minus main(), compiled into the target with the fuzzer's coverage.
 FUZZ_STITCH_SRCS := $(filter-out tools/stitch/main.c,$(wildcard tools/stitch/*.c))

@@ -1,8 +1,8 @@
-# kern/ and arch/x86_64/: the kernel, build/kernel/kernel.elf.
+# kern/ and arch/$(ARCH)/: the kernel, build/kernel/kernel.elf.
 
 # The SFrame library (sframe/) is compiled in from its own sources with the
 # kernel's flags: the kernel unwinds itself with it (kern/kunwind.c).
-KERNEL_SRCS := $(wildcard kern/*.c arch/x86_64/*.c arch/x86_64/*.S sframe/*.c)
+KERNEL_SRCS := $(wildcard kern/*.c $(ARCH_DIR)/*.c $(ARCH_DIR)/*.S sframe/*.c)
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(basename $(KERNEL_SRCS))) \
 	$(BUILD)/kernel/font.o
 
@@ -27,7 +27,7 @@ $(BUILD)/kernel/font.c: $(FONT) tools/psf2c
 # (`.cfi_sections .sframe`), so a kernel unwind crosses the user copies.
 KERNEL_ASFLAGS := -std=gnu11 -ffreestanding -fno-pic -mcmodel=kernel \
 	-mno-red-zone -mgeneral-regs-only -fno-stack-protector -O2 -g $(WARN) \
-	-Iinclude -I. -fno-asynchronous-unwind-tables -fno-unwind-tables \
+	-Iinclude $(ARCH_INCLUDE) -I. -fno-asynchronous-unwind-tables -fno-unwind-tables \
 	-fomit-frame-pointer -MMD -MP
 KERNEL_CFLAGS := $(KERNEL_ASFLAGS) -Wa,--gsframe
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=4096 -z noexecstack \
@@ -56,6 +56,28 @@ ALL_TARGETS  += $(KERNEL_ELF)
 TEST_PREREQS += $(ESP_IMG)
 
 # The SFrame library reads user sections and stacks in place with the
-# kernel's single user loads (sframe/internal.h, arch/x86_64/sframe_load.h).
-SFRAME_ENV_LOAD := -DSF_ENV_LOAD_H='"arch/x86_64/sframe_load.h"'
+# kernel's single user loads (sframe/internal.h, arch/$(ARCH)/include/arch/sframe_load.h).
+SFRAME_ENV_LOAD := -DSF_ENV_LOAD_H='<arch/sframe_load.h>'
 $(BUILD)/kernel/sframe/%.o: KERNEL_CFLAGS += $(SFRAME_ENV_LOAD)
+
+# The arch boundary (docs/ARCHITECTURE.md): kern/ and sframe/ use nothing
+# of arch/$(ARCH)/ but its interface headers, arch/$(ARCH)/include/arch/,
+# and write no instruction of their own. tools/check-arch says where they
+# do; the kernel does not link until it is satisfied. `make check-arch`
+# runs it alone (test 14 gives it a file that breaks the rule).
+ARCH_CHECK_SRCS := $(wildcard kern/*.c kern/*.h sframe/*.c sframe/*.h)
+ARCH_OBJS := $(filter $(BUILD)/kernel/$(ARCH_DIR)/%,$(KERNEL_OBJS))
+ARCH_CHECK = @echo "tools/check-arch --arch $(ARCH_DIR) ... (kern/, sframe/)"; \
+	tools/check-arch --arch $(ARCH_DIR) \
+	--cpp "$(CC) -Iinclude $(ARCH_INCLUDE) -I. $(SFRAME_ENV_LOAD)" \
+	--objs "$(ARCH_OBJS)" $(ARCH_CHECK_SRCS)
+
+$(BUILD)/kernel/arch-check.ok: $(ARCH_CHECK_SRCS) $(ARCH_OBJS) tools/check-arch \
+		$(wildcard $(ARCH_DIR)/*.h $(ARCH_DIR)/include/arch/*.h)
+	$(ARCH_CHECK)
+	@touch $@
+$(KERNEL_ELF): $(BUILD)/kernel/arch-check.ok
+
+.PHONY: check-arch
+check-arch: $(ARCH_OBJS)
+	$(ARCH_CHECK)

@@ -31,7 +31,7 @@ SFRAME_HOST_OBJS := $(SFRAME_SRCS:sframe/%.c=$(SFRAME_DIR)/host/%.o)
 SFRAME_KERNEL_CFLAGS := -std=c11 -O2 $(WARN) -Wconversion -ffreestanding \
 	-fno-pic -mcmodel=kernel -mno-red-zone -mgeneral-regs-only \
 	-fno-stack-protector -nostdinc -isystem $(shell $(HOST_CC) -print-file-name=include) \
-	-iquote . -DSF_ENV_LOAD_H='"arch/x86_64/sframe_load.h"'
+	-iquote . $(ARCH_INCLUDE) -DSF_ENV_LOAD_H='<arch/sframe_load.h>'
 SFRAME_KERNEL_OBJS := $(SFRAME_SRCS:sframe/%.c=$(SFRAME_DIR)/kernel/%.o)
 
 # The same library with AddressSanitizer and UBSan, for the malformed-input
@@ -44,7 +44,7 @@ $(SFRAME_DIR)/host/%.o: sframe/%.c $(SFRAME_HDRS)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(SFRAME_CFLAGS) -c $< -o $@
 
-$(SFRAME_DIR)/kernel/%.o: sframe/%.c $(SFRAME_HDRS) arch/x86_64/sframe_load.h arch/x86_64/user_load.h
+$(SFRAME_DIR)/kernel/%.o: sframe/%.c $(SFRAME_HDRS) $(wildcard $(ARCH_DIR)/include/arch/*.h)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(SFRAME_KERNEL_CFLAGS) -c $< -o $@
 

@@ -29,7 +29,7 @@
  * reads: sf_env_load(addr, len, dst) copies len bytes (a constant 1, 2, 4
  * or 8 at every call site) at run-time address addr, false on a fault. A
  * build may supply its own with -DSF_ENV_LOAD_H='"header"' (the kernel's:
- * one user load with an exception-table fixup, arch/x86_64/sframe_load.h);
+ * one user load with an exception-table fixup, arch/x86_64/include/arch/sframe_load.h);
  * by default the memory is this program's own and the load a plain one.
  */
 #ifdef SF_ENV_LOAD_H

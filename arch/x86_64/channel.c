@@ -14,7 +14,7 @@
  *     QEMU can write to a host file (tools/qemu-run --channel serial).
  *     Never refuses.
  */
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "arch/x86_64/ivshmem.h"
 #include "arch/x86_64/keep.h"
 #include "arch/x86_64/uart.h"

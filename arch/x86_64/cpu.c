@@ -5,7 +5,8 @@
  * IA32_TSC_AUX (written here once per CPU, readable by nothing else in
  * the kernel), or, without RDTSCP, from the LAPIC ID.
  */
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
+#include "arch/x86_64/x86.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/smp.h"

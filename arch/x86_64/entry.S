@@ -1,7 +1,7 @@
 /*
  * The kernel's entry point, jumped to by the loader with rdi = physical
  * address of struct boot_info, interrupts off, on the loader's stack.
- * Its CFI is for debuggers only (arch/x86_64/trap.h).
+ * Its CFI is for debuggers only (arch/x86_64/include/arch/trap.h).
  */
 	.cfi_sections .debug_frame
 	.section .text.entry, "ax"

@@ -3,9 +3,10 @@
  * the fixups of the user-access helpers) and every exception raised in
  * ring 3, which kills the offending task instead of the kernel.
  */
-#include "arch/x86_64/arch.h"
-#include "arch/x86_64/trap.h"
-#include "arch/x86_64/uaccess.h"
+#include <arch/arch.h>
+#include "arch/x86_64/x86.h"
+#include <arch/trap.h>
+#include <arch/uaccess.h>
 #include "kern/kernel.h"
 #include "kern/task.h"
 #include "kern/uvm.h"

@@ -2,7 +2,7 @@
  * the CPU's rsp0 and IST pointers, and a busy TSS descriptor cannot be
  * loaded by a second CPU, so each CPU needs its own GDT too). */
 #include "arch/x86_64/gdt.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "kern/string.h"
 
 struct tss {

@@ -1,12 +1,13 @@
 /* Bringing up the CPU and the interrupt hardware, in dependency order. */
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
+#include "arch/x86_64/x86.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/ioapic.h"
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/madt.h"
 #include "arch/x86_64/pit.h"
-#include "arch/x86_64/trap.h"
+#include <arch/trap.h>
 #include "arch/x86_64/uart.h"
 #include "kern/kernel.h"
 
@@ -47,6 +48,7 @@ void arch_init_devices(void)
 	pic_disable();
 	madt_init();
 	lapic_init(madt.lapic_phys);
+	self_ipi_init();
 	cpu_id_init(0); /* the boot CPU; arch_start_cpus starts the others */
 	ioapic_init();
 	lapic_calibrate();

@@ -1,24 +1,25 @@
 /*
- * The self-IPI that runs irq work (kern/irq_work.c): a fixed interrupt,
+ * The self-IPI that runs irq work (kern/irq_work.h): a fixed interrupt,
  * vector VEC_SELF_IPI, sent by a CPU to itself. Raised from NMI context,
- * so sending it must be NMI-safe: lapic_self_ipi() is one ICR write.
+ * so sending it must be NMI-safe: lapic_self_ipi() is one ICR write. Its
+ * handler calls irq_work_run(), as Linux's x86 sysvec_irq_work does.
  */
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
+#include <arch/trap.h>
 #include "arch/x86_64/lapic.h"
-#include "arch/x86_64/trap.h"
-
-static void (*irq_work_handler)(void);
+#include "kern/irq_work.h"
+#include "kern/stats.h"
 
 /* trap_dispatch has already acknowledged the interrupt at the LAPIC. */
 static void self_ipi(struct trap_frame *tf)
 {
 	(void)tf;
-	irq_work_handler();
+	stat_inc(STAT_SELF_IPIS);
+	irq_work_run();
 }
 
-void arch_irq_work_init(void (*handler)(void))
+void self_ipi_init(void)
 {
-	irq_work_handler = handler;
 	trap_set_handler(VEC_SELF_IPI, self_ipi);
 }
 

@@ -17,6 +17,7 @@
 #include "arch/x86_64/pci.h"
 #include "kern/kernel.h"
 #include "kern/mm.h"
+#include "kern/string.h"
 #include "kern/vm.h"
 
 /*
@@ -49,19 +50,6 @@ bool shm_stream_init(struct shm_stream *s, void *mem, uint64_t bytes,
 	return true;
 }
 
-/* Records are whole multiples of 8 bytes at 8-aligned offsets: copy words.
- * volatile: the stores are for another reader, and it keeps GCC from
- * turning the loop into a call to the kernel's byte-wise memcpy. */
-static void copy_words(uint8_t *dst, const uint8_t *src, uint64_t n)
-{
-	volatile uint64_t *d = (volatile uint64_t *)dst;
-	for (uint64_t i = 0; i < n / 8; i++) {
-		uint64_t w;
-		__builtin_memcpy(&w, src + 8 * i, 8);
-		d[i] = w;
-	}
-}
-
 bool shm_stream_append(struct shm_stream *s, const void *rec, uint64_t n,
 		       bool final)
 {
@@ -73,7 +61,9 @@ bool shm_stream_append(struct shm_stream *s, const void *rec, uint64_t n,
 		s->h->dropped_bytes += n;
 		return false;
 	}
-	copy_words(s->data + s->used, rec, n);
+	/* memcpy moves words (arch/x86_64/string.c): records are whole
+	 * multiples of 8 bytes at 8-aligned offsets. */
+	memcpy(s->data + s->used, rec, n);
 	s->used += n;
 	/* Release: the bytes are in place before the count that covers them,
 	 * so a QEMU killed at any moment leaves whole records behind. */

@@ -1,7 +1,9 @@
 #include "arch/x86_64/lapic.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
+#include <arch/ktest.h>
+#include "arch/x86_64/x86.h"
 #include "arch/x86_64/pit.h"
-#include "arch/x86_64/trap.h"
+#include <arch/trap.h>
 #include "kern/kernel.h"
 #include "kern/mm.h"
 
@@ -84,10 +86,10 @@ void lapic_calibrate(void)
 	wr(REG_LVT_TIMER, LVT_MASKED);
 	pit_ch2_start(count);
 	wr(REG_TIMER_INIT, 0xffffffffu);
-	uint64_t t0 = rdtsc();
+	uint64_t t0 = arch_cycles();
 	while (!pit_ch2_done())
-		pause();
-	uint64_t t1 = rdtsc();
+		cpu_relax();
+	uint64_t t1 = arch_cycles();
 	uint32_t left = rd(REG_TIMER_CUR);
 	wr(REG_TIMER_INIT, 0);
 
@@ -117,7 +119,7 @@ void lapic_eoi(void)
 static void send_ipi(uint32_t dest, uint32_t cmd)
 {
 	for (int i = 0; i < 1000 && (rd(REG_ICR_LO) & ICR_PENDING); i++)
-		pause();
+		cpu_relax();
 	wr(REG_ICR_HI, dest << 24);
 	wr(REG_ICR_LO, cmd);
 }
@@ -129,7 +131,7 @@ void lapic_self_ipi(uint8_t vector)
 
 /* The self shorthand allows fixed delivery only (Intel SDM vol. 3,
  * "Interrupt Command Register"): an NMI names this APIC's own ID. */
-void lapic_self_nmi(void)
+void arch_self_nmi(void)
 {
 	send_ipi(lapic_id(), ICR_DELIVERY_NMI | ICR_ASSERT);
 }
@@ -143,7 +145,7 @@ void lapic_self_nmi(void)
 static void send(uint32_t apic_id, uint32_t cmd)
 {
 	for (int i = 0; i < 1000 && (rd(REG_ICR_LO) & ICR_PENDING); i++)
-		pause();
+		cpu_relax();
 	wr(REG_ICR_HI, apic_id << 24);
 	wr(REG_ICR_LO, cmd);
 }
@@ -198,6 +200,11 @@ static void timer_start(uint64_t ns, unsigned vector, uint32_t mode)
 void lapic_timer_oneshot(uint64_t ns, unsigned vector)
 {
 	timer_start(ns, vector, 0);
+}
+
+void arch_nmi_after(uint64_t ns)
+{
+	lapic_timer_oneshot(ns, LAPIC_TIMER_NMI);
 }
 
 void lapic_timer_periodic(uint64_t ns, unsigned vector)

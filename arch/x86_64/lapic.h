@@ -22,6 +22,8 @@ uint32_t lapic_id(void);
 void lapic_eoi(void);
 /* Sends `vector` to this CPU (fixed delivery, "self" shorthand); NMI-safe. */
 void lapic_self_ipi(uint8_t vector);
+/* Installs the handler of irq work's self-IPI (ipi.c). Boot, once. */
+void self_ipi_init(void);
 /* To another CPU, by APIC ID (normal context, interrupts off; not NMI):
  * a fixed interrupt, an NMI, and the INIT and start-up IPIs that start an
  * application processor at physical page `page` << 12 in real mode. */
@@ -29,10 +31,6 @@ void lapic_send_ipi(uint32_t apic_id, uint8_t vector);
 void lapic_send_nmi(uint32_t apic_id);
 void lapic_send_init(uint32_t apic_id);
 void lapic_send_sipi(uint32_t apic_id, uint8_t page);
-
-/* Sends an NMI to this CPU; it arrives right after the write that sends
- * it (no timer): for tests that need an NMI at a known place. */
-void lapic_self_nmi(void);
 
 /* One interrupt after ns nanoseconds, or one every ns. */
 void lapic_timer_oneshot(uint64_t ns, unsigned vector);

@@ -1,8 +1,9 @@
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
+#include "arch/x86_64/x86.h"
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/madt.h"
 #include "arch/x86_64/pit.h"
-#include "arch/x86_64/trap.h"
+#include <arch/trap.h>
 #include "kern/kernel.h"
 #include "kern/ktest.h"
 
@@ -18,9 +19,9 @@ static void count_hit(struct trap_frame *tf)
 /* Spins (interrupts as they are) until *v >= want or ms elapse. */
 static bool wait_for(volatile int *v, int want, uint64_t ms)
 {
-	uint64_t end = rdtsc() + ms * (tsc_hz / 1000);
-	while (*v < want && rdtsc() < end)
-		pause();
+	uint64_t end = arch_cycles() + ms * (tsc_hz / 1000);
+	while (*v < want && arch_cycles() < end)
+		cpu_relax();
 	return *v >= want;
 }
 
@@ -48,13 +49,13 @@ KTEST(lapic_timer_calibration)
 	trap_set_handler(VEC_LAPIC_TIMER, count_hit);
 	wait_tick();
 	lapic_timer_oneshot(1000000000, VEC_LAPIC_TIMER); /* 1 s: not expiring */
-	uint64_t t0 = rdtsc();
+	uint64_t t0 = arch_cycles();
 	uint32_t c0 = lapic_timer_count();
 	uint64_t tick0 = pit_ticks();
 	while (pit_ticks() < tick0 + 10)
 		arch_wait_for_interrupt();
 	uint32_t c1 = lapic_timer_count();
-	uint64_t t1 = rdtsc();
+	uint64_t t1 = arch_cycles();
 	lapic_timer_stop();
 	trap_set_handler(VEC_LAPIC_TIMER, NULL);
 
@@ -138,10 +139,10 @@ KTEST(pit_tick_rate)
 	if (ktest_skip_timing(t))
 		return;
 	wait_tick();
-	uint64_t t0 = rdtsc(), tick0 = pit_ticks();
+	uint64_t t0 = arch_cycles(), tick0 = pit_ticks();
 	while (pit_ticks() < tick0 + 10)
 		arch_wait_for_interrupt();
-	KEXPECT(t, near(tsc_to_ns(rdtsc() - t0), 100000000));
+	KEXPECT(t, near(tsc_to_ns(arch_cycles() - t0), 100000000));
 }
 
 KTEST(madt_matches_cpu)

@@ -25,7 +25,7 @@
  * nmi_exit, the return address of the call, and reads the interrupted
  * context from the frame.
  */
-#include "arch/x86_64/trap.h"
+#include <arch/trap.h>
 
 	.cfi_sections .debug_frame
 

@@ -1,4 +1,5 @@
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
+#include "arch/x86_64/x86.h"
 #include "kern/kernel.h"
 #include "kern/ktest.h"
 #include "kern/mm.h"

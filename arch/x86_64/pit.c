@@ -1,6 +1,6 @@
 #include "arch/x86_64/pit.h"
 #include "arch/x86_64/ioapic.h"
-#include "arch/x86_64/trap.h"
+#include <arch/trap.h>
 #include "arch/x86_64/x86.h"
 #include "kern/profile.h"
 #include "kern/sched.h"

@@ -14,7 +14,7 @@
  *     TCG does not, and the WRMSR would fault).
  */
 #include "arch/x86_64/pmu.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "arch/x86_64/lapic.h"
 #include "kern/kernel.h"
 

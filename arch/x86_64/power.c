@@ -1,4 +1,5 @@
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
+#include "arch/x86_64/x86.h"
 #include "arch/x86_64/keep.h"
 #include "kern/acpi.h"
 #include "kern/console.h"
@@ -56,7 +57,7 @@ static void warm_reset(void)
 
 void arch_shutdown(bool success)
 {
-	cli();
+	irq_disable();
 	profile_finish(); /* the end of the record stream, on every way out */
 	kprintf("stitch: shutdown (%s)\n", success ? "success" : "failure");
 	outb(DEBUG_EXIT_PORT, success ? DEBUG_EXIT_SUCCESS : DEBUG_EXIT_FAILURE);

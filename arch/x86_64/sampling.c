@@ -17,11 +17,11 @@
  * overrides the choice; an unusable one is refused with its reason and
  * the automatic choice is made.
  */
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "arch/x86_64/hpet.h"
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/pmu.h"
-#include "arch/x86_64/trap.h"
+#include <arch/trap.h>
 #include "kern/kernel.h"
 #include "kern/sample.h"
 #include "kern/stats.h"
@@ -140,7 +140,7 @@ const char *arch_sampling_select(const char *want)
  */
 static bool hpet_nmi_is_sample(void)
 {
-	uint64_t now = rdtsc();
+	uint64_t now = arch_cycles();
 	if (now - hpet_last < hpet_min_gap)
 		return false;
 	hpet_last = now;

@@ -16,13 +16,13 @@
  * and GS set up; then it idles with interrupts on.
  */
 #include "arch/x86_64/smp.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/madt.h"
-#include "arch/x86_64/task.h"
-#include "arch/x86_64/trap.h"
+#include <arch/task.h>
+#include <arch/trap.h>
 #include "kern/kernel.h"
 #include "kern/mm.h"
 #include "kern/pmm.h"
@@ -95,11 +95,11 @@ static void place_trampoline(uint64_t page, uint64_t cr3)
 
 static bool wait_online(unsigned cpu, uint64_t us)
 {
-	uint64_t end = rdtsc() + us * (tsc_hz / 1000000);
+	uint64_t end = arch_cycles() + us * (tsc_hz / 1000000);
 	while (!__atomic_load_n(&online[cpu], __ATOMIC_ACQUIRE)) {
-		if (rdtsc() >= end)
+		if (arch_cycles() >= end)
 			return false;
-		pause(); /* under -icount, lets QEMU run the other CPUs */
+		cpu_relax(); /* under -icount, lets QEMU run the other CPUs */
 	}
 	return true;
 }
@@ -223,7 +223,7 @@ void smp_call(unsigned cpu, void (*fn)(void *), void *arg)
 	while (!__atomic_compare_exchange_n(&slot[cpu].busy, &idle, 1, false,
 					    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 		idle = 0;
-		pause();
+		cpu_relax();
 	}
 	slot[cpu].arg = arg;
 	__atomic_store_n(&slot[cpu].fn, fn, __ATOMIC_RELEASE);
@@ -231,7 +231,7 @@ void smp_call(unsigned cpu, void (*fn)(void *), void *arg)
 	lapic_send_ipi(cpu_apic_id[cpu], VEC_CALL);
 	irq_restore(f);
 	while (__atomic_load_n(&slot[cpu].fn, __ATOMIC_ACQUIRE))
-		pause();
+		cpu_relax();
 	__atomic_store_n(&slot[cpu].busy, 0, __ATOMIC_RELEASE);
 }
 

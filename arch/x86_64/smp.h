@@ -28,12 +28,6 @@ struct trampoline_params {
 /* APIC ID of each CPU index (0: the boot CPU), and how many are online. */
 extern uint32_t cpu_apic_id[];
 
-/* Runs fn(arg) on CPU cpu, in its interrupt handler (interrupts off), and
- * waits until it returned; cpu must be online. The caller may have its
- * interrupts off only if the target cannot be waiting, with its own off,
- * for the caller (a lock the caller holds, an smp_call to it). */
-void smp_call(unsigned cpu, void (*fn)(void *), void *arg);
-
 /* The stack an AP started on (its idle stack), for the kernel unwinder. */
 bool smp_stack_bounds(uint64_t sp, uint64_t *lo, uint64_t *hi);
 

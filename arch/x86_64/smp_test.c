@@ -4,12 +4,13 @@
  * NMI on its own IST stack, and its own LAPIC timer delivers NMIs to it.
  * With one CPU there is nothing to test: they skip.
  */
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
+#include "arch/x86_64/x86.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/madt.h"
 #include "arch/x86_64/smp.h"
-#include "arch/x86_64/trap.h"
+#include <arch/trap.h>
 #include "kern/kernel.h"
 #include "kern/irq_work.h"
 #include "kern/ktest.h"
@@ -89,11 +90,11 @@ static void reset_counts(void)
  * pause, so a loop without one would keep the others from running. */
 static bool wait_nmis(unsigned cpu, unsigned want)
 {
-	uint64_t end = rdtsc() + tsc_hz; /* 1 s of guest time */
+	uint64_t end = arch_cycles() + tsc_hz; /* 1 s of guest time */
 	while (__atomic_load_n(&nmi_seen[cpu], __ATOMIC_RELAXED) < want) {
-		if (rdtsc() > end)
+		if (arch_cycles() > end)
 			return false;
-		pause();
+		cpu_relax();
 	}
 	return true;
 }
@@ -159,9 +160,9 @@ static unsigned slow_cpu, slow_runs;
 static void slow_func(struct irq_work *w)
 {
 	(void)w;
-	uint64_t end = rdtsc() + tsc_hz / 1000; /* 1 ms */
-	while (rdtsc() < end)
-		pause();
+	uint64_t end = arch_cycles() + tsc_hz / 1000; /* 1 ms */
+	while (arch_cycles() < end)
+		cpu_relax();
 	slow_cpu = arch_cpu_id();
 	__atomic_fetch_add(&slow_runs, 1, __ATOMIC_RELEASE);
 }

@@ -4,11 +4,11 @@
  * stack is loaded and its registers popped. Everything else is either
  * caller-saved (the C caller spilled it) or in the task's struct.
  *
- * Its CFI is for debuggers only (arch/x86_64/trap.h): a kernel unwind of a
+ * Its CFI is for debuggers only (arch/x86_64/include/arch/trap.h): a kernel unwind of a
  * task that is switched out ends here (see kern/kunwind.h).
  */
-#include "arch/x86_64/task.h"
-#include "arch/x86_64/trap.h"
+#include <arch/task.h>
+#include <arch/trap.h>
 
 	.cfi_sections .debug_frame
 	.text

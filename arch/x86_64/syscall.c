@@ -1,7 +1,7 @@
 /* The C half of the SYSCALL entry (syscallentry.S). */
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "arch/x86_64/gdt.h"
-#include "arch/x86_64/task.h"
+#include <arch/task.h>
 #include "kern/entry.h"
 #include "kern/syscall.h"
 #include "kern/uvm.h"

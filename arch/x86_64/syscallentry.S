@@ -14,8 +14,8 @@
  * trap_frame at sp.
  */
 #include "arch/x86_64/gdt.h"
-#include "arch/x86_64/trap.h"
-#include "arch/x86_64/task.h"
+#include <arch/trap.h>
+#include <arch/task.h>
 
 	.cfi_sections .debug_frame
 

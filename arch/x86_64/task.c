@@ -2,10 +2,11 @@
  * Tasks on x86_64: the per-CPU block, SYSCALL setup, FPU state, starting a
  * task in ring 3 and switching between tasks.
  */
-#include "arch/x86_64/task.h"
-#include "arch/x86_64/arch.h"
+#include <arch/task.h>
+#include <arch/arch.h>
+#include "arch/x86_64/x86.h"
 #include "arch/x86_64/gdt.h"
-#include "arch/x86_64/uaccess.h"
+#include <arch/uaccess.h>
 #include "kern/kernel.h"
 #include "kern/string.h"
 

@@ -1,5 +1,5 @@
 /* The TSC as the kernel's clock (tsc_hz is measured by lapic_calibrate). */
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 
 uint64_t tsc_hz;
 
@@ -11,7 +11,7 @@ uint64_t tsc_to_ns(uint64_t ticks)
 
 void delay_us(uint64_t us)
 {
-	uint64_t end = rdtsc() + us * (tsc_hz / 1000000);
-	while (rdtsc() < end)
-		pause();
+	uint64_t end = arch_cycles() + us * (tsc_hz / 1000000);
+	while (arch_cycles() < end)
+		cpu_relax();
 }

@@ -1,8 +1,9 @@
 /*
  * The IDT and the one C entry of every trap, trap_dispatch().
  */
-#include "arch/x86_64/trap.h"
-#include "arch/x86_64/arch.h"
+#include <arch/trap.h>
+#include <arch/arch.h>
+#include "arch/x86_64/x86.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/lapic.h"
 #include "kern/console.h"

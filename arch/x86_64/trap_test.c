@@ -1,5 +1,5 @@
 #include "arch/x86_64/gdt.h"
-#include "arch/x86_64/trap.h"
+#include <arch/trap.h>
 #include "kern/cmdline.h"
 #include "kern/kernel.h"
 #include "kern/ktest.h"

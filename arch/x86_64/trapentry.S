@@ -1,7 +1,7 @@
 /*
  * The trap path: 256 stubs, one common entry, one common exit.
  */
-#include "arch/x86_64/trap.h"
+#include <arch/trap.h>
 
 	.cfi_sections .debug_frame /* for debuggers only: trap.h */
 

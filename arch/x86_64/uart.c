@@ -7,7 +7,8 @@
  * again, which saves 15 of 16 port reads (each one an exit to QEMU).
  */
 #include "arch/x86_64/uart.h"
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
+#include "arch/x86_64/x86.h"
 
 enum {
 	REG_DATA = 0,     /* divisor low byte when DLAB is set */
@@ -39,7 +40,7 @@ void uart_init(uint16_t port)
 static void wait_empty(uint16_t port)
 {
 	for (int i = 0; i < 100000 && !(inb(port + REG_LSR) & LSR_THR_EMPTY); i++)
-		pause();
+		cpu_relax();
 }
 
 void uart_write(uint16_t port, const void *buf, uint64_t n)

@@ -10,10 +10,10 @@
  */
 #include <stddef.h>
 
-#include "arch/x86_64/arch.h"
+#include <arch/arch.h>
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/smp.h"
-#include "arch/x86_64/trap.h"
+#include <arch/trap.h>
 
 extern char boot_stack[], boot_stack_top[];
 /* The instruction after `call trap_dispatch` and `call nmi_dispatch`. */

@@ -1,6 +1,8 @@
 /*
  * Single x86_64 instructions as inline functions: port I/O, MSRs, control
- * registers, CPUID, TSC, interrupt flag. Nothing here has state.
+ * registers, CPUID, the flags register. Nothing here has state. The few
+ * instructions kern/ needs too (cli, sti, rdtsc, pause) are in <arch/arch.h>
+ * under names that say what they do: irq_disable, arch_cycles, cpu_relax.
  */
 #ifndef ARCH_X86_64_X86_H
 #define ARCH_X86_64_X86_H
@@ -94,13 +96,6 @@ static inline void invlpg(uint64_t va)
 	__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
 }
 
-static inline uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return (uint64_t)hi << 32 | lo;
-}
-
 static inline uint64_t read_rflags(void)
 {
 	uint64_t f;
@@ -111,13 +106,6 @@ static inline uint64_t read_rflags(void)
 #define RFLAGS_IF (1ull << 9)
 #define RFLAGS_AC (1ull << 18) /* with SMAP on: ring 0 may touch user pages */
 
-static inline void cli(void) { __asm__ volatile("cli" ::: "memory"); }
-static inline void sti(void) { __asm__ volatile("sti" ::: "memory"); }
 static inline void hlt(void) { __asm__ volatile("hlt" ::: "memory"); }
-static inline void pause(void) { __asm__ volatile("pause" ::: "memory"); }
-
-/* Wait for an interrupt without the race between sti and hlt: sti takes
- * effect only after the next instruction. */
-static inline void sti_hlt(void) { __asm__ volatile("sti; hlt" ::: "memory"); }
 
 #endif

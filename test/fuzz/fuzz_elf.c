@@ -17,6 +17,7 @@
 
 #include "kern/elf.h"
 #include "kern/mm.h"
+#include "kern/sframe_reg.h"
 #include "kern/uvm.h"
 #include "mock.h"
 #include "stitch/syscall.h"
@@ -94,7 +95,7 @@ static void load(const struct elf_image *img, size_t size)
 	MOCK_CHECK(uvm_fault(mm, ELF_LOAD_MIN - 1, 0) == -STITCH_EFAULT);
 	MOCK_CHECK(uvm_fault(mm, USER_STACK_BASE - 1, 0) == -STITCH_EFAULT);
 	const struct elf_segment *t = &img->loads[img->text];
-	const struct sframe_section *sf = uvm_sframe_find(mm, t->vaddr);
+	const struct sframe_section *sf = sframe_find(mm, t->vaddr);
 	if (sf) {
 		MOCK_CHECK(img->sframe_addr && sf->sframe_addr == img->sframe_addr);
 		MOCK_CHECK(sf->sframe_addr < USER_END &&

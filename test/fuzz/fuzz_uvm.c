@@ -9,13 +9,15 @@
  * Checked after every operation: a free hint honoured; regions page aligned, ascending,
  * disjoint, counted, at most UVM_MAX_REGIONS, inside the user range; every
  * mapped page inside a region with the region's permissions; SFrame
- * sections inside the user range with disjoint text, at most
- * UVM_MAX_SFRAMES; the break inside the heap. At the end nothing leaks.
+ * sections inside the user range, 4-byte aligned, with disjoint text, at
+ * most SFRAME_MAX_SECTIONS; the break inside the heap. At the end nothing leaks.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "kern/mm.h"
+#include "kern/sframe_reg.h"
+#include "kern/syscall.h"
 #include "kern/uvm.h"
 #include "mock.h"
 #include "stitch/syscall.h"
@@ -115,16 +117,20 @@ static void apply(struct uvm *mm, const struct op *op)
 		MOCK_CHECK(r == 0 || r == -STITCH_EFAULT || r == -STITCH_ENOMEM);
 		break;
 	case 4:
-		r = uvm_sframe_add(mm, addr, op->b % (near ? 1ull << 16 : ~0ull),
-				   near ? pick_addr(mm, op->c, op->b, true) : op->c,
-				   op->b >> 40);
+		r = sframe_register(mm, addr, op->b % (near ? 1ull << 16 : ~0ull),
+				    near ? pick_addr(mm, op->c, op->b, true) : op->c,
+				    op->b >> 40, SFRAME_FROM_LOADER);
 		MOCK_CHECK(r == 0 || r == -STITCH_EFAULT || r == -STITCH_EINVAL ||
-			   r == -STITCH_EEXIST || r == -STITCH_ENOMEM);
+			   r == -STITCH_ENOEXEC || r == -STITCH_EEXIST ||
+			   r == -STITCH_ENOMEM);
 		break;
-	case 5:
-		r = uvm_sframe_remove(mm, near && mm->sframes ? mm->sframes->text_start : addr);
+	case 5: {
+		long arg[5] = { STACKTRACE_SFRAME_REMOVE, 0, 0,
+				(long)(near && mm->sframes ? mm->sframes->text_start : addr), 0 };
+		r = sys_stacktrace_setup(arg);
 		MOCK_CHECK(r == 0 || r == -STITCH_EINVAL);
 		break;
+	}
 	case 6: {
 		uint8_t bytes[16];
 		memset(bytes, (int)op->b, sizeof bytes);
@@ -165,18 +171,20 @@ static void check(struct uvm *mm)
 	for (const struct sframe_section *s = mm->sframes; s; s = s->next, ns++) {
 		MOCK_CHECK(s->sframe_addr < USER_END && s->sframe_len <= USER_END - s->sframe_addr);
 		MOCK_CHECK(s->text_start < s->text_end && s->text_end <= USER_END);
-		MOCK_CHECK(s->sframe_len > 0);
+		MOCK_CHECK(s->sframe_len > 0 && s->sframe_len <= UINT32_MAX);
+		MOCK_CHECK(s->sframe_addr % 4 == 0);
 		for (const struct sframe_section *t = s->next; t; t = t->next)
 			MOCK_CHECK(t->text_end <= s->text_start || s->text_end <= t->text_start);
-		MOCK_CHECK(uvm_sframe_find(mm, s->text_start) == s);
+		MOCK_CHECK(sframe_find(mm, s->text_start) == s);
 	}
-	MOCK_CHECK(ns == mm->nsframes && ns <= UVM_MAX_SFRAMES);
+	MOCK_CHECK(ns == mm->nsframes && ns <= SFRAME_MAX_SECTIONS);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct uvm *mm = uvm_create();
 	MOCK_CHECK(mm);
+	mock_set_current_mm(mm);
 	MOCK_CHECK(uvm_load_elf(mm, &image, "bin/fuzz") == 0);
 	/* Inputs that end in 0xff run with a few frames only. */
 	mock_frames_budget = size && data[size - 1] == 0xff ? 4 : 256;

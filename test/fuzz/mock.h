@@ -25,6 +25,10 @@ size_t mock_vm_count(const void *as);
 /* Mapping i of an address space: false past the last one. */
 bool mock_vm_entry(const void *as, size_t i, uint64_t *va, unsigned *flags);
 
+/* mock_sframe.c: the task whose mm `current->mm` is. */
+struct uvm;
+void mock_set_current_mm(struct uvm *mm);
+
 /* Aborts with a message: a broken invariant is a crash for libFuzzer. */
 __attribute__((noreturn)) void mock_fail(const char *what);
 #define MOCK_CHECK(cond) ((cond) ? (void)0 : mock_fail(#cond))

@@ -1,15 +1,37 @@
 /*
- * The one kernel service kern/uvm.c calls beyond those of mock.c: the
- * SFrame registration of a loaded program (kern/sframe_reg.c). For the
- * targets that compile kern/uvm.c.
+ * What kern/sframe_reg.c (the SFrame registry, which kern/uvm.c calls)
+ * needs beyond mock.c, for the targets that compile both: one CPU (index
+ * 0, no RDTSCP, SMAP off), the counters, a command line with no switch
+ * set, and `current`, whose mm a target sets (mock_set_current_mm) before
+ * it makes a system call. The SFrame library is the real one.
  */
-#include "kern/sframe_reg.h"
-#include "kern/uvm.h"
+#include <arch/task.h>
+#include "kern/cmdline.h"
+#include "kern/stats.h"
+#include "kern/task.h"
+#include "mock.h"
 
-/* kern/sframe_reg.c counts and then keeps the list with uvm_sframe_add();
- * the counting needs the per-CPU counters, so the mock only keeps the list. */
-int sframe_register(struct uvm *mm, uint64_t sframe, uint64_t len, uint64_t text,
-		    uint64_t text_len)
+bool arch_has_rdtscp;
+unsigned arch_cpu_id_lapic(void) { return 0; }
+struct cpu_local cpu_locals[ARCH_MAX_CPUS];
+uint8_t uaccess_smap;
+uint64_t stat_counters[ARCH_MAX_CPUS][STAT_ROW];
+
+struct cmdline boot_args;
+bool cmdline_flag(const struct cmdline *c, const char *key)
 {
-	return uvm_sframe_add(mm, sframe, len, text, text_len);
+	(void)c, (void)key;
+	return false;
+}
+long cmdline_int(const struct cmdline *c, const char *key, long def, long min, long max)
+{
+	(void)c, (void)key, (void)min, (void)max;
+	return def;
+}
+
+static struct task task;
+struct task *cpu_current[ARCH_MAX_CPUS] = { &task };
+void mock_set_current_mm(struct uvm *mm)
+{
+	task.mm = mm;
 }

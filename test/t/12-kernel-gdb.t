@@ -2,15 +2,16 @@
 # Test 12: gdb walks the kernel's stacks into user code.
 #
 # The kernel keeps its CFI in kernel.elf (.debug_frame, not loaded) and the
-# entry paths describe their frames (arch/x86_64/trap.h), so gdb, with the
+# entry paths describe their frames (arch/x86_64/include/arch/trap.h), so gdb, with the
 # symbols of .gdbinit, unwinds from anywhere in the kernel through the
 # entry into the program that entered. /bin/reader boots under -icount
 # (the same run every time) with QEMU waiting for gdb, which
 #
 #  1. stops in the deferred unwind's task work (hardware breakpoint) until
 #     it runs on a system call's way back, and requires the backtrace
-#     unwind_task_work, task_work_run, exit_to_user_mode, x86_syscall, the
-#     entry frame, then the program's read, read_file, reader_rounds, main;
+#     unwind_deferred_task_work, task_work_run, exit_to_user_mode,
+#     x86_syscall, the entry frame, then the program's read, read_file,
+#     reader_rounds, main;
 #  2. stops in the sampling NMI's handler and requires the backtrace to
 #     reach nmi_dispatch, cross the NMI's entry frame and name the code the
 #     NMI interrupted.
@@ -40,7 +41,7 @@ if ($qemu == 0) {
 
 open(my $f, '>', "$dir/script.gdb") or die;
 print $f <<'GDB';
-hbreak unwind_task_work
+hbreak unwind_deferred_task_work
 continue
 while !$_any_caller_matches("^x86_syscall$", 8)
   continue
@@ -68,7 +69,7 @@ waitpid($qemu, 0);
 
 my ($sys) = $out =~ /=== syscall\n(.*?)(?:^===|\z)/ms;
 my ($nmi) = $out =~ /=== nmi\n(.*?)(?:^Kill|\z)/ms;
-ok(defined $sys, 'gdb stopped in unwind_task_work on a system call\'s way back') or diag($out);
+ok(defined $sys, 'gdb stopped in unwind_deferred_task_work on a system call\'s way back') or diag($out);
 
 # The function of each frame, or the marker of an entry frame.
 sub frames {
@@ -78,7 +79,7 @@ sub frames {
 }
 my @sys = frames($sys);
 is_deeply([@sys[0 .. 9]],
-	  [qw(unwind_task_work task_work_run exit_to_user_mode x86_syscall), '<signal handler called>',
+	  [qw(unwind_deferred_task_work task_work_run exit_to_user_mode x86_syscall), '<signal handler called>',
 	   qw(sys_result read read_file reader_rounds main)],
 	  'syscall: from the task work through the entry into read, read_file, reader_rounds, main')
 	or diag($sys);

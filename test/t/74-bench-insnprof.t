@@ -90,6 +90,33 @@ for my $mode ('sframe', 'fp-deferred') {
 	}
 }
 
+# The whole run (window=*): every kernel instruction by function, so a
+# function that only ever runs inside the NMI counts the same in both.
+my $none = profile("$dir/runs/breakdown-none.insnprof.txt");
+my $sf = profile("$dir/runs/breakdown-sframe.insnprof.txt");
+my $snone = decode_json(slurp("$dir/runs/breakdown-none.stats.json") || '{}');
+my $ssf = decode_json(slurp("$dir/runs/breakdown-sframe.stats.json") || '{}');
+is_deeply([sort keys %$none], ['*'], 'the boot without sampling: the whole run only');
+for my $p ($none, $sf) {
+	my $w = $p->{'*'} or next;
+	my $sum = 0;
+	$sum += $_ for values %{$w->{funcs}};
+	is($sum, $w->{insns}, "the whole run's functions add up to its total ($w->{insns})");
+}
+for my $fn ('sample_nmi', 'sampling_nmi') {
+	my ($all, $in) = ($sf->{'*'}{funcs}{$fn} // 0, $sf->{nmi_dispatch}{funcs}{$fn} // -1);
+	is($all, $in, "$fn: $all instructions in the whole run, all of them in the NMI window");
+}
+is($snone->{stitch}{samples}, 0, 'mode none: no samples');
+my $samples = $ssf->{stitch}{samples} // 0;
+my ($total) = grep { /^sframe,sample \(whole run minus mode none\),total,/ } split /\n/, slurp("$dir/breakdown.csv");
+my @c = split /,/, $total // '';
+ok(@c && $c[3] == $sf->{'*'}{insns} - $none->{'*'}{insns} && $c[7] == $samples && $samples > 0,
+   "breakdown.csv: a sample costs $c[3] / $samples instructions in all, the two whole runs' difference")
+	or diag($total);
+ok(@c && $c[3] > $sf->{nmi_dispatch}{insns} + $sf->{unwind_user}{insns},
+   'a sample costs more in all than its NMI and its unwind');
+
 my $bad = `tools/qemu-run --direct --icount --timeout 60 --plugin build/bin/insnprof.so,kernel=build/kernel/kernel.elf,window=no_such_function,out=$dir/x.txt 2>&1`;
 isnt($? >> 8, 0, 'a window the kernel lacks: QEMU does not start');
 like($bad, qr/no such function in the kernel: no_such_function/, 'and the plugin says why');

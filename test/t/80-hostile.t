@@ -195,7 +195,7 @@ if (my $e = $case{'die-pending'}) {
 # reason: what each case does (the comments in h-sframe.c, t-badptr.c).
 my %dropped = (
 	'badptr' => { refused_range => 12 },
-	'sframe-registration' => { refused_range => 6, refused_length => 2, refused_header => 3,
+	'sframe-registration' => { refused_range => 6, refused_length => 2, refused_header => 4,
 				   refused_overlap => 3, refused_full => 1 },
 	'sframe-unsorted' => { dropped_invalid => 1 }, 'sframe-fre-outside' => { dropped_invalid => 1 },
 	'sframe-huge-count' => { dropped_invalid => 1 }, 'sframe-unmapped' => { dropped_fault => 1 },

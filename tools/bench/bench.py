@@ -95,7 +95,8 @@ CONFIGS = {
 }
 
 CURVE_KEYS = ["curve", "x", "mode", "status", "hz", "workload_cycles", "slowdown_pct",
-              "samples", "nmi_cycles_per_sample", "unwind_cycles_per_sample",
+              "samples", "nmi_cycles_per_sample", "nmi_cycles_per_user_sample",
+              "unwind_cycles_per_sample",
               "unwind_cycles_per_frame", "unwind_cycles_max", "unwind_cycles_steady",
               "profiler_cycles_per_sample", "bytes_per_sample",
               "user_frames_per_sample", "samples_per_unwind", "samples_lost",
@@ -309,23 +310,33 @@ class Bench:
         """The suite again under the insnprof plugin, once per mode listed:
         guest instructions per kernel function inside the deferred unwind,
         the NMI handler and the page fault, checked against the kernel's own
-        counts of the same boot (tools/bench/breakdown.py)."""
+        counts of the same boot (tools/bench/breakdown.py); and once more
+        without sampling, whose whole-run counts, subtracted from each
+        mode's, say what a sample costs in all and where."""
         if not self.args.insnprof:
             raise guest.GuestError("the breakdown part needs --insnprof (build/bin/insnprof.so)")
         self.say(f"breakdown: the suite under the insnprof plugin, {self.cfg['hz']} Hz")
-        rows = []
-        for mode in self.cfg["breakdown"]:
-            progs = fp_build(self.cfg["suite"]) if mode in FP_MODES else self.cfg["suite"]
+        rows, profs = [], {}
+        for mode in ["none"] + self.cfg["breakdown"]:
+            fp = mode in FP_MODES
+            progs = fp_build(self.cfg["suite"]) if fp else self.cfg["suite"]
             name = f"breakdown-{mode}"
             prof = os.path.join(self.runs, name + ".insnprof.txt")
-            arg = breakdown.plugin_arg(self.args.insnprof, self.args.kernel, prof)
+            arg = breakdown.plugin_arg(self.args.insnprof, self.args.kernel, prof,
+                                       windows=mode != "none")
             s = self.boot(name, progs, mode, self.cfg["hz"], plugin=arg,
                           reuse=self.args.reuse and os.path.exists(prof))
-            p = breakdown.parse(prof)
+            p = profs[mode] = breakdown.parse(prof)
+            if mode == "none":
+                continue
             bad = breakdown.check(p, s["kernel"])
             if bad:
                 raise guest.GuestError(f"{name}: " + "; ".join(bad))
             got = breakdown.rows(mode, p, s["kernel"])
+            # The frame-pointer builds run without sampling in no boot here:
+            # their whole run is not the usual builds'.
+            if not fp:
+                got += breakdown.per_sample(mode, p, profs["none"], s["stitch"]["samples"])
             self.say("\n" + output.breakdown_text(got))
             rows += got
         output.write_csv(os.path.join(self.args.out, "breakdown.csv"), rows, output.BREAKDOWN_KEYS)
@@ -407,7 +418,7 @@ def plan(cfg, parts, runs):
         if part == "modes":
             n += per_point(cfg["suite"], cfg["modes"])
         elif part == "breakdown":
-            n += len(cfg["breakdown"])
+            n += 1 + len(cfg["breakdown"])  # + the boot without sampling
         elif part == "cache":
             n += per_point([cfg["cache"]], ["sframe", "fp-deferred"]) + 1  # + the cache off
         elif part == "host":

@@ -1,16 +1,20 @@
 """Where the instructions go: build/bin/insnprof.so's counts (a QEMU TCG
 plugin, tools/insnprof/) per kernel function inside three windows, the
 deferred unwind (unwind_user), the NMI handler (nmi_dispatch) and the page
-fault (demand_page), against the kernel's own TSC counts of the same boot.
+fault (demand_page), against the kernel's own TSC counts of the same boot;
+and what a sample costs in all, wherever it goes: the whole run's counts
+(window "*") of a boot with sampling minus those of a boot without,
+divided by the samples.
 
 Under -icount one TSC cycle is one instruction, so the plugin's total for a
 window and the kernel's count must agree up to what each leaves out: the
 kernel's TSC bracket around unwind_user takes the call itself and the
 store of its result (a handful of instructions, inside the kernel's count,
 outside the window); nmi_dispatch's bracket leaves out its prologue and
-the two counter updates after its second rdtsc (inside the window). AGREE
+the counter updates after its second rdtsc (inside the window). AGREE
 is the tolerance test/t/74-bench-insnprof.t and the driver hold them to.
 """
+import output
 
 # (window function, the kernel counter of its instructions, of its entries)
 WINDOWS = [
@@ -23,13 +27,20 @@ WINDOWS = [
 # twice (docs/BENCHMARKS.md).
 AGREE_PER_ENTRY = 100
 AGREE_FRACTION = 0.001
-# Functions shown per window; the rest are summed in one row.
+# The whole run: every kernel instruction, by function (tools/insnprof).
+WHOLE = "*"
+PER_SAMPLE = output.PER_SAMPLE
+# Functions shown per window, and in the per-sample table (a sample's
+# cost is spread over more); the rest are summed in one row.
 TOP = 12
+TOP_PER_SAMPLE = 30
 
 
-def plugin_arg(so, kernel, out):
-    """qemu-run --plugin's argument."""
-    return ",".join([so, f"kernel={kernel}"] + [f"window={w}" for w, _, _ in WINDOWS] + [f"out={out}"])
+def plugin_arg(so, kernel, out, windows=True):
+    """qemu-run --plugin's argument: the whole run, and the windows unless
+    windows is False (the boot without sampling)."""
+    names = ([w for w, _, _ in WINDOWS] if windows else []) + [WHOLE]
+    return ",".join([so, f"kernel={kernel}"] + [f"window={w}" for w in names] + [f"out={out}"])
 
 
 def parse(path):
@@ -106,3 +117,25 @@ def rows(mode, prof, kernel):
                 "kernel_count": kernel.get(total_key) if total_key else None,
             })
     return out
+
+
+def per_sample(mode, prof, none, samples):
+    """What a sample costs, by function: the whole run of prof minus that
+    of none (the same programs without sampling), over the samples. The
+    functions that differ most first, either way: a sampled run also
+    schedules a little differently."""
+    if not samples:
+        return []
+    got, base = dict(prof[WHOLE]["funcs"]), dict(none[WHOLE]["funcs"])
+    diff = sorted(((fn, got.get(fn, 0) - base.get(fn, 0)) for fn in set(got) | set(base)),
+                  key=lambda kv: (-abs(kv[1]), kv[0]))
+    diff = [(fn, n) for fn, n in diff if n]
+    total = prof[WHOLE]["insns"] - none[WHOLE]["insns"]
+    funcs = diff[:TOP_PER_SAMPLE]
+    if diff[TOP_PER_SAMPLE:]:
+        funcs.append((f"({len(diff) - TOP_PER_SAMPLE} others)",
+                      sum(n for _, n in diff[TOP_PER_SAMPLE:])))
+    return [{"mode": mode, "window": PER_SAMPLE, "function": fn, "insns": n,
+             "per_entry": n / samples, "per_frame": None,
+             "pct": 100 * n / total if total else None, "entries": samples,
+             "kernel_count": None} for fn, n in funcs + [("total", total)]]

@@ -13,6 +13,7 @@ COLUMNS = [
     ("mode", "mode", "{}"),
     ("slowdown_pct", "slowdown %", "{:.2f}"),
     ("nmi_cycles_per_sample", "NMI cyc/sample", "{:.0f}"),
+    ("nmi_cycles_per_user_sample", "NMI cyc/user sample", "{:.0f}"),
     ("unwind_cycles_per_sample", "unwind cyc/sample", "{:.0f}"),
     ("unwind_cycles_per_frame", "unwind cyc/frame", "{:.0f}"),
     ("unwind_cycles_max", "max unwind cyc", "{}"),
@@ -149,6 +150,7 @@ CACHE_COLUMNS = [
     ("frames_per_unwind", "frames/unwind", "{:.2f}"),
     ("unwind_cycles_per_sample", "unwind cyc/sample", "{:.0f}"),
     ("nmi_cycles_per_sample", "NMI cyc/sample", "{:.0f}"),
+    ("nmi_cycles_per_user_sample", "NMI cyc/user sample", "{:.0f}"),
     ("rule_cache_hits", "cache hits", "{}"),
     ("rule_cache_misses", "cache misses", "{}"),
     ("slowdown_pct", "slowdown %", "{:.2f}"),
@@ -156,7 +158,9 @@ CACHE_COLUMNS = [
 ]
 CACHE_KEYS = [key for key, _, _ in CACHE_COLUMNS] + ["status"]
 
-# The breakdown (tools/bench/breakdown.py): one table per mode and window.
+# The breakdown (tools/bench/breakdown.py): one table per mode and window,
+# and per mode one of what a sample costs in all (its entries are samples).
+PER_SAMPLE = "sample (whole run minus mode none)"
 BREAKDOWN_KEYS = ["mode", "window", "function", "insns", "per_entry", "per_frame", "pct",
                   "entries", "kernel_count"]
 BREAKDOWN_COLUMNS = [
@@ -177,7 +181,8 @@ def breakdown_groups(rows):
         total = g[-1]
         kernel = (f"; the kernel's TSC count: {total['kernel_count']}"
                   if total["kernel_count"] is not None else "")
-        yield (f"{mode}, {window}: {total['entries']} entries, "
+        unit = "samples" if window == PER_SAMPLE else "entries"
+        yield (f"{mode}, {window}: {total['entries']} {unit}, "
                f"{total['insns']} instructions{kernel}"), g
 
 

@@ -27,11 +27,18 @@
  * count the faulting attempt. docs/BENCHMARKS.md compares the totals with
  * the kernel's own TSC counts.
  *
+ * `window=*` is the whole run: every instruction, each counted for its
+ * function whatever windows are open (the other windows' counts do not
+ * see it). Two runs' whole-run counts, one with sampling and one without,
+ * say where everything sampling costs goes, the self-IPI, the irq work
+ * and the return to user mode included.
+ *
  * The output, tab-separated, a window per line and then its functions:
  *   window NAME entries E insns N nested M open D unbalanced U
  *   func NAME FUNCTION COUNT       (most first; "[unknown]": no symbol)
  */
 #define _GNU_SOURCE /* qsort_r */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +62,7 @@ struct window {
 static struct syms syms;
 static struct window win[MAX_WINDOWS];
 static unsigned nwin;
+static int whole = -1;          /* the index of window=*, or -1 */
 static const char *out_path;
 static uint64_t kernel_lo;
 
@@ -106,6 +114,13 @@ static void count(size_t slot, uint64_t n)
 	}
 }
 
+/* n instructions of function slot in the whole run (window=*). */
+static void count_whole(size_t slot, uint64_t n)
+{
+	win[whole].insns += n;
+	win[whole].per_func[slot] += n;
+}
+
 static void on_insn(unsigned int vcpu, void *ud)
 {
 	uint64_t u = (uintptr_t)ud;
@@ -120,6 +135,8 @@ static void on_insn(unsigned int vcpu, void *ud)
 		enter(open - 1);
 	if (depth)
 		count(func ? func - 1 : syms.n, 1);
+	if (whole >= 0)
+		count_whole(func ? func - 1 : syms.n, 1);
 }
 
 /* A block of user code: its instruction count is the userdata. */
@@ -127,8 +144,12 @@ static void on_user_block(unsigned int vcpu, void *ud)
 {
 	if (vcpu != 0)
 		other_vcpu += (uintptr_t)ud;
-	else if (depth)
-		count(syms.n + 1, (uintptr_t)ud);
+	else {
+		if (depth)
+			count(syms.n + 1, (uintptr_t)ud);
+		if (whole >= 0)
+			count_whole(syms.n + 1, (uintptr_t)ud);
+	}
 }
 
 /* A direct near call (E8 rel32) to a window: its return site ends it. */
@@ -140,7 +161,7 @@ static void note_call(uint64_t vaddr, const uint8_t *b, size_t size)
 	memcpy(&rel, b + 1, 4);
 	uint64_t target = vaddr + 5 + (int64_t)rel;
 	for (unsigned w = 0; w < nwin; w++) {
-		if (win[w].start != target)
+		if ((int)w == whole || win[w].start != target)
 			continue;
 		for (unsigned i = 0; i < nends; i++)
 			if (ends[i].addr == vaddr + 5)
@@ -158,7 +179,7 @@ static unsigned role(uint64_t vaddr, int open)
 {
 	if (open) {
 		for (unsigned w = 0; w < nwin; w++)
-			if (win[w].start == vaddr)
+			if ((int)w != whole && win[w].start == vaddr)
 				return w + 1;
 		return 0;
 	}
@@ -254,15 +275,20 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			return fail("unknown or one too many argument: ", argv[i]);
 	}
 	if (!kernel || !out_path || !nwin)
-		return fail("usage: kernel=ELF,out=FILE,window=FUNCTION[,window=...]", "");
+		return fail("usage: kernel=ELF,out=FILE,window=FUNCTION|*[,window=...]", "");
 	if (syms_load(&syms, kernel, err, sizeof err))
 		return fail(err, "");
 	kernel_lo = syms.v[0].start;
 	for (unsigned w = 0; w < nwin; w++) {
-		long s = syms_named(&syms, names[w]);
+		bool all = !strcmp(names[w], "*");
+		long s = all ? 0 : syms_named(&syms, names[w]);
 		if (s < 0)
 			return fail("no such function in the kernel: ", names[w]);
-		win[w] = (struct window){ .name = names[w], .start = syms.v[s].start,
+		if (all)
+			whole = (int)w;
+		/* The whole run: one entry, and no first instruction. */
+		win[w] = (struct window){ .name = names[w], .entries = all,
+					  .start = all ? 0 : syms.v[s].start,
 					  .per_func = calloc(syms.n + 2, sizeof(uint64_t)) };
 		if (!win[w].per_func)
 			return fail("out of memory", "");

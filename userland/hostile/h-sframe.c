@@ -4,7 +4,7 @@
  * The registration cases ask for what must be refused at once: sections or
  * text in the kernel, overlapping text, zero and huge lengths, unknown
  * operations, more sections than a process may have, a header that is not
- * SFrame. The use cases register a section that passes the header check
+ * SFrame or not at a 4-byte boundary. The use cases register a section that passes the header check
  * for a copy of spin_plain (this program's own file mapped again with
  * PROT_EXEC, so the copy is code no other section covers), spin there so
  * that samples need it, and break it: FDEs out of order, a row outside its
@@ -152,6 +152,7 @@ static int registration(void)
 	EXPECT_ERR(setup(ADD, 0x10000000, len, copy_start, copy_size), EFAULT); /* unmapped */
 	EXPECT_ERR(setup(ADD, (uint64_t)zeros, sizeof zeros, copy_start, copy_size), ENOEXEC);
 	EXPECT_ERR(setup(ADD, (uint64_t)sec, 20, copy_start, copy_size), ENOEXEC); /* truncated */
+	EXPECT_ERR(setup(ADD, (uint64_t)sec + 2, len, copy_start, copy_size), ENOEXEC); /* not 4-aligned */
 	EXPECT_ERR(setup(ADD, (uint64_t)sec, len, text, PAGE), EEXIST); /* our own text */
 	EXPECT_ERR(setup(0, (uint64_t)sec, len, copy_start, copy_size), EINVAL);
 	EXPECT_ERR(setup(3, (uint64_t)sec, len, copy_start, copy_size), EINVAL);
@@ -176,7 +177,7 @@ static int registration(void)
 	for (; n < 64 && !(err = setup(ADD, (uint64_t)sec, len, copy_start + n, 1)); n++)
 		;
 	EXPECT(err == -ENOMEM && n == 15, "%d more sections, then %ld", n, err);
-	printf("# registration: %d refusals checked, %d sections accepted\n", 21, n + 1);
+	printf("# registration: %d refusals checked, %d sections accepted\n", 22, n + 1);
 	return 0;
 }
 

@@ -77,7 +77,7 @@ static const struct entry cases[] = {
 	STACK("ret-kernel", "a return address in kernel text"),
 	STACK("ret-noncanonical", "a non-canonical return address"),
 	STACK("deep", "5000-frame recursion, spinning at the bottom"),
-	SFRAME("sframe-registration", "stacktrace_setup with sections or text in the kernel, unmapped, truncated, not SFrame, a huge FDE count, overlapping text, bad lengths and operations, one section too many"),
+	SFRAME("sframe-registration", "stacktrace_setup with sections or text in the kernel, unmapped, truncated, not SFrame, not 4-byte aligned, a huge FDE count, overlapping text, bad lengths and operations, one section too many"),
 	SFRAME("sframe-good", "a correct section registered for a copy of a function mapped elsewhere (the control)"),
 	SFRAME("sframe-unsorted", "a section whose FDEs are out of order though flagged sorted"),
 	SFRAME("sframe-fre-outside", "a section whose row starts past the end of its function"),

@@ -11,7 +11,7 @@
  * copied through a buffer and nothing is called per read.
  *
  * Freestanding on purpose (stdint and stdbool only): the SFrame library
- * includes it through arch/x86_64/sframe_load.h.
+ * includes it through arch/x86_64/include/arch/sframe_load.h.
  */
 #ifndef ARCH_X86_64_USER_LOAD_H
 #define ARCH_X86_64_USER_LOAD_H

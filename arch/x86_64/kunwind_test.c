@@ -1,6 +1,6 @@
-#include "arch/x86_64/arch.h"
-#include "arch/x86_64/lapic.h"
-#include "arch/x86_64/trap.h"
+#include <arch/arch.h>
+#include <arch/ktest.h>
+#include <arch/trap.h>
 #include "kern/kernel.h"
 #include "kern/ktest.h"
 #include "kern/kunwind.h"
@@ -40,7 +40,7 @@ static void unwind_in_handler(struct trap_frame *tf)
  * hanging the run. */
 __attribute__((noipa)) static void kt_wait_nmi(void)
 {
-	lapic_self_nmi();
+	arch_self_nmi();
 	for (int i = 0; i < 1000000 && !__atomic_load_n(&nips, __ATOMIC_ACQUIRE); i++)
 		sink++;
 }
@@ -143,10 +143,10 @@ KTEST(kunwind_from_nmi)
 	run(NMI);
 	irq_restore(f);
 	trap_set_handler(VEC_NMI, NULL);
-	/* The NMI lands in kt_wait_nmi, or still in lapic_self_nmi (right
+	/* The NMI lands in kt_wait_nmi, or still in arch_self_nmi (right
 	 * after the write that sent it), which kt_wait_nmi called. */
 	int at = nips > 0 && in_function(ips[0], false, kt_wait_nmi) ? 0 :
-		 nips > 1 && in_function(ips[0], false, lapic_self_nmi) &&
+		 nips > 1 && in_function(ips[0], false, arch_self_nmi) &&
 		 in_function(ips[1], true, kt_wait_nmi) ? 1 : -1;
 	KASSERT(t, at >= 0 && nips >= at + 5);
 	KEXPECT(t, in_function(ips[at + 1], true, kt_c));

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/x86_64/task.h"
-#include "arch/x86_64/trap.h"
+#include <arch/task.h>
+#include <arch/trap.h>
 
 /* Copies n bytes; returns how many were NOT copied (0: all). */
 uint64_t arch_copy_user(void *dst, const void *src, uint64_t n);
@@ -31,7 +31,7 @@ bool uaccess_fixup(struct trap_frame *tf);
 extern uint8_t uaccess_smap;
 
 /*
- * The window for arch_user_load (arch/x86_64/user_load.h): between begin
+ * The window for arch_user_load (arch/x86_64/include/arch/user_load.h): between begin
  * and end, ring 0 may touch user pages. This CPU's cpu_local.uaccess_open
  * is set before stac and cleared after clac, so that an NMI that finds AC
  * set in the code it interrupted knows whether a window is open (nmi.c). Keep

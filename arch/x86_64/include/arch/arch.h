@@ -1,41 +1,71 @@
 /*
- * The hooks that architecture-neutral code (kern/) calls. kern/ includes
- * this header and nothing else from arch/x86_64/ unless it is a test.
+ * The hooks that architecture-neutral code (kern/, sframe/) calls. This
+ * directory (arch/x86_64/include/arch/, reached as <arch/...> through the
+ * include path the Makefile chooses by ARCH) is the whole interface: kern/
+ * includes nothing else from arch/ and writes no instruction of its own;
+ * tools/check-arch, run by every build, holds it to that.
+ *
+ * Nothing here includes x86.h: the instructions kern/ needs are named for
+ * what they do (irq_disable, arch_cycles), not for the x86 instruction.
  */
-#ifndef ARCH_X86_64_ARCH_H
-#define ARCH_X86_64_ARCH_H
+#ifndef ARCH_ARCH_H
+#define ARCH_ARCH_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/x86_64/x86.h"
 #include "sframe/sframe.h"
+
+#define ARCH_NAME "x86_64" /* in the boot banner */
 
 /* Interrupt flag save/restore: the kernel's only "lock" while it runs on
  * one CPU. NMIs are not masked by it: NMI code must not take it. */
 typedef uint64_t irqflags_t;
+#define ARCH_IRQFLAGS_ENABLED (1ull << 9) /* RFLAGS.IF */
+
+static inline void irq_disable(void) { __asm__ volatile("cli" ::: "memory"); }
+static inline void irq_enable(void) { __asm__ volatile("sti" ::: "memory"); }
 
 static inline irqflags_t irq_save(void)
 {
-	irqflags_t f = read_rflags();
-	cli();
+	irqflags_t f;
+	__asm__ volatile("pushfq; popq %0; cli" : "=r"(f) : : "memory");
 	return f;
 }
 
 static inline void irq_restore(irqflags_t f)
 {
-	if (f & RFLAGS_IF)
-		sti();
+	if (f & ARCH_IRQFLAGS_ENABLED)
+		irq_enable();
 }
 
-static inline void irq_enable(void) { sti(); }
+/* Wait (interrupts enabled) until an interrupt has been handled, without
+ * the race between enabling and halting: sti takes effect only after the
+ * next instruction, the hlt. */
+static inline void arch_wait_for_interrupt(void)
+{
+	__asm__ volatile("sti; hlt" ::: "memory");
+}
 
-/* Wait (interrupts enabled) until an interrupt has been handled. */
-static inline void arch_wait_for_interrupt(void) { sti_hlt(); }
+/* In a spin loop: tells the CPU (and, under -icount, QEMU, which then runs
+ * the other CPUs) that this one is waiting. */
+static inline void cpu_relax(void) { __asm__ volatile("pause" ::: "memory"); }
+
+/* The CPU's cycle counter (the TSC), tsc_hz per second; inline, the NMI
+ * reads it. */
+static inline uint64_t arch_cycles(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
 
 void arch_init_cpu(void);     /* serial, GDT, TSS, IDT: before anything can fault */
 void arch_init_devices(void); /* LAPIC, IOAPIC, PIT tick, calibration: after kvm_init */
 void arch_init_cpu_regs(void); /* EFER.NXE, CR0.WP, CR4.PGE: each CPU */
+/* The page-fault and user-exception handlers: after the memory and
+ * process managers they call are up (proc_init). */
+void fault_init(void);
 /* Starts the other CPUs of the MADT (arch/x86_64/smp.c); after proc_init. */
 void arch_start_cpus(void);
 
@@ -99,11 +129,16 @@ static inline uint64_t arch_tsc_cpu(unsigned *cpu)
 		return (uint64_t)hi << 32 | lo;
 	}
 	*cpu = arch_cpu_id_lapic();
-	return rdtsc();
+	return arch_cycles();
 }
 
 /* CPUs online: 1 until arch_start_cpus, then those that started. */
 unsigned arch_ncpus(void);
+/* Runs fn(arg) on CPU cpu, in its interrupt handler (interrupts off), and
+ * waits until it returned; cpu must be online. The caller may have its
+ * interrupts off only if the target cannot be waiting, with its own off,
+ * for the caller (a lock the caller holds, an smp_call to it). */
+void smp_call(unsigned cpu, void (*fn)(void *), void *arg);
 /* Interrupts CPU cpu (not this one) so that it looks at the run queue or
  * its task's TIF_NEED_RESCHED; normal context, interrupts off. */
 void arch_resched_ipi(unsigned cpu);
@@ -145,9 +180,8 @@ static inline bool arch_in_nmi(void)
 	return __atomic_load_n(&arch_nmi_active[arch_cpu_id()], __ATOMIC_RELAXED);
 }
 
-/* irq work's self-IPI (arch/x86_64/ipi.c): install the function the IPI
- * runs, and raise the IPI on this CPU (NMI-safe). */
-void arch_irq_work_init(void (*handler)(void));
+/* irq work's self-IPI (arch/x86_64/ipi.c), on this CPU (NMI-safe): its
+ * handler calls irq_work_run(). */
 void arch_irq_work_raise(void);
 
 /* Time: the TSC, calibrated against the PIT at boot. */

@@ -6,7 +6,7 @@
 #ifndef ARCH_X86_64_SFRAME_LOAD_H
 #define ARCH_X86_64_SFRAME_LOAD_H
 
-#include "arch/x86_64/user_load.h"
+#include <arch/user_load.h>
 
 static inline __attribute__((always_inline)) bool
 sf_env_load(uint64_t addr, uint32_t len, void *dst)

@@ -24,8 +24,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/x86_64/arch.h"
-#include "arch/x86_64/trap.h"
+#include <arch/arch.h>
+#include <arch/trap.h>
 
 struct cpu_local {
 	uint64_t kstack_top; /* the current task's stack: SYSCALL switches to it */

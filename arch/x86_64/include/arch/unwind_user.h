@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "arch/x86_64/trap.h"
+#include <arch/trap.h>
 #include "sframe/sframe.h"
 #include "stitch/records.h"
 
