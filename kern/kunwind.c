@@ -132,14 +132,12 @@ void kunwind_print_here(uint64_t skip_sp)
 	print(ips, kunwind_here(skip_sp, ips, KUNWIND_MAX_FRAMES));
 }
 
-/* ld 2.40 sets __sframe_end after the input sections but merges them
- * later (docs/KERNEL.md): the header knows the real size. */
-static uint32_t used_size(const struct sf_table *t)
-{
-	uint64_t fde_end = (uint64_t)t->fdes + (uint64_t)t->num_fdes * t->fde_size;
-	uint64_t fre_end = (uint64_t)t->fres + t->fre_len;
-	return (uint32_t)MAX(fde_end, fre_end);
-}
+/* The kernel's FDE index (sf_sample_build): every FDE's start while
+ * there are at most this many, in memory of its own (before the page
+ * allocator runs), so that a kernel unwind, in the NMI too, finds its
+ * functions by a search in a dense array instead of in the section. */
+#define KINDEX_MAX 2048
+static uint64_t kindex[(sizeof(struct sf_sample) + KINDEX_MAX * 12 + 7) / 8];
 
 void kunwind_init(void)
 {
@@ -150,12 +148,17 @@ void kunwind_init(void)
 	};
 	struct sf_fde fde;
 	int err = sf_open(&ktable, &src);
+	/* ld 2.40 sets __sframe_end after the input sections but merges
+	 * them later (docs/KERNEL.md): the header knows the real size. */
 	if (!err) {
-		src.size = used_size(&ktable);
+		src.size = sf_used_size(&ktable);
 		err = sf_open(&ktable, &src);
 	}
 	if (!err)
 		err = sf_validate(&ktable);
+	if (!err)
+		err = sf_sample_build(&ktable, kindex, MIN(sizeof kindex,
+							   sf_sample_size(&ktable, KINDEX_MAX)));
 	/* A kernel built without --gsframe would have an empty table. */
 	if (!err)
 		err = sf_fde_find(&ktable, (uint64_t)kunwind_init, &fde);
@@ -163,8 +166,8 @@ void kunwind_init(void)
 		panic("kunwind: the kernel's .sframe at 0x%lx is unusable: %s",
 		      src.vaddr, sf_strerror(err));
 	ready = true;
-	kprintf("kunwind: .sframe v%u, %u functions, %u rows, %u bytes\n",
-		ktable.version, ktable.num_fdes, ktable.num_fres, src.size);
+	kprintf("kunwind: .sframe v%u, %u functions, %u rows, %u bytes, index of %u\n",
+		ktable.version, ktable.num_fdes, ktable.num_fres, src.size, ktable.sample->n);
 }
 
 const struct sf_table *kunwind_table(void)

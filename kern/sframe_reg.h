@@ -70,7 +70,7 @@ void sframe_unmapped(struct uvm *mm);
 void sframe_free(struct uvm *mm);
 
 /* Reads the unwinder's command-line switches (sframe.validate,
- * unwind.rule_cache). Boot, before the first process. */
+ * unwind.rule_cache, unwind.fde_index). Boot, before the first process. */
 void sframe_reg_init(void);
 
 /* One unwind's state across its lookups: what it may still spend (FDE
@@ -80,7 +80,10 @@ struct sframe_walk {
 	uint32_t work;
 	uint32_t lookups; /* steps the rule cache did not answer */
 	uint32_t cache_hits, cache_misses, last_hits;
+	uint32_t index_lookups; /* lookups in a section's FDE index */
 	struct sf_rule rule; /* the last rule looked up (not from the cache) */
+	struct sf_quick quick; /* ... in its quick form, when quick_ok */
+	bool quick_ok;
 };
 
 /* Before the walk's window opens: its budget, and current's rule cache
@@ -152,7 +155,8 @@ sframe_rule_find(const struct sframe_rule_cache *c, uint64_t pc, uint64_t tag)
 
 /*
  * The frame rule at pc in current's address space when the cache has
- * none (*rule points at w->rule, valid until the next call), with the
+ * none (*rule points at w->rule, valid until the next call, and
+ * w->quick holds its quick form when w->quick_ok), with the
  * user-access window open (arch_user_access_begin): from the section
  * covering pc, which is opened at its first use (header and layout;
  * everything with sframe.validate) and looked up with w->work as the

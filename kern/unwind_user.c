@@ -125,10 +125,11 @@ static enum unwind_stop step_failed(struct sf_frame *f, struct sframe_section *s
 /* One SFrame step by a looked-up rule, in the user-access window the walk
  * holds open, for a pc the walk's rule cache did not answer: the rule
  * from the section (within w's budget; cached for the next time), then
- * the stack reads. The window closes around anything else. In the
- * interrupted frame a flexible FDE may name any register: the entry's,
- * by DWARF number (none after it). Not inline, so that the walk's frame
- * stays in registers on its fast path. */
+ * the stack reads, inline for a rule of the quick shape. The window
+ * closes around anything else. In the interrupted frame a flexible FDE
+ * may name any register: the entry's, by DWARF number (none after it).
+ * Not inline, so that the walk's frame stays in registers on its fast
+ * path. */
 static __attribute__((noinline)) enum unwind_stop
 sframe_lookup_step(struct sf_frame *f, struct sframe_walk *w)
 {
@@ -137,11 +138,14 @@ sframe_lookup_step(struct sf_frame *f, struct sframe_walk *w)
 	struct sframe_section *s;
 	const struct sf_rule *r;
 	int err = sframe_find_rule(pc, &r, &s, w);
-	if (!f->caller)
-		unwind_user_dwarf_regs(task_user_frame(current), regs);
-	if (!err)
+	if (!err && w->quick_ok) {
+		err = sf_quick_step(&w->quick, f, user_word, NULL);
+	} else if (!err) {
+		if (!f->caller)
+			unwind_user_dwarf_regs(task_user_frame(current), regs);
 		err = sf_step_rule(&s->table, r, f, f->caller ? NULL : regs,
 				   UNWIND_USER_DWARF_REGS, NULL, NULL);
+	}
 	if (!err)
 		return STEPPED;
 	arch_user_access_end();
@@ -219,14 +223,15 @@ static uint32_t guess(const struct sf_frame *f, uint64_t *ips, uint32_t max,
 }
 
 /* One step of the SFrame walk from pc (the frame's pc, less one in a
- * caller): by the rule cache's entry, inline (sframe_rule_find,
- * sf_quick_step), or by sframe_lookup_step on
- * a copy of the frame, so that the walk's frame stays in registers. */
+ * caller): by the rule cache's entry (c, NULL when off; tag: the
+ * address space's, read once per walk), inline (sframe_rule_find,
+ * sf_quick_step), or by sframe_lookup_step on a copy of the frame, so
+ * that the walk's frame stays in registers. */
 static inline __attribute__((always_inline)) enum unwind_stop
-walk_step(struct sf_frame *f, uint64_t pc, const struct uvm *mm, struct sframe_walk *w)
+walk_step(struct sf_frame *f, uint64_t pc, const struct sframe_rule_cache *c, uint64_t tag,
+	  struct sframe_walk *w)
 {
-	const struct sframe_rule_cache *c = mm->rule_cache;
-	const struct sframe_rule_entry *e = c ? sframe_rule_find(c, pc, sframe_rule_tag(mm, false)) : NULL;
+	const struct sframe_rule_entry *e = c ? sframe_rule_find(c, pc, tag) : NULL;
 	struct sf_frame copy;
 	enum unwind_stop why;
 
@@ -247,10 +252,18 @@ walk_step(struct sf_frame *f, uint64_t pc, const struct uvm *mm, struct sframe_w
 	return why;
 }
 
+/* The SFrame walk's preemption point comes every this many frames: each
+ * step is bounded (a cached rule's about 55 instructions, a lookup by
+ * what is left of the unwind's budget), so eight of them bound the time
+ * between two checks as well, and a cached step does not pay for
+ * reading the two flags each time. */
+#define PREEMPT_EVERY 8
+
 /*
  * The SFrame walk (ips[0] is the interrupted pc): one user-access window
  * for all its steps (walk_step). Every frame passes every check of a
- * step, the walk's bounds, its preemption point and its kill check. The
+ * step and the walk's bounds, every PREEMPT_EVERY-th its preemption
+ * point and its kill check. The
  * first step is apart so that the loop's steps, all from a caller, need
  * not test which kind of frame they start from.
  */
@@ -264,18 +277,23 @@ static uint32_t sframe_walk(struct sf_frame f, uint64_t *ips, uint32_t max,
 	enum unwind_stop why;
 
 	sframe_walk_begin(&w, budget);
+	/* Neither changes during the walk: the cache is allocated before it
+	 * (sframe_walk_begin), and only the task itself, not running its
+	 * own code meanwhile, adds or removes sections or unmaps text. */
+	const struct sframe_rule_cache *c = mm->rule_cache;
+	uint64_t tag = sframe_rule_tag(mm, false);
 	arch_user_access_begin();
-	why = walk_step(&f, f.caller ? f.pc - 1 : f.pc, mm, &w);
+	why = walk_step(&f, f.caller ? f.pc - 1 : f.pc, c, tag, &w);
 	while (why == STEPPED) {
 		if (f.pc >= USER_END) {
 			why = UNWIND_STOP_BAD_FRAME;
 		} else if (n == max) {
 			why = UNWIND_STOP_MAX_FRAMES;
-		} else if (!preempt_point(t, true)) {
+		} else if (n % PREEMPT_EVERY == 0 && !preempt_point(t, true)) {
 			why = UNWIND_STOP_KILLED;
 		} else {
 			ips[n++] = f.pc;
-			why = walk_step(&f, f.pc - 1, mm, &w); /* f.caller now */
+			why = walk_step(&f, f.pc - 1, c, tag, &w); /* f.caller now */
 		}
 	}
 	arch_user_access_end();

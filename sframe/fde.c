@@ -25,20 +25,22 @@ static uint64_t absolute(const struct sf_table *t, uint64_t at, int64_t raw)
 	return base + (uint64_t)raw;
 }
 
-/* Only the start address: what a binary search probes. */
-static inline int fde_start(const struct sf_table *t, uint32_t idx, uint64_t *start)
+/* Only the start address of FDE idx < num_fdes (in bounds: sf_open
+ * checked the FDE array against the section's size), in one load. */
+static SF_INLINE int fde_start(const struct sf_table *t, enum sf_kind k, uint32_t idx,
+			       uint64_t *start)
 {
 	uint64_t at = fde_offset(t, idx);
-	uint8_t b[8];
+	uint8_t b[8] = { 0 };
 	int64_t raw;
 	int err;
 
 	if (t->version == 3) {
-		if ((err = sf_get(&t->src, at, 8, b)))
+		if ((err = sf_load(&t->src, k, at, 8, b)))
 			return err;
 		raw = (int64_t)sf_le64(b);
 	} else {
-		if ((err = sf_get(&t->src, at, 4, b)))
+		if ((err = sf_load(&t->src, k, at, 4, b)))
 			return err;
 		raw = (int32_t)sf_le32(b);
 	}
@@ -47,15 +49,15 @@ static inline int fde_start(const struct sf_table *t, uint32_t idx, uint64_t *st
 }
 
 /* v3 keeps the FRE count and info bytes in front of the FREs. */
-static int read_attr(const struct sf_table *t, uint32_t fre_off,
-		     struct sf_fde *fde)
+static SF_INLINE int read_attr(const struct sf_table *t, enum sf_kind k, uint32_t fre_off,
+			       struct sf_fde *fde)
 {
 	uint8_t a[SF_ATTR_V3_SIZE];
 	int err;
 
 	if ((uint64_t)fre_off + SF_ATTR_V3_SIZE > t->fre_len)
 		return SF_E_FRE_BOUNDS;
-	if ((err = sf_get(&t->src, (uint64_t)t->fres + fre_off, sizeof a, a)))
+	if ((err = sf_get_kind(&t->src, k, (uint64_t)t->fres + fre_off, sizeof a, a)))
 		return err;
 	fde->num_fres = sf_le16(a);
 	fde->info = a[2];
@@ -65,23 +67,8 @@ static int read_attr(const struct sf_table *t, uint32_t fre_off,
 	return SF_OK;
 }
 
-static int read_v1_v2(const struct sf_table *t, const uint8_t *b,
-		      struct sf_fde *fde)
-{
-	uint32_t fre_off = sf_le32(b + 8);
-
-	if (fre_off > t->fre_len)
-		return SF_E_FRE_BOUNDS;
-	fde->num_fres = sf_le32(b + 12);
-	fde->info = b[16];
-	fde->info2 = 0;
-	fde->rep_size = t->version == 2 ? b[17] : 0;
-	fde->first_fre = t->fres + fre_off;
-	return SF_OK;
-}
-
 /* Split the info bytes into their fields and check them. */
-static int decode_info(const struct sf_table *t, struct sf_fde *fde)
+static SF_INLINE int decode_info(const struct sf_table *t, struct sf_fde *fde)
 {
 	fde->fre_type = fde->info & 0xf;
 	fde->pc_type = (fde->info >> 4) & 1;
@@ -96,29 +83,44 @@ static int decode_info(const struct sf_table *t, struct sf_fde *fde)
 	return SF_OK;
 }
 
-int sf_fde_get(const struct sf_table *t, uint32_t idx, struct sf_fde *fde)
+/*
+ * FDE idx < num_fdes (in bounds: sf_open checked the FDE array),
+ * instantiated per source kind: every version's first 16 bytes as two
+ * 8-byte words, then v1's info byte or v2's info and block size, or v3's
+ * attribute record; in place that is three loads, no call, no copy.
+ */
+static SF_INLINE int fde_get(const struct sf_table *t, enum sf_kind k, uint32_t idx,
+			     struct sf_fde *fde)
 {
-	uint8_t b[SF_FDE_V2_SIZE] = { 0 };
+	uint64_t at = fde_offset(t, idx), w0, w1;
+	uint8_t b[8], tail[2] = { 0 };
+	uint32_t fre_off;
 	int err;
 
-	if (idx >= t->num_fdes)
-		return SF_E_FDE_INDEX;
-	uint64_t at = fde_offset(t, idx);
-	/* A constant length per version: a few plain loads, no copy loop. */
-	err = t->version == 1 ? sf_get(&t->src, at, SF_FDE_V1_SIZE, b) :
-	      t->version == 2 ? sf_get(&t->src, at, SF_FDE_V2_SIZE, b) :
-				sf_get(&t->src, at, SF_FDE_V3_SIZE, b);
-	if (err)
+	if ((err = sf_load(&t->src, k, at, 8, b)))
 		return err;
-
+	w0 = sf_le64(b);
+	if ((err = sf_load(&t->src, k, at + 8, 8, b)))
+		return err;
+	w1 = sf_le64(b);
 	fde->index = idx;
-	fde->size = sf_le32(b + (t->version == 3 ? 8 : 4));
+	fre_off = (uint32_t)(w1 >> (t->version == 3 ? 32 : 0));
 	if (t->version == 3) {
-		fde->raw_start = (int64_t)sf_le64(b);
-		err = read_attr(t, sf_le32(b + 12), fde);
+		fde->raw_start = (int64_t)w0;
+		fde->size = (uint32_t)w1;
+		err = read_attr(t, k, fre_off, fde);
 	} else {
-		fde->raw_start = (int32_t)sf_le32(b);
-		err = read_v1_v2(t, b, fde);
+		fde->raw_start = (int32_t)(uint32_t)w0;
+		fde->size = (uint32_t)(w0 >> 32);
+		fde->num_fres = (uint32_t)(w1 >> 32);
+		err = t->version == 1 ? sf_load(&t->src, k, at + 16, 1, tail) :
+					sf_load(&t->src, k, at + 16, 2, tail);
+		fde->info = tail[0];
+		fde->info2 = 0;
+		fde->rep_size = tail[1]; /* v2; 0 in v1 */
+		fde->first_fre = t->fres + fre_off;
+		if (!err && fre_off > t->fre_len)
+			err = SF_E_FRE_BOUNDS;
 	}
 	if (err)
 		return err;
@@ -126,17 +128,32 @@ int sf_fde_get(const struct sf_table *t, uint32_t idx, struct sf_fde *fde)
 	return decode_info(t, fde);
 }
 
+int sf_fde_get(const struct sf_table *t, uint32_t idx, struct sf_fde *fde)
+{
+	if (idx >= t->num_fdes)
+		return SF_E_FDE_INDEX;
+	switch (sf_kind(&t->src)) {
+	case SF_KIND_BASE:
+		return fde_get(t, SF_KIND_BASE, idx, fde);
+	case SF_KIND_IN_PLACE:
+		return fde_get(t, SF_KIND_IN_PLACE, idx, fde);
+	default:
+		return fde_get(t, SF_KIND_READ, idx, fde);
+	}
+}
+
 static bool covers(const struct sf_fde *fde, uint64_t pc)
 {
 	return pc >= fde->start && pc - fde->start < fde->size;
 }
 
-/* Where a search ended: the candidate, and the start of the FDE after it
- * when the search read it (next_known). */
-struct found {
-	uint32_t idx;
-	bool next_known;
-	uint64_t next_start;
+/* What a search starts from, and where it ended: the candidates [lo, hi)
+ * and the starts of FDEs lo and hi (lo_start known when it was read,
+ * hi_start when hi < num_fdes). */
+struct span {
+	uint32_t lo, hi;
+	bool lo_known;
+	uint64_t lo_start, hi_start;
 };
 
 /*
@@ -145,25 +162,27 @@ struct found {
  * the start field only. Along the search the starts must stay between
  * those of the probes that bound it (Linux's sframe.c checks the same):
  * a section that claims sorted FDEs and is not fails here, whatever pc.
- * Finds the last FDE starting at or before pc (or 0). Its probes, at most
- * the bit length of num_fdes, are charged to *work before it starts.
+ * Narrows *s to the last FDE starting at or before pc (or s->lo). Its
+ * probes, at most the bit length of the span, are charged to *work
+ * before it starts.
  */
 static SF_INLINE int search(const struct sf_table *t, enum sf_kind k, uint32_t width,
-			    uint64_t pc, struct found *f, uint32_t *work)
+			    uint64_t pc, struct span *s, uint32_t *work)
 {
-	uint32_t lo = 0, hi = t->num_fdes; /* candidates: [lo, hi) */
-	uint32_t probes = (uint32_t)(32 - __builtin_clz(hi)); /* hi > 0 */
-	uint64_t base = t->src.vaddr, lo_start = 0, hi_start = UINT64_MAX;
+	uint32_t lo = s->lo, n = s->hi - s->lo; /* candidates: [lo, lo + n) */
+	uint32_t probes = n > 1 ? (uint32_t)(32 - __builtin_clz(n - 1)) : 0;
+	uint64_t base = t->src.vaddr, lo_start = s->lo_start, hi_start = s->hi_start;
 	/* pcrel: the start counts from the field itself. */
 	uint64_t rel = t->flags & SF_F_FUNC_START_PCREL ? UINT64_MAX : 0;
 	uint64_t fdes = t->fdes, stride = t->fde_size;
+	bool lo_known = s->lo_known;
 	int err;
 
 	if (*work < probes)
 		return SF_E_BUDGET;
 	*work -= probes;
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
+	while (n > 1) {
+		uint32_t half = n / 2, mid = lo + half;
 		uint64_t at = fdes + mid * stride, start;
 		uint8_t b[8] = { 0 };
 		/* In bounds: sf_open checked the FDE array against the size. */
@@ -171,58 +190,50 @@ static SF_INLINE int search(const struct sf_table *t, enum sf_kind k, uint32_t w
 			return err;
 		int64_t raw = width == 8 ? (int64_t)sf_le64(b) : (int32_t)sf_le32(b);
 		start = base + (at & rel) + (uint64_t)raw;
-		if (start < lo_start || start > hi_start)
+		/* start < lo_start or > hi_start, in one test (lo_start <=
+		 * hi_start holds along the search). */
+		if (start - lo_start > hi_start - lo_start)
 			return SF_E_FDE_UNSORTED;
 		if (start <= pc) {
 			lo = mid;
 			lo_start = start;
+			lo_known = true;
+			n -= half;
 		} else {
-			hi = mid;
 			hi_start = start;
+			n = half;
 		}
 	}
-	f->idx = lo;
-	f->next_known = hi < t->num_fdes;
-	f->next_start = hi_start;
+	s->lo = lo;
+	s->hi = lo + 1;
+	s->lo_start = lo_start;
+	s->lo_known = lo_known;
+	s->hi_start = hi_start;
 	return SF_OK;
 }
 
-static int search_any(const struct sf_table *t, uint64_t pc, struct found *f,
-		      uint32_t *work)
-{
-	bool v3 = t->version == 3;
-	switch (sf_kind(&t->src)) {
-	case SF_KIND_BASE:
-		return v3 ? search(t, SF_KIND_BASE, 8, pc, f, work) :
-			    search(t, SF_KIND_BASE, 4, pc, f, work);
-	case SF_KIND_IN_PLACE:
-		return v3 ? search(t, SF_KIND_IN_PLACE, 8, pc, f, work) :
-			    search(t, SF_KIND_IN_PLACE, 4, pc, f, work);
-	default:
-		return v3 ? search(t, SF_KIND_READ, 8, pc, f, work) :
-			    search(t, SF_KIND_READ, 4, pc, f, work);
-	}
-}
-
-/* The chosen FDE against its neighbours: starts increase and functions do
- * not overlap there, so that the answer is the only one. (The search may
+/* The chosen FDE against what the search read and its neighbours: its
+ * start the one the search saw, starts increasing and functions not
+ * overlapping there, so that the answer is the only one. (The search may
  * never have read the one before; the one after it read, if any.) */
-static int check_neighbours(const struct sf_table *t, const struct sf_fde *fde,
-			    const struct found *f)
+static SF_INLINE int check_neighbours(const struct sf_table *t, enum sf_kind k,
+				      const struct sf_fde *fde, const struct span *s)
 {
 	uint64_t start;
 	int err;
 
+	if (s->lo_known && s->lo_start != fde->start)
+		return SF_E_FDE_UNSORTED;
 	if (fde->index > 0) {
-		if ((err = fde_start(t, fde->index - 1, &start)))
+		if ((err = fde_start(t, k, fde->index - 1, &start)))
 			return err;
 		if (start > fde->start)
 			return SF_E_FDE_UNSORTED;
 	}
-	if (f->next_known) {
-		if (f->next_start < fde->start)
+	if (s->hi < t->num_fdes) {
+		if (s->hi_start < fde->start)
 			return SF_E_FDE_UNSORTED;
-		if (f->next_start - fde->start < fde->size)
+		if (s->hi_start - fde->start < fde->size)
 			return SF_E_FDE_OVERLAP;
 	}
 	return SF_OK;
@@ -241,42 +252,188 @@ static int check_found(const struct sf_table *t, const struct sf_fde *fde)
 	return SF_OK;
 }
 
-/* With an index: the validated starts, searched as a dense array, and the
- * decoded FDE. */
+/* With an index: the validated starts, found through their bucket
+ * directory, and the decoded FDE. */
 static int find_indexed(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
 			uint32_t *work)
 {
 	const uint64_t *starts = t->index;
-	uint32_t lo = 0, n = t->num_fdes;
-	uint32_t probes = (uint32_t)(32 - __builtin_clz(n));
+	uint32_t n = t->num_fdes;
 
-	if (*work < probes)
+	if (*work < 1)
 		return SF_E_BUDGET;
-	*work -= probes;
-	while (n > 1) {
-		uint32_t half = n / 2;
-		if (starts[lo + half] <= pc)
-			lo += half;
-		n -= half;
-	}
-	*fde = ((const struct sf_fde *)(starts + t->num_fdes))[lo];
+	*work -= 1;
+	if (pc < starts[0])
+		return SF_E_NO_FDE;
+	const struct sf_fde *fdes = (const struct sf_fde *)(starts + n);
+	*fde = fdes[sf_buckets_find(starts, n, t->index_shift, (const uint32_t *)(fdes + n), pc)];
 	return covers(fde, pc) ? check_found(t, fde) : SF_E_NO_FDE;
 }
 
-/* Sorted: the last FDE starting at or before pc is the only candidate. */
+/*
+ * The sampled index: the start of every step-th FDE, in memory of the
+ * caller's (sf_sample_build), checked increasing when they were read, and
+ * a directory of n buckets over the samples' address range, each bucket
+ * 2^shift bytes: bucket b holds the last sample at or before its first
+ * address. A lookup takes pc's bucket and searches only the samples
+ * between its entry and the next one's (mostly none or one). The chosen
+ * sample narrows the search to one block of step FDEs; with step 1 to
+ * the FDE itself (find_sampled). False when pc precedes the first
+ * function.
+ */
+static SF_INLINE const uint32_t *buckets(const struct sf_sample *x)
+{
+	return (const uint32_t *)(x->start + x->n);
+}
+
+static SF_INLINE bool sample_span(const struct sf_sample *x, uint32_t num_fdes, uint64_t pc,
+				  struct span *s)
+{
+	const uint64_t *start = x->start;
+
+	if (pc < start[0])
+		return false;
+	uint32_t lo = sf_buckets_find(start, x->n, x->shift, buckets(x), pc);
+	s->lo = lo * x->step;
+	s->hi = s->lo + x->step < num_fdes ? s->lo + x->step : num_fdes;
+	s->lo_known = true;
+	s->lo_start = start[lo];
+	s->hi_start = lo + 1 < x->n ? start[lo + 1] : UINT64_MAX;
+	return true;
+}
+
+/* A sample costs its start and its bucket. */
+#define SAMPLE_BYTES (sizeof(uint64_t) + sizeof(uint32_t))
+
+uint64_t sf_sample_size(const struct sf_table *t, uint32_t max)
+{
+	uint32_t n = t->num_fdes < max ? t->num_fdes : max;
+	return sizeof(struct sf_sample) + (uint64_t)n * SAMPLE_BYTES;
+}
+
+/* The least shift that puts the last start in bucket n - 1 or below,
+ * then each bucket's last start at or before it. */
+uint8_t sf_buckets_fill(const uint64_t *start, uint32_t n, uint32_t *bucket)
+{
+	uint64_t span = start[n - 1] - start[0];
+	uint32_t j = 0;
+	uint8_t shift = 0;
+
+	while (shift < 63 && (span >> shift) >= n)
+		shift++;
+	for (uint32_t b = 0; b < n; b++) {
+		/* b << shift <= span: no overflow (beyond it, the last). */
+		if (b > (span >> shift)) {
+			bucket[b] = n - 1;
+			continue;
+		}
+		while (j + 1 < n && start[j + 1] - start[0] <= (uint64_t)b << shift)
+			j++;
+		bucket[b] = j;
+	}
+	return shift;
+}
+
+/* The sampled starts, increasing; instantiated per source kind. */
+static SF_INLINE int read_samples(const struct sf_table *t, enum sf_kind k, struct sf_sample *x)
+{
+	int err;
+
+	for (uint32_t i = 0; i < x->n; i++) {
+		if ((err = fde_start(t, k, i * x->step, &x->start[i])))
+			return err;
+		if (i > 0 && x->start[i] < x->start[i - 1])
+			return SF_E_FDE_UNSORTED;
+	}
+	return SF_OK;
+}
+
+int sf_sample_build(struct sf_table *t, void *mem, uint64_t size)
+{
+	struct sf_sample *x = mem;
+	uint64_t max = size < sizeof *x ? 0 : (size - sizeof *x) / SAMPLE_BYTES;
+	enum sf_kind k = sf_kind(&t->src);
+	int err;
+
+	if ((uintptr_t)mem % 8)
+		return SF_E_INVAL;
+	if (!(t->flags & SF_F_FDE_SORTED) || t->num_fdes == 0)
+		return SF_E_FDE_UNSORTED;
+	if (max == 0)
+		return SF_E_NOSPACE;
+	if (max > t->num_fdes)
+		max = t->num_fdes;
+	x->step = (uint32_t)((t->num_fdes + max - 1) / max);
+	x->n = (t->num_fdes + x->step - 1) / x->step;
+	err = k == SF_KIND_BASE ? read_samples(t, SF_KIND_BASE, x) :
+	      k == SF_KIND_IN_PLACE ? read_samples(t, SF_KIND_IN_PLACE, x) :
+				      read_samples(t, SF_KIND_READ, x);
+	if (err)
+		return err;
+	x->shift = sf_buckets_fill(x->start, x->n, (uint32_t *)(x->start + x->n));
+	t->sample = x;
+	return SF_OK;
+}
+
+/* Sorted: the last FDE starting at or before pc is the only candidate.
+ * The search, the candidate's fields and its neighbour's start, each
+ * instantiated per source kind and start width. */
+/* A sample per FDE: the sample is the FDE, and its neighbours' starts are
+ * the samples beside it (increasing: checked at the build), so that the
+ * checks of the search and of the neighbours need no read but the
+ * chosen FDE's. */
+static SF_INLINE int find_sampled(const struct sf_table *t, enum sf_kind k, uint64_t pc,
+				  struct sf_fde *fde)
+{
+	const struct sf_sample *x = t->sample;
+	int err;
+
+	if (pc < x->start[0])
+		return SF_E_NO_FDE;
+	uint32_t i = sf_buckets_find(x->start, x->n, x->shift, buckets(x), pc);
+	if ((err = fde_get(t, k, i, fde)))
+		return err;
+	if (fde->start != x->start[i])
+		return SF_E_FDE_UNSORTED; /* the section changed since the build */
+	if (i + 1 < x->n && x->start[i + 1] - fde->start < fde->size)
+		return SF_E_FDE_OVERLAP;
+	return covers(fde, pc) ? check_found(t, fde) : SF_E_NO_FDE;
+}
+
+static SF_INLINE int find_sorted_k(const struct sf_table *t, enum sf_kind k, uint32_t width,
+				   uint64_t pc, struct sf_fde *fde, uint32_t *work)
+{
+	struct span s = { 0, t->num_fdes, false, 0, UINT64_MAX };
+	int err;
+
+	if (t->sample && t->sample->step == 1)
+		return find_sampled(t, k, pc, fde);
+	if (t->sample && !sample_span(t->sample, t->num_fdes, pc, &s))
+		return SF_E_NO_FDE;
+	if ((err = search(t, k, width, pc, &s, work)) || (err = fde_get(t, k, s.lo, fde)) ||
+	    (err = check_neighbours(t, k, fde, &s)))
+		return err;
+	return covers(fde, pc) ? check_found(t, fde) : SF_E_NO_FDE;
+}
+
 static int find_sorted(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
 		       uint32_t *work)
 {
-	struct found f;
-	int err;
+	bool v3 = t->version == 3;
 
 	if (t->index)
 		return find_indexed(t, pc, fde, work);
-
-	if ((err = search_any(t, pc, &f, work)) || (err = sf_fde_get(t, f.idx, fde)) ||
-	    (err = check_neighbours(t, fde, &f)))
-		return err;
-	return covers(fde, pc) ? check_found(t, fde) : SF_E_NO_FDE;
+	switch (sf_kind(&t->src)) {
+	case SF_KIND_BASE:
+		return v3 ? find_sorted_k(t, SF_KIND_BASE, 8, pc, fde, work) :
+			    find_sorted_k(t, SF_KIND_BASE, 4, pc, fde, work);
+	case SF_KIND_IN_PLACE:
+		return v3 ? find_sorted_k(t, SF_KIND_IN_PLACE, 8, pc, fde, work) :
+			    find_sorted_k(t, SF_KIND_IN_PLACE, 4, pc, fde, work);
+	default:
+		return v3 ? find_sorted_k(t, SF_KIND_READ, 8, pc, fde, work) :
+			    find_sorted_k(t, SF_KIND_READ, 4, pc, fde, work);
+	}
 }
 
 static int find_linear(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
@@ -289,7 +446,7 @@ static int find_linear(const struct sf_table *t, uint64_t pc, struct sf_fde *fde
 		if (!*work)
 			return SF_E_BUDGET;
 		--*work;
-		if ((err = fde_start(t, i, &start)))
+		if ((err = fde_start(t, sf_kind(&t->src), i, &start)))
 			return err;
 		if (pc < start)
 			continue;

@@ -8,7 +8,7 @@
  */
 #include "internal.h"
 
-static int32_t sign_extend(const uint8_t *p, uint8_t size)
+static SF_INLINE int32_t sign_extend(const uint8_t *p, uint8_t size)
 {
 	if (size == 1)
 		return (int8_t)p[0];
@@ -28,7 +28,7 @@ static uint32_t start_addr(const uint8_t *p, uint8_t fre_type)
 
 /* Split the info byte; SF_E_FRE_INFO for the reserved size or a count
  * larger than any valid FRE carries. */
-static int decode_info(struct sf_fre *fre, uint8_t info)
+static SF_INLINE int decode_info(struct sf_fre *fre, uint8_t info)
 {
 	uint8_t size_code = (info >> 5) & 3; /* 0, 1, 2: 1, 2, 4 bytes */
 
@@ -42,11 +42,27 @@ static int decode_info(struct sf_fre *fre, uint8_t info)
 	return SF_OK;
 }
 
+/* n data words of ws bytes at section offset at, sign-extended, each in
+ * one load; instantiated per source kind and word size. */
+static SF_INLINE int words(const struct sf_table *t, enum sf_kind k, uint32_t ws,
+			   uint64_t at, uint8_t n, int32_t *word)
+{
+	int err;
+
+	for (uint8_t i = 0; i < n; i++, at += ws) {
+		uint8_t b[4] = { 0 };
+		if ((err = sf_load(&t->src, k, at, ws, b)))
+			return err;
+		word[i] = sign_extend(b, (uint8_t)ws);
+	}
+	return SF_OK;
+}
+
 /* The data words of the FRE at off, whose start and info byte the caller
  * read: its size, its fields, each word in one load. Checks that the whole
  * FRE lies in the sub-section. */
-static int fill(const struct sf_table *t, uint32_t asz, uint32_t off,
-		uint32_t start, uint8_t info, struct sf_fre *fre)
+static SF_INLINE int fill(const struct sf_table *t, enum sf_kind k, uint32_t asz,
+			  uint32_t off, uint32_t start, uint8_t info, struct sf_fre *fre)
 {
 	uint64_t end = (uint64_t)t->fres + t->fre_len; /* FRE sub-section end */
 	int err;
@@ -61,17 +77,14 @@ static int fill(const struct sf_table *t, uint32_t asz, uint32_t off,
 	fre->size = (uint8_t)size;
 	/* In bounds: the whole FRE was checked above. */
 	uint64_t at = (uint64_t)off + asz + 1;
-	enum sf_kind k = sf_kind(&t->src);
-	for (uint8_t i = 0; i < fre->nwords; i++, at += fre->word_size) {
-		uint8_t b[4] = { 0 };
-		err = fre->word_size == 1 ? sf_load(&t->src, k, at, 1, b) :
-		      fre->word_size == 2 ? sf_load(&t->src, k, at, 2, b) :
-					    sf_load(&t->src, k, at, 4, b);
-		if (err)
-			return err;
-		fre->word[i] = sign_extend(b, fre->word_size);
+	switch (fre->word_size) {
+	case 1:
+		return words(t, k, 1, at, fre->nwords, fre->word);
+	case 2:
+		return words(t, k, 2, at, fre->nwords, fre->word);
+	default:
+		return words(t, k, 4, at, fre->nwords, fre->word);
 	}
-	return SF_OK;
 }
 
 int sf_fre_read(const struct sf_table *t, const struct sf_fde *fde,
@@ -87,7 +100,7 @@ int sf_fre_read(const struct sf_table *t, const struct sf_fde *fde,
 	if ((err = sf_get(&t->src, off, asz, b)) ||
 	    (err = sf_get(&t->src, (uint64_t)off + asz, 1, b + asz)))
 		return err;
-	return fill(t, asz, off, start_addr(b, fde->fre_type), b[asz], fre);
+	return fill(t, sf_kind(&t->src), asz, off, start_addr(b, fde->fre_type), b[asz], fre);
 }
 
 /* The offset the FREs' start addresses are compared with. */
@@ -126,77 +139,91 @@ static SF_INLINE int scan(const struct sf_table *t, enum sf_kind k, uint32_t asz
 			  uint32_t limit, struct row *best, uint32_t *work)
 {
 	uint64_t end = (uint64_t)t->fres + t->fre_len, off = fde->first_fre;
-	uint32_t n = fde->num_fres, prev = 0;
-	bool found = false;
-	int err;
+	/* Rows this scan may read: the allowance ends it like num_fres. */
+	uint32_t n = fde->num_fres < *work ? fde->num_fres : *work;
+	uint32_t i, next_min = 0; /* the least start the next row may have */
+	uint64_t best_off = 0;
+	uint32_t best_start = 0;
+	uint8_t best_info = 0;
+	int err = SF_OK;
 
 	if (off < t->fres)
 		return SF_E_FRE_BOUNDS;
-	for (uint32_t i = 0; i < n; i++) {
-		uint8_t b[4] = { 0 }, info = 0;
-		if (i == *work)
-			return SF_E_BUDGET;
+	for (i = 0; i < n; i++) {
+		uint8_t b[5] = { 0 }, info;
 		if (off + asz + 1 > end)
 			return SF_E_FRE_BOUNDS;
-		if ((err = sf_load(&t->src, k, off, asz, b)) ||
-		    (err = sf_load(&t->src, k, off + asz, 1, &info)))
+		/* A 1-byte start and the info byte: one 2-byte load. */
+		if (asz == 1)
+			err = sf_load(&t->src, k, off, 2, b);
+		else if (!(err = sf_load(&t->src, k, off, asz, b)))
+			err = sf_load(&t->src, k, off + asz, 1, b + asz);
+		if (err)
 			return err;
+		info = b[asz];
 		uint32_t start = asz == 1 ? b[0] : asz == 2 ? sf_le16(b) : sf_le32(b);
 		uint32_t code = (info >> 5) & 3; /* word size 1 << code */
 		/* Rows an index's validation checked need no second look
 		 * (their bounds still get one, like every read). */
-		if (!trusted && code == 3)
-			return SF_E_FRE_INFO;
-		if (!trusted && i > 0 && start <= prev)
-			return SF_E_FRE_ORDER;
-		if (!trusted && start >= limit)
-			return SF_E_FRE_OUTSIDE;
+		if (!trusted && (code == 3 || start < next_min))
+			return code == 3 ? SF_E_FRE_INFO : SF_E_FRE_ORDER;
 		if (start > key) {
-			*work -= i + 1;
-			return found ? SF_OK : SF_E_NO_FRE;
+			/* Past pc (key < limit): only here can a row start
+			 * beyond its function. */
+			if (!trusted && start >= limit)
+				return SF_E_FRE_OUTSIDE;
+			break;
 		}
-		best->off = (uint32_t)off;
-		best->start = start;
-		best->info = info;
-		found = true;
-		prev = start;
+		best_off = off;
+		best_start = start;
+		best_info = info;
+		next_min = start + 1;
 		off += asz + 1 + (((uint32_t)info >> 1 & 0xf) << code);
 	}
-	*work -= n;
-	return found ? SF_OK : SF_E_NO_FRE;
+	if (i == n && n < fde->num_fres)
+		return SF_E_BUDGET;
+	*work -= i < n ? i + 1 : n;
+	if (i == 0)
+		return SF_E_NO_FRE;
+	best->off = (uint32_t)best_off;
+	best->start = best_start;
+	best->info = best_info;
+	return SF_OK;
 }
 
-static int scan_any(const struct sf_table *t, const struct sf_fde *fde, uint32_t key,
-		    uint32_t limit, struct row *best, uint32_t *work)
+/* The scan, then only the row that applies decoded, once: instantiated
+ * per source kind, start width and trust. */
+static SF_INLINE int find_k(const struct sf_table *t, enum sf_kind k, uint32_t asz,
+			    bool trusted, const struct sf_fde *fde, uint32_t key,
+			    uint32_t limit, struct sf_fre *fre, uint32_t *work)
 {
-#define SCAN(kind, trusted) \
-	(fde->fre_type == SF_FRE_ADDR1 ? scan(t, kind, 1, trusted, fde, key, limit, best, work) : \
-	 fde->fre_type == SF_FRE_ADDR2 ? scan(t, kind, 2, trusted, fde, key, limit, best, work) : \
-					 scan(t, kind, 4, trusted, fde, key, limit, best, work))
-	switch (sf_kind(&t->src)) {
-	case SF_KIND_BASE:
-		/* A buffer the caller owns, indexed (validated): trusted. */
-		return t->index ? SCAN(SF_KIND_BASE, true) : SCAN(SF_KIND_BASE, false);
-	case SF_KIND_IN_PLACE:
-		return SCAN(SF_KIND_IN_PLACE, false);
-	default:
-		return SCAN(SF_KIND_READ, false);
-	}
-#undef SCAN
+	struct row best;
+	int err = scan(t, k, asz, trusted, fde, key, limit, &best, work);
+	return err ? err : fill(t, k, asz, best.off, best.start, best.info, fre);
 }
 
 int sf_fre_find_bounded(const struct sf_table *t, const struct sf_fde *fde,
 			uint64_t pc, struct sf_fre *fre, uint32_t *work)
 {
 	uint32_t key, limit = fde->pc_type == SF_PC_MASK ? fde->rep_size : fde->size;
-	struct row best = { 0, 0, 0 };
 	int err;
 
-	if ((err = lookup_key(fde, pc, &key)) ||
-	    (err = scan_any(t, fde, key, limit, &best, work)))
+	if ((err = lookup_key(fde, pc, &key)))
 		return err;
-	/* Only the row that applies is decoded, once. */
-	return fill(t, sf_addr_size(fde->fre_type), best.off, best.start, best.info, fre);
+#define FIND(kind, trusted) \
+	(fde->fre_type == SF_FRE_ADDR1 ? find_k(t, kind, 1, trusted, fde, key, limit, fre, work) : \
+	 fde->fre_type == SF_FRE_ADDR2 ? find_k(t, kind, 2, trusted, fde, key, limit, fre, work) : \
+					 find_k(t, kind, 4, trusted, fde, key, limit, fre, work))
+	switch (sf_kind(&t->src)) {
+	case SF_KIND_BASE:
+		/* A buffer the caller owns, indexed (validated): trusted. */
+		return t->index ? FIND(SF_KIND_BASE, true) : FIND(SF_KIND_BASE, false);
+	case SF_KIND_IN_PLACE:
+		return FIND(SF_KIND_IN_PLACE, false);
+	default:
+		return FIND(SF_KIND_READ, false);
+	}
+#undef FIND
 }
 
 int sf_fre_find(const struct sf_table *t, const struct sf_fde *fde,

@@ -68,14 +68,15 @@ static SF_INLINE int sf_load(const struct sf_src *s, enum sf_kind k,
 /* Copy len bytes at section offset off into dst; SF_E_HDR_BOUNDS if any
  * byte lies outside the section, SF_E_FAULT if the reader fails. In place,
  * a record (an FDE, the header) is read in 8-byte loads and a 4, 2, 1-byte
- * tail: three loads for a 17-byte FDE. */
-static inline int sf_get(const struct sf_src *s, uint64_t off, uint32_t len, void *dst)
+ * tail: three loads for a 17-byte FDE. sf_get_kind is the same for a
+ * source kind the caller already knows (a constant in a hot path). */
+static SF_INLINE int sf_get_kind(const struct sf_src *s, enum sf_kind k, uint64_t off,
+				 uint32_t len, void *dst)
 {
 	/* No sum can overflow: off and len are each checked against size
 	 * before they are combined. */
 	if (off > s->size || len > s->size - off)
 		return SF_E_HDR_BOUNDS;
-	enum sf_kind k = sf_kind(s);
 	if (k != SF_KIND_IN_PLACE)
 		return sf_load(s, k, off, len, dst);
 	uint8_t *d = dst;
@@ -95,18 +96,23 @@ static inline int sf_get(const struct sf_src *s, uint64_t off, uint32_t len, voi
 	return err;
 }
 
-static inline uint16_t sf_le16(const uint8_t *p)
+static inline int sf_get(const struct sf_src *s, uint64_t off, uint32_t len, void *dst)
+{
+	return sf_get_kind(s, sf_kind(s), off, len, dst);
+}
+
+static SF_INLINE uint16_t sf_le16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] | p[1] << 8);
 }
 
-static inline uint32_t sf_le32(const uint8_t *p)
+static SF_INLINE uint32_t sf_le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 	       (uint32_t)p[3] << 24;
 }
 
-static inline uint64_t sf_le64(const uint8_t *p)
+static SF_INLINE uint64_t sf_le64(const uint8_t *p)
 {
 	return (uint64_t)sf_le32(p) | (uint64_t)sf_le32(p + 4) << 32;
 }
@@ -138,6 +144,32 @@ static inline int sf_fde_check_shape(const struct sf_fde *fde)
 	if (fde->start + fde->size - 1 < fde->start)
 		return SF_E_FDE_RANGE;
 	return SF_OK;
+}
+
+/*
+ * A directory of n buckets over n increasing starts, for both indexes:
+ * bucket b, 2^shift bytes from start[0] + (b << shift), holds the last
+ * start at or before its first address. sf_buckets_fill returns shift.
+ * sf_buckets_find: the last start at or before pc (pc >= start[0]), by
+ * pc's bucket and a search of the starts between its entry and the next
+ * one's (mostly none or one).
+ */
+uint8_t sf_buckets_fill(const uint64_t *start, uint32_t n, uint32_t *bucket);
+
+static SF_INLINE uint32_t sf_buckets_find(const uint64_t *start, uint32_t n, uint8_t shift,
+					  const uint32_t *bucket, uint64_t pc)
+{
+	uint64_t b = (pc - start[0]) >> shift;
+	if (b >= n)
+		b = n - 1;
+	uint32_t lo = bucket[b];
+	uint32_t k = (b + 1 < n ? bucket[b + 1] : n - 1) - lo + 1;
+	while (k > 1) {
+		uint32_t half = k / 2;
+		lo = start[lo + half] <= pc ? lo + half : lo;
+		k -= half;
+	}
+	return lo;
 }
 
 int sf_fde_find_bounded(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,

@@ -37,8 +37,8 @@ static struct sf_where at_cfa(int32_t off)
 	return w;
 }
 
-static int default_rule(const struct sf_table *t, const struct sf_fre *fre,
-			struct sf_rule *r)
+static SF_INLINE int default_rule(const struct sf_table *t, const struct sf_fre *fre,
+				  struct sf_rule *r)
 {
 	uint8_t fp_idx = 1;
 
@@ -127,8 +127,9 @@ static int flex_rule(const struct sf_table *t, const struct sf_fre *fre,
 	return flex_where(control(fre, i), fre->word[i + 1], &r->fp);
 }
 
-int sf_rule_of(const struct sf_table *t, const struct sf_fde *fde,
-	       const struct sf_fre *fre, struct sf_rule *r)
+/* Inline in sf_find_rule_bounded, the lookups' path. */
+static SF_INLINE int rule_of(const struct sf_table *t, const struct sf_fde *fde,
+			     const struct sf_fre *fre, struct sf_rule *r)
 {
 	r->cfa_deref = false;
 	r->mangled_ra = fre->mangled_ra;
@@ -148,6 +149,12 @@ int sf_rule_of(const struct sf_table *t, const struct sf_fde *fde,
 	return default_rule(t, fre, r);
 }
 
+int sf_rule_of(const struct sf_table *t, const struct sf_fde *fde,
+	       const struct sf_fre *fre, struct sf_rule *r)
+{
+	return rule_of(t, fde, fre, r);
+}
+
 int sf_find_rule_bounded(const struct sf_table *t, uint64_t pc,
 			 struct sf_rule *rule, uint32_t *work)
 {
@@ -159,7 +166,7 @@ int sf_find_rule_bounded(const struct sf_table *t, uint64_t pc,
 		return err;
 	if ((err = sf_fre_find_bounded(t, &fde, pc, &fre, work)))
 		return err;
-	return sf_rule_of(t, &fde, &fre, rule);
+	return rule_of(t, &fde, &fre, rule);
 }
 
 int sf_find_rule(const struct sf_table *t, uint64_t pc, struct sf_rule *rule)

@@ -142,8 +142,22 @@ struct sf_table {
 	 * registered text narrows it). */
 	uint64_t text_start, text_end;
 	/* NULL, or what sf_index_build wrote: the FDEs' starts, then the
-	 * decoded FDEs (struct sf_fde), num_fdes of each. */
+	 * decoded FDEs (struct sf_fde), then a directory of 32-bit bucket
+	 * entries over 2^index_shift-byte buckets, num_fdes of each. */
 	const uint64_t *index;
+	uint8_t index_shift;
+	/* NULL, or what sf_sample_build wrote. */
+	const struct sf_sample *sample;
+};
+
+/* A sampled index of a sorted section: the start address of FDEs 0,
+ * step, 2 step, ... (n of them), increasing, then a directory of n
+ * 32-bit bucket entries (sframe/fde.c) over 2^shift-byte buckets. */
+struct sf_sample {
+	uint32_t step;
+	uint32_t n;
+	uint8_t shift;
+	uint64_t start[];
 };
 
 /* One function descriptor, whatever the version. */
@@ -244,6 +258,23 @@ int sf_validate(const struct sf_table *t);
  */
 uint64_t sf_index_size(const struct sf_table *t);
 int sf_index_build(struct sf_table *t, void *mem, uint64_t size);
+
+/*
+ * A lighter index for a section read in place (the kernel's): the starts
+ * of at most max FDEs, every step-th one, in sf_sample_size(t, max) bytes
+ * of the caller's memory (8-byte aligned). Building it reads those starts
+ * only (bounded work, no validation: they must increase); a lookup then
+ * searches them in ordinary memory and reads from the section only the
+ * FDEs of one block of step (with step 1: the chosen FDE alone), still
+ * checking all it reads against the samples and its neighbours. It is a
+ * snapshot: a lookup that finds the section's start of a sampled FDE
+ * changed since says SF_E_FDE_UNSORTED. sf_sample_build sets t->sample;
+ * SF_E_FDE_UNSORTED for a section without SF_F_FDE_SORTED (or empty) or
+ * whose sampled starts decrease, SF_E_NOSPACE when size holds no sample,
+ * SF_E_INVAL for misaligned memory, SF_E_FAULT when a read fails.
+ */
+uint64_t sf_sample_size(const struct sf_table *t, uint32_t max);
+int sf_sample_build(struct sf_table *t, void *mem, uint64_t size);
 
 /* The idx-th FDE. */
 int sf_fde_get(const struct sf_table *t, uint32_t idx, struct sf_fde *fde);

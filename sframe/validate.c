@@ -73,7 +73,7 @@ int sf_validate(const struct sf_table *t)
 
 uint64_t sf_index_size(const struct sf_table *t)
 {
-	return (uint64_t)t->num_fdes * (sizeof(uint64_t) + sizeof(struct sf_fde));
+	return (uint64_t)t->num_fdes * (sizeof(uint64_t) + sizeof(struct sf_fde) + sizeof(uint32_t));
 }
 
 int sf_index_build(struct sf_table *t, void *mem, uint64_t size)
@@ -95,6 +95,9 @@ int sf_index_build(struct sf_table *t, void *mem, uint64_t size)
 			return err;
 		starts[i] = fdes[i].start;
 	}
+	if (t->num_fdes)
+		t->index_shift = sf_buckets_fill(starts, t->num_fdes,
+						 (uint32_t *)(fdes + t->num_fdes));
 	t->index = starts;
 	return SF_OK;
 }

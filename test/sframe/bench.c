@@ -1,15 +1,16 @@
 /*
  * make bench-sframe: nanoseconds per lookup (FDE + FRE + rule), without
  * and with the optional index (sf_index_build, in memory this program
- * allocates), and per unwind step, against libsframe's sframe_find_fre on
- * the same pcs.
+ * allocates) or the sampled index (sf_sample_build, a sample per FDE, as
+ * the kernel builds it for a section of up to 1 024 FDEs), and per unwind
+ * step, against libsframe's sframe_find_fre on the same pcs.
  *
  *   bench FILE...   one table row per file (linked ELF with .sframe)
  *
  * The pcs are 2^19 addresses drawn uniformly (fixed seed) from the span
  * the FDEs cover, the same list for every contender. Each figure is the
  * best of 5 passes over the list. Before timing, both libraries' answers,
- * and ours with and without the index, are compared on every pc, so a
+ * and ours with and without either index, are compared on every pc, so a
  * broken path cannot look fast.
  */
 #include <inttypes.h>
@@ -31,7 +32,8 @@ struct bench {
 	struct sf_table direct;  /* section read in place */
 	struct sf_table viacb;   /* section read through a callback */
 	struct sf_table indexed; /* section in memory, with an index */
-	void *index;
+	struct sf_table sampled; /* ... with a sampled index */
+	void *index, *sample;
 	sframe_decoder_ctx *d;
 	uint64_t vaddr;
 	uint64_t *pcs;
@@ -66,6 +68,12 @@ static uint64_t op_lookup_index(struct bench *b, uint64_t pc)
 {
 	struct sf_rule r;
 	return (uint64_t)sf_find_rule(&b->indexed, pc, &r) + (uint64_t)r.cfa_off;
+}
+
+static uint64_t op_lookup_sampled(struct bench *b, uint64_t pc)
+{
+	struct sf_rule r;
+	return (uint64_t)sf_find_rule(&b->sampled, pc, &r) + (uint64_t)r.cfa_off;
 }
 
 static uint64_t op_lookup_cb(struct bench *b, uint64_t pc)
@@ -121,7 +129,7 @@ static bool same_rule(const struct sf_rule *a, const struct sf_rule *b)
 }
 
 /* Both libraries must find the same row before either is timed, and ours
- * the same rule with and without the index. */
+ * the same rule with and without either index. */
 static uint32_t disagreements(struct bench *b)
 {
 	uint32_t bad = 0;
@@ -137,6 +145,8 @@ static uint32_t disagreements(struct bench *b)
 		struct sf_rule r1, r2;
 		int e1 = sf_find_rule(&b->direct, b->pcs[i], &r1);
 		int e2 = sf_find_rule(&b->indexed, b->pcs[i], &r2);
+		bad += e1 != e2 || (!e1 && !same_rule(&r1, &r2));
+		e2 = sf_find_rule(&b->sampled, b->pcs[i], &r2);
 		bad += e1 != e2 || (!e1 && !same_rule(&r1, &r2));
 	}
 	return bad;
@@ -177,6 +187,9 @@ static int run(void *arg, const char *member, const struct section *sec)
 	    sf_open(&b.indexed, &direct) ||
 	    !(b.index = malloc(sf_index_size(&b.indexed))) ||
 	    sf_index_build(&b.indexed, b.index, sf_index_size(&b.indexed)) ||
+	    sf_open(&b.sampled, &direct) ||
+	    !(b.sample = malloc(sf_sample_size(&b.sampled, UINT32_MAX))) ||
+	    sf_sample_build(&b.sampled, b.sample, sf_sample_size(&b.sampled, UINT32_MAX)) ||
 	    !(b.d = sframe_decode((const char *)b.bytes, b.size, &err))) {
 		fprintf(stderr, "%s: cannot open its .sframe\n", path);
 		return 1;
@@ -184,14 +197,15 @@ static int run(void *arg, const char *member, const struct section *sec)
 	pick_pcs(&b);
 	uint32_t bad = disagreements(&b);
 	double mine = ns_per_pc(&b, op_lookup), indexed = ns_per_pc(&b, op_lookup_index);
-	double theirs = ns_per_pc(&b, op_libsframe);
-	printf("| %7" PRIu32 " | %7" PRIu32 " | %9" PRIu32 " | %8.1f | %8.1f | %8.1f | %8.1f | "
-	       "%9.1f | %5.2f | %5.2f |%s\n",
-	       b.direct.num_fdes, b.direct.num_fres, b.size, mine, indexed,
+	double sampled = ns_per_pc(&b, op_lookup_sampled), theirs = ns_per_pc(&b, op_libsframe);
+	printf("| %7" PRIu32 " | %7" PRIu32 " | %9" PRIu32 " | %8.1f | %8.1f | %8.1f | %8.1f | %8.1f | "
+	       "%9.1f | %5.2f | %5.2f | %5.2f |%s\n",
+	       b.direct.num_fdes, b.direct.num_fres, b.size, mine, indexed, sampled,
 	       ns_per_pc(&b, op_lookup_cb), ns_per_pc(&b, op_step), theirs,
-	       theirs / mine, theirs / indexed, bad ? " DISAGREE" : "");
+	       theirs / mine, theirs / indexed, theirs / sampled, bad ? " DISAGREE" : "");
 	sframe_decoder_free(&b.d);
 	free(b.index);
+	free(b.sample);
 	free(b.pcs);
 	return bad != 0;
 }
@@ -199,10 +213,11 @@ static int run(void *arg, const char *member, const struct section *sec)
 int main(int argc, char **argv)
 {
 	int status = 0;
-	printf("| FDEs    | FREs    | .sframe B | lookup ns | with index ns | via callback ns | "
-	       "step ns | libsframe sframe_find_fre ns | speedup | with index |\n");
-	printf("|--------:|--------:|----------:|---------:|---------:|---------:|---------:|"
-	       "----------:|------:|------:|\n");
+	printf("| FDEs    | FREs    | .sframe B | lookup ns | with index ns | with sampled index ns | "
+	       "via callback ns | step ns | libsframe sframe_find_fre ns | speedup | with index | "
+	       "with sampled index |\n");
+	printf("|--------:|--------:|----------:|---------:|---------:|---------:|---------:|---------:|"
+	       "----------:|------:|------:|------:|\n");
 	for (int i = 1; i < argc; i++)
 		status |= each_section(argv[i], 0, false, run, argv[i]) != 0;
 	return status;

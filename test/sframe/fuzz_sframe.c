@@ -5,7 +5,10 @@
  * - through the reader callback, no request may leave the section;
  * - the buffer and the callback accessors must agree on every answer;
  * - a section that validates and re-encodes (v1, v2, v3) must still
- *   validate and give the same rule at every sampled pc.
+ *   validate and give the same rule at every sampled pc;
+ * - the optional indexes (sf_index_build, sf_sample_build) change no
+ *   answer on a valid section, and lookups through a sampled index of
+ *   any section stay safe.
  *
  * Any violation traps, which libFuzzer reports as a crash.
  */
@@ -147,6 +150,29 @@ static void indexed(const struct sf_table *t, const uint64_t *pcs, int n)
 	free(mem);
 }
 
+/* The sampled index, on any section (with one sample, three, or as many
+ * as there are FDEs): refused only for a section not sorted, every lookup
+ * safe, and on a valid section the same answers as without it. */
+static void sampled(const struct sf_table *t, const uint64_t *pcs, int n, bool valid)
+{
+	static const uint32_t maxes[] = { 1, 3, 1u << 20 };
+	for (unsigned m = 0; m < sizeof maxes / sizeof maxes[0]; m++) {
+		struct sf_table x = *t;
+		uint64_t need = sf_sample_size(&x, maxes[m]);
+		uint64_t *mem = malloc(need);
+		int err = sf_sample_build(&x, mem, need);
+		CHECK(err == SF_OK || err == SF_E_FDE_UNSORTED);
+		CHECK(err || (t->flags & SF_F_FDE_SORTED));
+		for (int i = 0; !err && i < n; i++) {
+			struct answer a, b;
+			answer(t, pcs[i], &a);
+			answer(&x, pcs[i], &b);
+			CHECK(!valid || same(&a, &b));
+		}
+		free(mem);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint64_t pcs[512];
@@ -171,6 +197,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		answer(&c, pcs[i], &b);
 		CHECK(same(&a, &b));
 	}
+	sampled(&t, pcs, n, valid);
 	if (valid) {
 		reencode(&t, pcs, n);
 		indexed(&t, pcs, n);

@@ -130,6 +130,52 @@ static void indexed(void)
 	   "no index for a section without sorted FDEs");
 }
 
+/* The sampled index: refused misaligned, short or unsorted; with one
+ * sample (every FDE in one block), two, or one per FDE, the same answers
+ * as without it; and a sampled FDE whose start changed after the build
+ * is caught. */
+static void sampled(void)
+{
+	static uint64_t mem[64];
+	const char *sorted[] = { "v1-sorted-fp", "v1-plt", "v2-plt-pcrel" };
+	for (unsigned v = 0; v < sizeof sorted / sizeof sorted[0]; v++) {
+		struct sf_table plain = open_vec(sorted[v]), t = plain;
+		bool refused = sf_sample_build(&t, (uint8_t *)mem + 4, sizeof mem - 8) == SF_E_INVAL &&
+			       sf_sample_build(&t, mem, sizeof(struct sf_sample)) == SF_E_NOSPACE &&
+			       !t.sample;
+		uint32_t diff = 0, built = 0;
+		for (uint32_t max = 1; max <= 3; max++) {
+			t = plain;
+			uint64_t need = sf_sample_size(&t, max);
+			built += need <= sizeof mem && !sf_sample_build(&t, mem, need) &&
+				 t.sample == (void *)mem &&
+				 t.sample->n == (plain.num_fdes < max ? plain.num_fdes : max);
+			for (uint64_t pc = V - 8192; pc < V + 8192; pc++)
+				diff += !same_answer(&plain, &t, pc);
+		}
+		char name[128];
+		snprintf(name, sizeof name, "sampled index on %s: refused misaligned and short, "
+			 "built with 1-3 samples, same answers (%u differ)", sorted[v], diff);
+		ok(refused && built == 3 && diff == 0, name);
+	}
+	struct sf_table t = open_vec("v1-none-addr4");
+	ok(sf_sample_build(&t, mem, sizeof mem) == SF_E_FDE_UNSORTED && !t.sample,
+	   "no sampled index for a section without sorted FDEs");
+
+	/* FDE 1's start field moved after the build: the lookup sees it. */
+	t = open_vec("v1-sorted-fp");
+	struct sf_fde fde;
+	ok(!sf_sample_build(&t, mem, sf_sample_size(&t, 8)) && !sf_fde_get(&t, 1, &fde),
+	   "v1-sorted-fp: sampled, FDE 1 read");
+	uint8_t *field = (uint8_t *)t.src.base + t.fdes + t.fde_size;
+	field[0] ^= 1;
+	struct sf_rule r;
+	ok(sf_find_rule(&t, fde.start + 2, &r) == SF_E_FDE_UNSORTED,
+	   "a sampled FDE whose start changed since the build: SF_E_FDE_UNSORTED");
+	field[0] ^= 1;
+	ok(!sf_find_rule(&t, fde.start + 2, &r), "... and found again once restored");
+}
+
 static void rules(void)
 {
 	struct sf_table t = open_vec("v1-aarch64");
@@ -242,6 +288,7 @@ int main(void)
 {
 	lookups();
 	indexed();
+	sampled();
 	rules();
 	steps();
 	encoding();

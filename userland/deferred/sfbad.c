@@ -11,7 +11,12 @@
  *   phase "good"     the loader's own section again: unwinds are whole
  *   phase "unmapped" a copy in an mmap region that is unmapped right after
  *                    the ADD: the first read of it faults: dropped, that
- *                    unwind stops fault
+ *                    unwind stops fault. The copy still describes this
+ *                    text (its function starts moved by the distance
+ *                    between the copies), so that lookups do read it:
+ *                    the kernel's FDE index, built at the first use,
+ *                    answers a pc that no function covers without
+ *                    reading the section
  *
  * and the system call's refusals: not SFrame (ENOEXEC), a text range that
  * overlaps one registered (EEXIST), REMOVE of a text start nothing has
@@ -19,6 +24,7 @@
  * each call returned what it should.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <stitch.h>
 #include "../workloads/workload.h"
@@ -63,10 +69,11 @@ FRAME static uint64_t sfbad_work(long rounds)
 	return x;
 }
 
-/* A private, writable copy of the section in fresh anonymous memory. */
-static unsigned char *copy_of(const struct phdr *sf)
+/* A private, writable copy of the section in fresh anonymous memory,
+ * at hint if that is free. */
+static unsigned char *copy_of(const struct phdr *sf, void *hint)
 {
-	unsigned char *p = stitch_mmap(NULL, sf->memsz, STITCH_PROT_READ |
+	unsigned char *p = stitch_mmap(hint, sf->memsz, STITCH_PROT_READ |
 				       STITCH_PROT_WRITE, -1, 0);
 	if (p == STITCH_MAP_FAILED)
 		return NULL;
@@ -74,16 +81,49 @@ static unsigned char *copy_of(const struct phdr *sf)
 	return p;
 }
 
+/* Where the copy should go: near enough to the text for the 32-bit
+ * start fields of a version 1 or 2 section to reach it, above the heap's
+ * gigabyte (mmap space: kern/uvm.h). */
+#define NEAR_TEXT ((void *)0x60000000)
+
+/*
+ * Makes the copy at p of the section at `from` describe the same
+ * functions: each FDE's start (version 1 or 2: a 32-bit offset from the
+ * section, or with the PC-relative flag from the field, either way moved
+ * by the copy's distance). False for another version, or a copy too far.
+ */
+static bool relocate(unsigned char *p, uint64_t from)
+{
+	int64_t delta = (int64_t)(from - (uint64_t)p);
+	uint32_t num_fdes, fdes;
+	if (p[2] != 1 && p[2] != 2)
+		return false;
+	memcpy(&num_fdes, p + 8, 4);
+	memcpy(&fdes, p + 20, 4);
+	unsigned char *fde = p + 28 + p[7] + fdes;
+	for (uint32_t i = 0; i < num_fdes; i++, fde += p[2] == 1 ? 17 : 20) {
+		int32_t start;
+		memcpy(&start, fde, 4);
+		int64_t moved = start + delta;
+		if (moved != (int32_t)moved)
+			return false;
+		start = (int32_t)moved;
+		memcpy(fde, &start, 4);
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	long rounds = arg_long(argc, argv, 1, 150, 1, 100000000);
 	const struct phdr *text = own_phdr(PT_LOAD, PF_X);
 	const struct phdr *sf = own_phdr(PT_GNU_SFRAME, 0);
-	unsigned char *bad = sf ? copy_of(sf) : NULL, *gone = sf ? copy_of(sf) : NULL;
+	unsigned char *bad = sf ? copy_of(sf, NULL) : NULL;
+	unsigned char *gone = sf ? copy_of(sf, NEAR_TEXT) : NULL;
 	uint32_t num_fres;
 	uint64_t x = 0;
-	if (!text || !bad || !gone) {
-		printf("sfbad: no text, no .sframe, or no memory\n");
+	if (!text || !bad || !gone || !relocate(gone, sf->vaddr)) {
+		printf("sfbad: no text, no .sframe, no memory, or no copy near the text\n");
 		return 1;
 	}
 
