@@ -53,8 +53,9 @@ int record_write(uint32_t type, void *rec, uint32_t size);
 int record_write_split(uint32_t type, void *rec, uint32_t len,
 		       const void *tail, uint32_t tail_len);
 
-/* NMI context only: the same into this CPU's NMI ring. */
-int record_write_nmi(uint32_t type, void *rec, uint32_t size);
+/* NMI context only: the same into the NMI ring of cpu, this CPU (the
+ * caller has its index already). */
+int record_write_nmi(unsigned cpu, uint32_t type, void *rec, uint32_t size);
 
 /* Time stamps of every record: TSC ticks (rec_stream.tsc_hz per second). */
 uint64_t record_time(void);

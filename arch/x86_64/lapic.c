@@ -115,12 +115,14 @@ void lapic_eoi(void)
  * delivery-status wait is bounded: modern CPUs (and QEMU) never set it.
  */
 /* One IPI: waits (boundedly) for the previous one to leave, then writes
- * the destination and the command; the ICR_LO write sends it. */
+ * the destination (unless the command has the self shorthand, which
+ * ignores it) and the command; the ICR_LO write sends it. */
 static void send_ipi(uint32_t dest, uint32_t cmd)
 {
 	for (int i = 0; i < 1000 && (rd(REG_ICR_LO) & ICR_PENDING); i++)
 		cpu_relax();
-	wr(REG_ICR_HI, dest << 24);
+	if (!(cmd & ICR_DEST_SELF))
+		wr(REG_ICR_HI, dest << 24);
 	wr(REG_ICR_LO, cmd);
 }
 
