@@ -226,13 +226,18 @@ static bool emit(const void *rec, uint32_t size, bool final)
 	return true;
 }
 
-/* The header and time stamp of a ring's next record; false if empty. */
-static bool next_of(const struct ringbuf *r, struct rec_header *h, uint64_t *time)
+/* A record's header and time stamp, which every record starts with. */
+struct rec_start {
+	struct rec_header h;
+	uint64_t time;
+};
+
+/* The start of a ring's next record, in one peek; false if empty. */
+static bool next_of(const struct ringbuf *r, struct rec_start *s)
 {
-	if (ring_used(r) < sizeof *h + sizeof *time)
+	if (ring_used(r) < sizeof *s)
 		return false;
-	ring_peek(r, 0, h, sizeof *h);
-	ring_peek(r, sizeof *h, time, sizeof *time);
+	ring_peek(r, 0, s, sizeof *s);
 	return true;
 }
 
@@ -284,8 +289,7 @@ static uint64_t drain_all(uint64_t max_bytes)
 		struct ringbuf *r;
 		unsigned cpu;
 		bool has;
-		struct rec_header h;
-		uint64_t time;
+		struct rec_start s;
 	} next[2 * ARCH_MAX_CPUS];
 	unsigned n = 0;
 	uint64_t done = 0, sent = 0, sent_bytes = 0;
@@ -298,14 +302,14 @@ static uint64_t drain_all(uint64_t max_bytes)
 		int oldest = -1;
 		for (unsigned i = 0; i < n; i++) {
 			if (!next[i].has)
-				next[i].has = next_of(next[i].r, &next[i].h, &next[i].time);
-			if (next[i].has && (oldest < 0 || next[i].time < next[oldest].time))
+				next[i].has = next_of(next[i].r, &next[i].s);
+			if (next[i].has && (oldest < 0 || next[i].s.time < next[oldest].s.time))
 				oldest = (int)i;
 		}
 		if (oldest < 0)
 			break;
-		uint32_t size = next[oldest].h.size;
-		if (move_one(next[oldest].cpu, next[oldest].r, &next[oldest].h)) {
+		uint32_t size = next[oldest].s.h.size;
+		if (move_one(next[oldest].cpu, next[oldest].r, &next[oldest].s.h)) {
 			sent++;
 			sent_bytes += size;
 		}

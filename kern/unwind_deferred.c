@@ -184,8 +184,10 @@ static const struct unwind_trace *unwind_user_faultable(struct unwind_task_info 
 static void process_unwind_deferred(struct unwind_task_info *info, unsigned bits,
 				    uint64_t cookie)
 {
-	for (int b = 0; b < UNWIND_MAX_WORKS; b++) {
-		if (!(bits & ~info->completed & (1u << b)) || !works[b])
+	/* Only the bits that are set: usually one consumer asked. */
+	for (unsigned todo = bits & ~info->completed; todo; todo &= todo - 1) {
+		int b = __builtin_ctz(todo);
+		if (!works[b])
 			continue;
 		const struct unwind_trace *trace = unwind_user_faultable(info);
 		info->completed |= 1u << b;
