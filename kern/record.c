@@ -106,14 +106,8 @@ static inline int put_normal(unsigned cpu, uint32_t type, void *rec, uint32_t le
 
 int record_write(uint32_t type, void *rec, uint32_t size)
 {
-	return record_write_split(type, rec, size, NULL, 0);
-}
-
-int record_write_split(uint32_t type, void *rec, uint32_t len,
-		       const void *tail, uint32_t tail_len)
-{
-	assert(len >= sizeof(struct rec_header) && valid_size(len + tail_len));
-	return put_normal(arch_cpu_id(), type, rec, len, tail, tail_len);
+	assert(valid_size(size));
+	return put_normal(arch_cpu_id(), type, rec, size, NULL, 0);
 }
 
 int record_write_nmi(unsigned cpu, uint32_t type, void *rec, uint32_t size)
@@ -176,7 +170,8 @@ int record_mmap(uint32_t pid, uint32_t tid, uint64_t start, uint64_t len,
 int record_deferred(uint32_t pid, uint32_t tid, uint32_t consumer,
 		    uint64_t cookie, uint32_t stop, const uint64_t *ips, uint32_t nr)
 {
-	/* The fixed part and ips[0]; the entries stay where they are. */
+	/* The fixed part and ips[0] here, the entries where they are: both
+	 * go into one ring reservation, no staging copy of the record. */
 	unsigned cpu = arch_cpu_id();
 	struct {
 		struct rec_deferred r;
