@@ -75,16 +75,27 @@ static bool valid_size(uint32_t size)
 	return size % 8 == 0 && size >= 16 && size <= RECORD_MAX;
 }
 
-/* One record, rec then tail, into cpu's ring r (its one writer). Inline:
- * the NMI's sample and the deferred record come through here. */
+/*
+ * What a REC_DEFERRED leaves free in the normal ring: deferred records are
+ * its bulk (one per sampled kernel entry), and when the drain falls behind
+ * (many CPUs, a high rate) they would fill it and crowd out the rare
+ * records the host needs to make sense of the rest (COMM, MMAP, EXIT).
+ * Those may use the last sixteenth; a deferred record that would eat
+ * into it is dropped and counted like any other loss.
+ */
+#define NORMAL_KEEP_SHIFT 4
+
+/* One record, rec then tail, into cpu's ring r (its one writer), leaving
+ * keep bytes free. Inline: the NMI's sample and the deferred record come
+ * through here. */
 static inline int put(unsigned cpu, struct ringbuf *r, uint32_t type, void *rec,
-		      uint32_t len, const void *tail, uint32_t tail_len)
+		      uint32_t len, const void *tail, uint32_t tail_len, uint64_t keep)
 {
 	struct rec_header *h = rec;
 	h->type = type;
 	h->size = len + tail_len;
 	struct ring_piece v[2] = { { rec, len }, { tail, tail_len } };
-	if (ring_writev(r, v, tail_len ? 2 : 1))
+	if (ring_writev(r, v, tail_len ? 2 : 1, keep))
 		return 0;
 	stat_inc_on(cpu, STAT_RECORDS_LOST);
 	return -1;
@@ -94,12 +105,14 @@ static inline int put(unsigned cpu, struct ringbuf *r, uint32_t type, void *rec,
 static inline int put_normal(unsigned cpu, uint32_t type, void *rec, uint32_t len,
 			     const void *tail, uint32_t tail_len)
 {
+	struct ringbuf *r = &rings[cpu].normal;
 	if (!ready)
 		return -1; /* no stream (kernel tests, early boot): no loss */
 	/* Interrupts off: nothing else on this CPU writes the normal ring
 	 * while we do (the NMI writes only its own). */
 	irqflags_t f = irq_save();
-	int err = put(cpu, &rings[cpu].normal, type, rec, len, tail, tail_len);
+	uint64_t keep = type == REC_DEFERRED ? r->size >> NORMAL_KEEP_SHIFT : 0;
+	int err = put(cpu, r, type, rec, len, tail, tail_len, keep);
 	irq_restore(f);
 	return err;
 }
@@ -120,7 +133,7 @@ int record_write_nmi(unsigned cpu, uint32_t type, void *rec, uint32_t size)
 		stat_inc(STAT_RECORDS_LOST);
 		return -1;
 	}
-	return put(cpu, &rings[cpu].nmi, type, rec, size, NULL, 0);
+	return put(cpu, &rings[cpu].nmi, type, rec, size, NULL, 0, 0);
 }
 
 int record_comm(uint32_t pid, uint32_t tid, uint32_t ppid, const char *name)

@@ -49,18 +49,21 @@ void ring_peek_wrapped(const struct ringbuf *r, uint64_t pos, void *dst, uint32_
  * entries there) or drops it whole and counts the loss; false when
  * dropped. The pieces are copied one after the other into one
  * reservation and published together: no staging copy of the record.
+ * keep bytes must stay free after it: room a bulk record leaves for
+ * rarer ones (record.c).
  */
 struct ring_piece {
 	const void *p;
 	uint32_t len;
 };
-static inline bool ring_writev(struct ringbuf *r, const struct ring_piece *v, unsigned n)
+static inline bool ring_writev(struct ringbuf *r, const struct ring_piece *v, unsigned n,
+			       uint64_t keep)
 {
 	uint64_t head = r->head, at = head; /* ours: no other writer */
 	uint64_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE), len = 0;
 	for (unsigned i = 0; i < n; i++)
 		len += v[i].len;
-	if (!r->buf || len > r->size - (head - tail)) {
+	if (!r->buf || len + keep > r->size - (head - tail)) {
 		__atomic_fetch_add(&r->lost, 1, __ATOMIC_RELAXED);
 		return false;
 	}
@@ -79,7 +82,7 @@ static inline bool ring_writev(struct ringbuf *r, const struct ring_piece *v, un
 static inline bool ring_write(struct ringbuf *r, const void *rec, uint32_t len)
 {
 	struct ring_piece v = { rec, len };
-	return ring_writev(r, &v, 1);
+	return ring_writev(r, &v, 1, 0);
 }
 
 /* Consumer: bytes readable now. */
