@@ -75,42 +75,56 @@ static bool valid_size(uint32_t size)
 	return size % 8 == 0 && size >= 16 && size <= RECORD_MAX;
 }
 
-/* One record, rec then tail, into ring r (its one writer). */
-static int put(struct ringbuf *r, uint32_t type, void *rec, uint32_t len,
-	       const void *tail, uint32_t tail_len)
+/*
+ * What a REC_DEFERRED leaves free in the normal ring: deferred records are
+ * its bulk (one per sampled kernel entry), and when the drain falls behind
+ * (many CPUs, a high rate) they would fill it and crowd out the rare
+ * records the host needs to make sense of the rest (COMM, MMAP, EXIT).
+ * Those may use the last sixteenth; a deferred record that would eat
+ * into it is dropped and counted like any other loss.
+ */
+#define NORMAL_KEEP_SHIFT 4
+
+/* One record, rec then tail, into cpu's ring r (its one writer), leaving
+ * keep bytes free. Inline: the NMI's sample and the deferred record come
+ * through here. */
+static inline int put(unsigned cpu, struct ringbuf *r, uint32_t type, void *rec,
+		      uint32_t len, const void *tail, uint32_t tail_len, uint64_t keep)
 {
 	struct rec_header *h = rec;
 	h->type = type;
 	h->size = len + tail_len;
 	struct ring_piece v[2] = { { rec, len }, { tail, tail_len } };
-	if (tail_len ? ring_writev(r, v, 2) : ring_write(r, rec, len))
+	if (ring_writev(r, v, tail_len ? 2 : 1, keep))
 		return 0;
-	stat_inc(STAT_RECORDS_LOST);
+	stat_inc_on(cpu, STAT_RECORDS_LOST);
 	return -1;
 }
 
-int record_write(uint32_t type, void *rec, uint32_t size)
+/* Into cpu's normal ring, which is this CPU's (no preemption in between). */
+static inline int put_normal(unsigned cpu, uint32_t type, void *rec, uint32_t len,
+			     const void *tail, uint32_t tail_len)
 {
-	return record_write_split(type, rec, size, NULL, 0);
-}
-
-int record_write_split(uint32_t type, void *rec, uint32_t len,
-		       const void *tail, uint32_t tail_len)
-{
-	assert(len >= sizeof(struct rec_header) && valid_size(len + tail_len));
+	struct ringbuf *r = &rings[cpu].normal;
 	if (!ready)
 		return -1; /* no stream (kernel tests, early boot): no loss */
 	/* Interrupts off: nothing else on this CPU writes the normal ring
 	 * while we do (the NMI writes only its own). */
 	irqflags_t f = irq_save();
-	int err = put(&rings[arch_cpu_id()].normal, type, rec, len, tail, tail_len);
+	uint64_t keep = type == REC_DEFERRED ? r->size >> NORMAL_KEEP_SHIFT : 0;
+	int err = put(cpu, r, type, rec, len, tail, tail_len, keep);
 	irq_restore(f);
 	return err;
 }
 
-int record_write_nmi(uint32_t type, void *rec, uint32_t size)
+int record_write(uint32_t type, void *rec, uint32_t size)
 {
-	unsigned cpu = arch_cpu_id();
+	assert(valid_size(size));
+	return put_normal(arch_cpu_id(), type, rec, size, NULL, 0);
+}
+
+int record_write_nmi(unsigned cpu, uint32_t type, void *rec, uint32_t size)
+{
 	/* No assert here: a panic in NMI context would print over whatever
 	 * the interrupted code was printing; a bad size is a drop. */
 	if (!ready)
@@ -119,7 +133,7 @@ int record_write_nmi(uint32_t type, void *rec, uint32_t size)
 		stat_inc(STAT_RECORDS_LOST);
 		return -1;
 	}
-	return put(&rings[cpu].nmi, type, rec, size, NULL, 0);
+	return put(cpu, &rings[cpu].nmi, type, rec, size, NULL, 0, 0);
 }
 
 int record_comm(uint32_t pid, uint32_t tid, uint32_t ppid, const char *name)
@@ -169,65 +183,89 @@ int record_mmap(uint32_t pid, uint32_t tid, uint64_t start, uint64_t len,
 int record_deferred(uint32_t pid, uint32_t tid, uint32_t consumer,
 		    uint64_t cookie, uint32_t stop, const uint64_t *ips, uint32_t nr)
 {
-	/* The fixed part and ips[0]; the entries stay where they are. */
+	/* The fixed part and ips[0] here, the entries where they are: both
+	 * go into one ring reservation, no staging copy of the record. */
+	unsigned cpu = arch_cpu_id();
 	struct {
 		struct rec_deferred r;
 		uint64_t user;
 	} head = {
-		.r = { .time = record_time(), .cpu = arch_cpu_id(), .pid = pid,
+		.r = { .time = record_time(), .cpu = cpu, .pid = pid,
 		       .tid = tid, .stop = stop, .cookie = cookie, .period = 0,
 		       .nr = 1 + nr, .consumer = consumer },
 		.user = PERF_CONTEXT_USER,
 	};
 	_Static_assert(__builtin_offsetof(typeof(head), user) ==
 		       __builtin_offsetof(struct rec_deferred, ips), "ips[0]");
-	int err = record_write_split(REC_DEFERRED, &head, sizeof head, ips,
-				     nr * (uint32_t)sizeof *ips);
+	uint32_t tail_len = nr * (uint32_t)sizeof *ips;
+	assert(valid_size(sizeof head + tail_len));
+	int err = put_normal(cpu, REC_DEFERRED, &head, sizeof head, ips, tail_len);
 	if (!err)
-		stat_inc(STAT_DEFERRED_RECORDS);
+		stat_inc_on(cpu, STAT_DEFERRED_RECORDS);
 	return err;
 }
 
-/* One record to the channel; false if it refused it (full). */
-static bool emit(const void *rec, uint32_t size, bool final)
+/* One record to the channel, not yet counted; false if it refused it
+ * (full). */
+static bool channel_put(const void *rec, uint32_t size, bool final)
 {
 	if (!arch_channel_write(rec, size, final)) {
 		channel_full |= !final;
 		return false;
 	}
-	records_out++;
-	stat_inc(STAT_RECORDS_DRAINED);
-	stat_add(STAT_BYTES_DRAINED, size);
 	return true;
 }
 
-/* The header and time stamp of a ring's next record; false if empty. */
-static bool next_of(const struct ringbuf *r, struct rec_header *h, uint64_t *time)
+/* n records of bytes in all went to the channel. */
+static void count_out(uint64_t n, uint64_t bytes)
 {
-	if (ring_used(r) < sizeof *h + sizeof *time)
+	unsigned cpu = arch_cpu_id();
+	records_out += n;
+	stat_add_on(cpu, STAT_RECORDS_DRAINED, n);
+	stat_add_on(cpu, STAT_BYTES_DRAINED, bytes);
+}
+
+/* One record to the channel, counted; false if it refused it. */
+static bool emit(const void *rec, uint32_t size, bool final)
+{
+	if (!channel_put(rec, size, final))
 		return false;
-	ring_peek(r, 0, h, sizeof *h);
-	ring_peek(r, sizeof *h, time, sizeof *time);
+	count_out(1, size);
+	return true;
+}
+
+/* A record's header and time stamp, which every record starts with. */
+struct rec_start {
+	struct rec_header h;
+	uint64_t time;
+};
+
+/* The start of a ring's next record, in one peek; false if empty. */
+static bool next_of(const struct ringbuf *r, struct rec_start *s)
+{
+	if (ring_used(r) < sizeof *s)
+		return false;
+	ring_peek(r, 0, s, sizeof *s);
 	return true;
 }
 
 /* One record from cpu's ring r to the channel, or dropped and counted.
  * From where it lies in the ring unless it wraps: the channel copies it
  * anyway. Its space goes back to the writer after. */
-static uint32_t move_one(unsigned cpu, struct ringbuf *r, const struct rec_header *h)
+static bool move_one(unsigned cpu, struct ringbuf *r, const struct rec_header *h)
 {
 	const void *rec = ring_span(r, h->size);
 	if (!rec) {
 		ring_peek(r, 0, drain_buf, h->size);
 		rec = drain_buf;
 	}
-	bool sent = emit(rec, h->size, false);
+	bool sent = channel_put(rec, h->size, false);
 	ring_consume(r, h->size);
 	if (!sent) {
 		stat_inc(STAT_RECORDS_LOST);
 		unreported[cpu]++;
 	}
-	return h->size;
+	return sent;
 }
 
 /* A REC_LOST for what cpu dropped since the last one. Not tried on a full
@@ -259,11 +297,10 @@ static uint64_t drain_all(uint64_t max_bytes)
 		struct ringbuf *r;
 		unsigned cpu;
 		bool has;
-		struct rec_header h;
-		uint64_t time;
+		struct rec_start s;
 	} next[2 * ARCH_MAX_CPUS];
 	unsigned n = 0;
-	uint64_t done = 0;
+	uint64_t done = 0, sent = 0, sent_bytes = 0;
 
 	for (unsigned c = 0; c < ncpus; c++) {
 		next[n].r = &rings[c].nmi, next[n].cpu = c, next[n++].has = false;
@@ -273,15 +310,23 @@ static uint64_t drain_all(uint64_t max_bytes)
 		int oldest = -1;
 		for (unsigned i = 0; i < n; i++) {
 			if (!next[i].has)
-				next[i].has = next_of(next[i].r, &next[i].h, &next[i].time);
-			if (next[i].has && (oldest < 0 || next[i].time < next[oldest].time))
+				next[i].has = next_of(next[i].r, &next[i].s);
+			if (next[i].has && (oldest < 0 || next[i].s.time < next[oldest].s.time))
 				oldest = (int)i;
 		}
 		if (oldest < 0)
 			break;
-		done += move_one(next[oldest].cpu, next[oldest].r, &next[oldest].h);
+		uint32_t size = next[oldest].s.h.size;
+		if (move_one(next[oldest].cpu, next[oldest].r, &next[oldest].s.h)) {
+			sent++;
+			sent_bytes += size;
+		}
+		done += size;
 		next[oldest].has = false;
 	}
+	/* Counted once per drain, not per record. */
+	if (sent)
+		count_out(sent, sent_bytes);
 	for (unsigned c = 0; c < ncpus; c++)
 		report_lost(c, &rings[c], false);
 	return done;

@@ -44,17 +44,9 @@ bool record_ready(void);
  */
 int record_write(uint32_t type, void *rec, uint32_t size);
 
-/*
- * The same for a record whose bytes are in two places: rec (len bytes,
- * the header first) and then tail (tail_len bytes), written one after the
- * other into one ring reservation: the tail is not copied into a staging
- * record first. len + tail_len obeys record_write's rules for size.
- */
-int record_write_split(uint32_t type, void *rec, uint32_t len,
-		       const void *tail, uint32_t tail_len);
-
-/* NMI context only: the same into this CPU's NMI ring. */
-int record_write_nmi(uint32_t type, void *rec, uint32_t size);
+/* NMI context only: the same into the NMI ring of cpu, this CPU (the
+ * caller has its index already). */
+int record_write_nmi(unsigned cpu, uint32_t type, void *rec, uint32_t size);
 
 /* Time stamps of every record: TSC ticks (rec_stream.tsc_hz per second). */
 uint64_t record_time(void);
@@ -69,7 +61,7 @@ int record_mmap(uint32_t pid, uint32_t tid, uint64_t start, uint64_t len,
 /*
  * A consumer's REC_DEFERRED: the answer to the deferred unwind it asked
  * for with cookie. ips[] is PERF_CONTEXT_USER, then the nr user
- * addresses at ips, written from there (record_write_split). nr is at
+ * addresses at ips, written from there (one ring reservation). nr is at
  * most RECORD_DEFERRED_MAX_ENTRIES. 0, or -1 if dropped (counted).
  */
 int record_deferred(uint32_t pid, uint32_t tid, uint32_t consumer,

@@ -9,9 +9,8 @@ void ring_init(struct ringbuf *r, void *buf, uint64_t size)
 }
 
 /* Copies between a linear buffer and ring position pos, in at most two
- * pieces (the second after the wrap). copy_in is inlined in each writer:
- * it is most of ring_write, which every NMI sample calls. */
-static inline __attribute__((always_inline)) void copy_in(struct ringbuf *r, uint64_t pos, const uint8_t *src, uint32_t len)
+ * pieces (the second after the wrap). */
+static void copy_in(struct ringbuf *r, uint64_t pos, const uint8_t *src, uint32_t len)
 {
 	uint64_t at = pos & (r->size - 1), first = r->size - at;
 	if (first >= len) {
@@ -49,22 +48,4 @@ uint64_t ring_take_lost(struct ringbuf *r)
 	uint64_t n = __atomic_load_n(&r->lost, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&r->lost, n, __ATOMIC_RELAXED);
 	return n;
-}
-
-/* ring_write for a record in pieces: the same room check and one publish,
- * the pieces copied one after the other. */
-bool ring_writev(struct ringbuf *r, const struct ring_piece *v, unsigned n)
-{
-	uint64_t head = r->head, at = head; /* ours: no other writer */
-	uint64_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE), len = 0;
-	for (unsigned i = 0; i < n; i++)
-		len += v[i].len;
-	if (!r->buf || len > r->size - (head - tail)) {
-		__atomic_fetch_add(&r->lost, 1, __ATOMIC_RELAXED);
-		return false;
-	}
-	for (unsigned i = 0; i < n; at += v[i].len, i++)
-		copy_in(r, at, v[i].p, v[i].len);
-	__atomic_store_n(&r->head, at, __ATOMIC_RELEASE);
-	return true;
 }

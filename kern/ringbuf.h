@@ -40,27 +40,49 @@ void ring_init(struct ringbuf *r, void *buf, uint64_t size);
  * copies, out of line: records are a few hundred bytes and the rings
  * MiBs, so that is rare. */
 
-/* ring_write's and ring_peek's bytes that wrap, at ring position pos. */
+/* ring_writev's and ring_peek's bytes that wrap, at ring position pos. */
 void ring_write_wrapped(struct ringbuf *r, uint64_t pos, const void *src, uint32_t len);
 void ring_peek_wrapped(const struct ringbuf *r, uint64_t pos, void *dst, uint32_t len);
 
-/* Producer: appends len bytes (a whole record) or drops them and counts
- * the loss. False when dropped. */
-static inline bool ring_write(struct ringbuf *r, const void *rec, uint32_t len)
+/*
+ * Producer: appends a record given in n pieces (a header here, its
+ * entries there) or drops it whole and counts the loss; false when
+ * dropped. The pieces are copied one after the other into one
+ * reservation and published together: no staging copy of the record.
+ * keep bytes must stay free after it: room a bulk record leaves for
+ * rarer ones (record.c).
+ */
+struct ring_piece {
+	const void *p;
+	uint32_t len;
+};
+static inline bool ring_writev(struct ringbuf *r, const struct ring_piece *v, unsigned n,
+			       uint64_t keep)
 {
-	uint64_t head = r->head; /* ours: no other writer */
-	uint64_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
-	if (!r->buf || len > r->size - (head - tail)) {
+	uint64_t head = r->head, at = head; /* ours: no other writer */
+	uint64_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE), len = 0;
+	for (unsigned i = 0; i < n; i++)
+		len += v[i].len;
+	if (!r->buf || len + keep > r->size - (head - tail)) {
 		__atomic_fetch_add(&r->lost, 1, __ATOMIC_RELAXED);
 		return false;
 	}
-	uint64_t at = head & (r->size - 1);
-	if (at + len <= r->size)
-		__builtin_memcpy(r->buf + at, rec, len);
-	else
-		ring_write_wrapped(r, head, rec, len);
-	__atomic_store_n(&r->head, head + len, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < n; at += v[i].len, i++) {
+		uint64_t off = at & (r->size - 1);
+		if (off + v[i].len <= r->size)
+			__builtin_memcpy(r->buf + off, v[i].p, v[i].len);
+		else
+			ring_write_wrapped(r, at, v[i].p, v[i].len);
+	}
+	__atomic_store_n(&r->head, at, __ATOMIC_RELEASE);
 	return true;
+}
+
+/* Producer: the same for a record in one piece. */
+static inline bool ring_write(struct ringbuf *r, const void *rec, uint32_t len)
+{
+	struct ring_piece v = { rec, len };
+	return ring_writev(r, &v, 1, 0);
 }
 
 /* Consumer: bytes readable now. */
@@ -97,14 +119,5 @@ static inline void ring_consume(struct ringbuf *r, uint32_t len)
 
 /* Consumer: takes the count of dropped records (and resets it). */
 uint64_t ring_take_lost(struct ringbuf *r);
-
-/* Producer: ring_write for a record given in n pieces (a header here, its
- * entries there), copied one after the other into one reservation and
- * published together: no staging copy of the whole record. */
-struct ring_piece {
-	const void *p;
-	uint32_t len;
-};
-bool ring_writev(struct ringbuf *r, const struct ring_piece *v, unsigned n);
 
 #endif

@@ -99,14 +99,32 @@ KTEST(ringbuf_writev_pieces)
 		for (int k = 0; k < 16; k++)
 			body[k] = (uint8_t)(i + 8 + k);
 		struct ring_piece v[2] = { { head, sizeof head }, { body, sizeof body } };
-		KASSERT(t, ring_writev(&r, v, 2));
+		KASSERT(t, ring_writev(&r, v, 2, 0));
 		KASSERT_EQ(t, ring_used(&r), sizeof out);
 		ring_peek(&r, 0, out, sizeof out);
 		KASSERT(t, ktest_same(out, sizeof out, (uint8_t)i));
 		ring_consume(&r, sizeof out);
 	}
 	struct ring_piece big[2] = { { area, 40 }, { area, 32 } };
-	KEXPECT(t, !ring_writev(&r, big, 2)); /* 72 bytes: more than the ring */
+	KEXPECT(t, !ring_writev(&r, big, 2, 0)); /* 72 bytes: more than the ring */
 	KEXPECT_EQ(t, ring_used(&r), 0);
+	KEXPECT_EQ(t, ring_take_lost(&r), 1);
+}
+
+/* A writer that keeps room leaves it to the others: its record is dropped
+ * (and counted) when it would eat into the room, theirs still fit. */
+KTEST(ringbuf_writev_keeps_room)
+{
+	struct ringbuf r;
+	uint8_t rec[24] = { 0 };
+	struct ring_piece v[1] = { { rec, sizeof rec } };
+	ring_init(&r, area, sizeof area);
+	KEXPECT(t, !ring_writev(&r, v, 1, sizeof area - 16)); /* 24 + 48 > 64 */
+	KEXPECT_EQ(t, ring_used(&r), 0);
+	KEXPECT_EQ(t, ring_take_lost(&r), 1);
+	KEXPECT(t, ring_writev(&r, v, 1, sizeof area - 24));  /* exactly */
+	KEXPECT(t, !ring_writev(&r, v, 1, 24));               /* 24 + 24 > 40 free */
+	KEXPECT(t, ring_write(&r, rec, 40 - 16));             /* the kept room */
+	KEXPECT_EQ(t, ring_used(&r), 48);
 	KEXPECT_EQ(t, ring_take_lost(&r), 1);
 }

@@ -100,7 +100,7 @@ void sample_nmi(const struct sample_regs *regs)
 		add_kernel_chain(&ctx, n);
 	}
 	sample_user_callchain(&ctx);
-	if (record_write_nmi(REC_SAMPLE, ctx.rec, ctx.len) == 0) {
+	if (record_write_nmi(cpu, REC_SAMPLE, ctx.rec, ctx.len) == 0) {
 		stat_inc_on(cpu, STAT_SAMPLES);
 		if (n)
 			stat_add_on(cpu, STAT_KERNEL_FRAMES, n);

@@ -125,10 +125,14 @@ static inline void stat_max(enum stat s, uint64_t v) { stat_max_on(arch_cpu_id()
 static inline void stat_inc(enum stat s) { stat_add(s, 1); }
 
 /* The counter of a deferred unwind's stop reason. */
-static inline void stat_unwind_stop(enum unwind_stop why)
+static inline void stat_unwind_stop_on(unsigned cpu, enum unwind_stop why)
 {
 	if (why < UNWIND_STOP_COUNT)
-		stat_inc((enum stat)(STAT_UNWIND_STOP_END + why));
+		stat_inc_on(cpu, (enum stat)(STAT_UNWIND_STOP_END + why));
+}
+static inline void stat_unwind_stop(enum unwind_stop why)
+{
+	stat_unwind_stop_on(arch_cpu_id(), why);
 }
 
 /* All CPUs: the sum, or the maximum for *_max counters. */

@@ -79,8 +79,7 @@ struct task {
 
 	/* Return-to-user work (entry.c, task_work.c). */
 	unsigned long pending;      /* TIF_* bits */
-	struct task_work *works;    /* queued task work, newest first */
-	bool exiting;               /* task_work_add refuses from here on */
+	struct task_work *works;    /* queued task work, newest first; lock-free (task_work.c) */
 
 	/* Kernel entry accounting, for the deferred unwinder: entries counts
 	 * every entry from ring 3 (NMIs excepted: they are not a return

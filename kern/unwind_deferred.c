@@ -83,18 +83,17 @@ void unwind_deferred_setup(enum unwind_method m, uint32_t max)
 	max_entries = MAX(max, 1u);
 }
 
-static uint64_t new_cookie(void)
+static uint64_t new_cookie(unsigned cpu)
 {
-	unsigned cpu = arch_cpu_id();
 	uint64_t n = __atomic_add_fetch(&cookie_counter[cpu], 1, __ATOMIC_RELAXED);
 	return n << COOKIE_CPU_BITS | cpu;
 }
 
 /* The request's way to the task work: from an NMI through irq work (an
  * NMI may not touch the task-work list), from anywhere else directly. */
-static void queue_task_work(struct unwind_task_info *info)
+static void queue_task_work(struct unwind_task_info *info, unsigned cpu)
 {
-	if (arch_in_nmi())
+	if (arch_in_nmi_on(cpu))
 		irq_work_queue(&info->irq);
 	else
 		task_work_add(info->task, &info->work);
@@ -102,7 +101,10 @@ static void queue_task_work(struct unwind_task_info *info)
 
 int unwind_deferred_request(struct unwind_work *work, uint64_t *cookie)
 {
-	struct task *t = current;
+	/* The CPU index once, for current, the cookie, the counters and
+	 * the NMI check: the sampling NMI calls this for every sample. */
+	unsigned cpu = arch_cpu_id();
+	struct task *t = cpu_current[cpu];
 	struct unwind_task_info *info = t ? t->unwind : NULL;
 	if (!info || !__atomic_load_n(&t->mm, __ATOMIC_RELAXED))
 		return -STITCH_EINVAL;
@@ -114,19 +116,19 @@ int unwind_deferred_request(struct unwind_work *work, uint64_t *cookie)
 			return -STITCH_EINVAL;
 		new = old | bit;
 		if (!(old >> COOKIE_SHIFT))
-			new |= new_cookie() << COOKIE_SHIFT;
+			new |= new_cookie(cpu) << COOKIE_SHIFT;
 		if (!(old & bit))
 			new |= STATE_PENDING;
 	} while (!__atomic_compare_exchange_n(&info->state, &old, new, false,
 					      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
-	stat_inc(STAT_DEFERRED_REQUESTS);
+	stat_inc_on(cpu, STAT_DEFERRED_REQUESTS);
 	*cookie = new >> COOKIE_SHIFT;
 	if (old & bit) {
-		stat_inc(STAT_REQUESTS_COALESCED);
+		stat_inc_on(cpu, STAT_REQUESTS_COALESCED);
 		return 1;
 	}
 	if (!(old & STATE_PENDING))
-		queue_task_work(info);
+		queue_task_work(info, cpu);
 	return 0;
 }
 
@@ -165,12 +167,15 @@ static const struct unwind_trace *unwind_user_faultable(struct unwind_task_info 
 				     &info->trace.stop);
 	uint64_t cycles = arch_cycles() - t0;
 	info->taken = true;
-	stat_inc(STAT_UNWINDS_RUN);
-	stat_add(STAT_FRAMES_UNWOUND, info->trace.nr);
-	stat_add(STAT_UNWIND_PAGE_FAULTS, t->kernel_page_faults - faults);
-	stat_unwind_stop(info->trace.stop);
-	stat_add(STAT_UNWIND_CYCLES_TOTAL, cycles);
-	stat_max(STAT_UNWIND_CYCLES_MAX, cycles);
+	/* The CPU once for the six counters (after the unwind, which may
+	 * have been preempted and moved; each add is atomic anyway). */
+	unsigned cpu = arch_cpu_id();
+	stat_inc_on(cpu, STAT_UNWINDS_RUN);
+	stat_add_on(cpu, STAT_FRAMES_UNWOUND, info->trace.nr);
+	stat_add_on(cpu, STAT_UNWIND_PAGE_FAULTS, t->kernel_page_faults - faults);
+	stat_unwind_stop_on(cpu, info->trace.stop);
+	stat_add_on(cpu, STAT_UNWIND_CYCLES_TOTAL, cycles);
+	stat_max_on(cpu, STAT_UNWIND_CYCLES_MAX, cycles);
 	return &info->trace;
 }
 
@@ -179,8 +184,10 @@ static const struct unwind_trace *unwind_user_faultable(struct unwind_task_info 
 static void process_unwind_deferred(struct unwind_task_info *info, unsigned bits,
 				    uint64_t cookie)
 {
-	for (int b = 0; b < UNWIND_MAX_WORKS; b++) {
-		if (!(bits & ~info->completed & (1u << b)) || !works[b])
+	/* Only the bits that are set: usually one consumer asked. */
+	for (unsigned todo = bits & ~info->completed; todo; todo &= todo - 1) {
+		int b = __builtin_ctz(todo);
+		if (!works[b])
 			continue;
 		const struct unwind_trace *trace = unwind_user_faultable(info);
 		info->completed |= 1u << b;

@@ -174,7 +174,7 @@ KTEST(unwind_deferred_task_exit)
 	uint64_t exited = stat_total(STAT_UNWIND_STOP_TASK_EXITED);
 	KEXPECT_EQ(t, unwind_deferred_request(&work_a, &c), 0);
 	KEXPECT_EQ(t, unwind_deferred_request(&work_b, &c2), 0);
-	stand_in.works = NULL; /* what task_work_exit does with queued work */
+	stand_in.works = NULL; /* task_work_exit drops the queued work */
 	unwind_deferred_task_exit(&stand_in);
 	KEXPECT(t, got[0].calls == 1 && got[0].cookie == c && got[1].calls == 1);
 	KEXPECT(t, got[0].nr == 1 && got[0].pc == USER_PC && got[1].pc == USER_PC);
@@ -361,7 +361,9 @@ KTEST(unwind_deferred_exit_with_work_on_other_cpu)
 	/* The irq work has run on CPU 1 by now (it counts the task as not
 	 * current there), and found the task exiting. */
 	KEXPECT_EQ(t, stat_total(STAT_UNWIND_IPI_OTHER_TASK) - other, 1);
-	KEXPECT(t, stand_in.works == NULL);
+	/* Its task_work_add was refused, and the list stays closed. */
+	static struct task_work late;
+	KEXPECT_EQ(t, task_work_add(&stand_in, &late), -STITCH_ESRCH);
 	KEXPECT(t, got[0].calls == 1 && got[0].cookie == nmi_cookie);
 	KEXPECT(t, got[0].nr == 0 && got[0].stop == UNWIND_STOP_TASK_EXITED);
 	stand_in.mm = mm;

@@ -175,9 +175,14 @@ uint64_t arch_channel_tick_bytes(void);
 /* NMI context? (arch/x86_64/nmi.c: set while nmi_dispatch runs; per
  * CPU, and NMIs do not nest, so a flag is enough.) */
 extern bool arch_nmi_active[ARCH_MAX_CPUS];
+/* For a caller that already knows its CPU index (the NMI's request). */
+static inline bool arch_in_nmi_on(unsigned cpu)
+{
+	return __atomic_load_n(&arch_nmi_active[cpu], __ATOMIC_RELAXED);
+}
 static inline bool arch_in_nmi(void)
 {
-	return __atomic_load_n(&arch_nmi_active[arch_cpu_id()], __ATOMIC_RELAXED);
+	return arch_in_nmi_on(arch_cpu_id());
 }
 
 /* irq work's self-IPI (arch/x86_64/ipi.c), on this CPU (NMI-safe): its
