@@ -181,16 +181,14 @@ static void resched_ipi(struct trap_frame *tf)
 	(void)tf;
 }
 
-/* The pause hands QEMU's round-robin turn (-icount) to the CPU just
- * woken: without it that CPU runs only once this one halts, pauses or
- * reaches the next timer deadline, often after this one's tick has taken
- * the task itself (docs/SMP.md). */
+/* Called with sched_lock held: no pause here to hand QEMU's -icount turn
+ * to the CPU just woken, since a CPU that waits for the lock would then
+ * wait for this one's next turn too (docs/SMP.md, "A CPU keeps its
+ * turn"). */
 void arch_resched_ipi(unsigned cpu)
 {
-	if (cpu != arch_cpu_id() && cpu < arch_ncpus()) {
+	if (cpu != arch_cpu_id() && cpu < arch_ncpus())
 		lapic_send_ipi(cpu_apic_id[cpu], VEC_RESCHED);
-		cpu_relax();
-	}
 }
 
 /*
