@@ -235,7 +235,7 @@ tap(shown and match >= 0.7,
 if match < 0.7:
     diag(first)
 # The loader's lines stay above the kernel's console.
-tap(re.search(r'stitch-boot: loading the kernel(.|\n)*stitch-boot: kernel .* bytes at'
+tap(re.search(r'stitch-boot: loading the kernel(.|\n)*stitch-boot: kernel.* bytes at'
               r'(.|\n)*Stitch kernel', first, re.I),
     'the loader\'s lines are still on the screen above the kernel\'s')
 tap('NMIs from the HPET timer' in (log or ''),
