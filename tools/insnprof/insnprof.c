@@ -36,6 +36,11 @@
  * The output, tab-separated, a window per line and then its functions:
  *   window NAME entries E insns N nested M open D unbalanced U
  *   func NAME FUNCTION COUNT       (most first; "[unknown]": no symbol)
+ *
+ * `pcs=FILE` also writes, for every kernel instruction that ran inside a
+ * window (any but `*`), its address and how often, one "ADDR COUNT" line
+ * each in address order: what `objdump -d` of the kernel needs beside it
+ * to show which instructions of a function a window's count is made of.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <stdbool.h>
@@ -63,8 +68,9 @@ static struct syms syms;
 static struct window win[MAX_WINDOWS];
 static unsigned nwin;
 static int whole = -1;          /* the index of window=*, or -1 */
-static const char *out_path;
-static uint64_t kernel_lo;
+static const char *out_path, *pcs_path;
+static uint64_t kernel_lo, kernel_hi;
+static uint64_t *per_pc; /* pcs=: [kernel_hi - kernel_lo], by address */
 
 /* Return sites: the instruction after each `call <window>` seen. */
 static struct { uint64_t addr; unsigned w; } ends[MAX_ENDS];
@@ -74,10 +80,11 @@ static unsigned nends;
 static unsigned stack[MAX_DEPTH], depth;
 static uint64_t unbalanced, other_vcpu;
 
-/* Per instruction, packed into the callback's userdata: the function
- * (index + 1, 0 for none), and the window it opens or ends (+ 1). */
-#define UD(func, open, end) ((void *)(uintptr_t)((uint64_t)(func) | \
-	(uint64_t)(open) << 32 | (uint64_t)(end) << 40))
+/* Per instruction, packed into the callback's userdata: its offset in
+ * the kernel (32 bits), the function (index + 1, 0 for none: 20 bits),
+ * and the window it opens or ends (+ 1: 4 bits each, MAX_WINDOWS < 15). */
+#define UD(pc, func, open, end) ((void *)(uintptr_t)((uint64_t)(pc) | \
+	(uint64_t)(func) << 32 | (uint64_t)(open) << 52 | (uint64_t)(end) << 56))
 
 static void enter(unsigned w)
 {
@@ -124,7 +131,7 @@ static void count_whole(size_t slot, uint64_t n)
 static void on_insn(unsigned int vcpu, void *ud)
 {
 	uint64_t u = (uintptr_t)ud;
-	unsigned func = (uint32_t)u, open = (u >> 32) & 0xff, end = (u >> 40) & 0xff;
+	unsigned func = (u >> 32) & 0xfffff, open = (u >> 52) & 0xf, end = (u >> 56) & 0xf;
 	if (vcpu != 0) {
 		other_vcpu++;
 		return;
@@ -135,6 +142,8 @@ static void on_insn(unsigned int vcpu, void *ud)
 		enter(open - 1);
 	if (depth)
 		count(func ? func - 1 : syms.n, 1);
+	if (depth && per_pc && (uint32_t)u < kernel_hi - kernel_lo)
+		per_pc[(uint32_t)u]++;
 	if (whole >= 0)
 		count_whole(func ? func - 1 : syms.n, 1);
 }
@@ -204,7 +213,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		note_call(va, qemu_plugin_insn_data(insn), qemu_plugin_insn_size(insn));
 		long f = syms_at(&syms, va);
 		qemu_plugin_register_vcpu_insn_exec_cb(insn, on_insn, QEMU_PLUGIN_CB_NO_REGS,
-						       UD(f + 1, role(va, 1), role(va, 0)));
+						       UD(va - kernel_lo, f + 1, role(va, 1), role(va, 0)));
 	}
 }
 
@@ -234,6 +243,20 @@ static void write_window(FILE *f, unsigned wi, size_t *order)
 			(unsigned long)w->per_func[order[i]]);
 }
 
+static void write_pcs(void)
+{
+	FILE *f = fopen(pcs_path, "w");
+	if (!f) {
+		fprintf(stderr, "insnprof: cannot write %s\n", pcs_path);
+		return;
+	}
+	for (uint64_t i = 0; i < kernel_hi - kernel_lo; i++)
+		if (per_pc[i])
+			fprintf(f, "%lx %lu\n", (unsigned long)(kernel_lo + i),
+				(unsigned long)per_pc[i]);
+	fclose(f);
+}
+
 static void at_exit(qemu_plugin_id_t id, void *p)
 {
 	(void)id, (void)p;
@@ -249,6 +272,8 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 	fprintf(f, "other_vcpu\t%lu\n", (unsigned long)other_vcpu);
 	free(order);
 	fclose(f);
+	if (per_pc)
+		write_pcs();
 }
 
 /* On stderr: qemu_plugin_outs() writes only with `-d plugin`. */
@@ -269,16 +294,23 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			kernel = argv[i] + 7;
 		else if (!strncmp(argv[i], "out=", 4))
 			out_path = argv[i] + 4;
+		else if (!strncmp(argv[i], "pcs=", 4))
+			pcs_path = argv[i] + 4;
 		else if (!strncmp(argv[i], "window=", 7) && nwin < MAX_WINDOWS)
 			names[nwin++] = argv[i] + 7;
 		else
 			return fail("unknown or one too many argument: ", argv[i]);
 	}
 	if (!kernel || !out_path || !nwin)
-		return fail("usage: kernel=ELF,out=FILE,window=FUNCTION|*[,window=...]", "");
+		return fail("usage: kernel=ELF,out=FILE,window=FUNCTION|*[,window=...][,pcs=FILE]", "");
 	if (syms_load(&syms, kernel, err, sizeof err))
 		return fail(err, "");
 	kernel_lo = syms.v[0].start;
+	kernel_hi = syms.v[syms.n - 1].end;
+	if (kernel_hi - kernel_lo > UINT32_MAX || syms.n >= (1u << 20) - 1)
+		return fail("kernel too large for the userdata's fields", "");
+	if (pcs_path && !(per_pc = calloc(kernel_hi - kernel_lo, sizeof *per_pc)))
+		return fail("out of memory", "");
 	for (unsigned w = 0; w < nwin; w++) {
 		bool all = !strcmp(names[w], "*");
 		long s = all ? 0 : syms_named(&syms, names[w]);
