@@ -27,10 +27,14 @@
 /*
  * The environment's checked load, for in_place sources and in-place stack
  * reads: sf_env_load(addr, len, dst) copies len bytes (a constant 1, 2, 4
- * or 8 at every call site) at run-time address addr, false on a fault. A
- * build may supply its own with -DSF_ENV_LOAD_H='"header"' (the kernel's:
- * one user load with an exception-table fixup, arch/x86_64/include/arch/sframe_load.h);
- * by default the memory is this program's own and the load a plain one.
+ * or 8 at every call site) at run-time address addr, false on a fault.
+ * sf_env_range_ok(addr, len) says whether a whole range may be read that
+ * way (sf_open asks it of an in_place section), and
+ * sf_env_load_in_range is sf_env_load inside such a range, without
+ * checking the range again. A build may supply its own with
+ * -DSF_ENV_LOAD_H='"header"' (the kernel's: one user load with an
+ * exception-table fixup, arch/x86_64/include/arch/sframe_load.h); by
+ * default the memory is this program's own and the load a plain one.
  */
 #ifdef SF_ENV_LOAD_H
 #include SF_ENV_LOAD_H
@@ -39,6 +43,17 @@ static SF_INLINE bool sf_env_load(uint64_t addr, uint32_t len, void *dst)
 {
 	__builtin_memcpy(dst, (const void *)(uintptr_t)addr, len);
 	return true;
+}
+
+static SF_INLINE bool sf_env_range_ok(uint64_t addr, uint64_t len)
+{
+	(void)addr, (void)len;
+	return true;
+}
+
+static SF_INLINE bool sf_env_load_in_range(uint64_t addr, uint32_t len, void *dst)
+{
+	return sf_env_load(addr, len, dst);
 }
 #endif
 
@@ -60,8 +75,8 @@ static SF_INLINE int sf_load(const struct sf_src *s, enum sf_kind k,
 		__builtin_memcpy(dst, s->base + off, len);
 		return SF_OK;
 	}
-	if (k == SF_KIND_IN_PLACE)
-		return sf_env_load(s->vaddr + off, len, dst) ? SF_OK : SF_E_FAULT;
+	if (k == SF_KIND_IN_PLACE) /* in the range sf_open checked */
+		return sf_env_load_in_range(s->vaddr + off, len, dst) ? SF_OK : SF_E_FAULT;
 	return s->read(s->ctx, s->vaddr + off, dst, len) ? SF_OK : SF_E_FAULT;
 }
 
