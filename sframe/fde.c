@@ -310,38 +310,51 @@ uint64_t sf_sample_size(const struct sf_table *t, uint32_t max)
 }
 
 /* The least shift that puts the last start in bucket n - 1 or below,
- * then each bucket's last start at or before it. */
+ * then each bucket's last start at or before it, by one pass over the
+ * starts: start j is the last at or before the first address of the
+ * buckets from ceil(d_j / 2^shift) to the next start's first bucket
+ * (d_j = start[j] - start[0]), the last one of the buckets after that. */
 uint8_t sf_buckets_fill(const uint64_t *start, uint32_t n, uint32_t *bucket)
 {
 	uint64_t span = start[n - 1] - start[0];
-	uint32_t j = 0;
 	uint8_t shift = 0;
+	uint32_t b = 0;
 
 	while (shift < 63 && (span >> shift) >= n)
 		shift++;
-	for (uint32_t b = 0; b < n; b++) {
-		/* b << shift <= span: no overflow (beyond it, the last). */
-		if (b > (span >> shift)) {
-			bucket[b] = n - 1;
-			continue;
-		}
-		while (j + 1 < n && start[j + 1] - start[0] <= (uint64_t)b << shift)
-			j++;
-		bucket[b] = j;
+	uint64_t mask = ((uint64_t)1 << shift) - 1;
+	for (uint32_t j = 0; j + 1 < n; j++) {
+		uint64_t d = start[j + 1] - start[0];
+		uint64_t first = (d >> shift) + ((d & mask) != 0);
+		for (; b < first && b < n; b++)
+			bucket[b] = j;
 	}
+	for (; b < n; b++)
+		bucket[b] = n - 1;
 	return shift;
 }
 
-/* The sampled starts, increasing; instantiated per source kind. */
-static SF_INLINE int read_samples(const struct sf_table *t, enum sf_kind k, struct sf_sample *x)
+/* The sampled starts, increasing; instantiated per source kind and start
+ * width (v3: 8 bytes, else 4), the pcrel flag read once: a load, an add
+ * and a compare a sample. */
+static SF_INLINE int read_samples(const struct sf_table *t, enum sf_kind k, uint32_t width,
+				  struct sf_sample *x)
 {
+	/* pcrel: the start counts from the field itself. */
+	uint64_t rel = t->flags & SF_F_FUNC_START_PCREL ? UINT64_MAX : 0;
+	uint64_t at = t->fdes, stride = (uint64_t)x->step * t->fde_size, prev = 0;
 	int err;
 
-	for (uint32_t i = 0; i < x->n; i++) {
-		if ((err = fde_start(t, k, i * x->step, &x->start[i])))
+	for (uint32_t i = 0; i < x->n; i++, at += stride) {
+		uint8_t b[8] = { 0 };
+		/* In bounds: sf_open checked the FDE array against the size. */
+		if ((err = sf_load(&t->src, k, at, width, b)))
 			return err;
-		if (i > 0 && x->start[i] < x->start[i - 1])
+		int64_t raw = width == 8 ? (int64_t)sf_le64(b) : (int32_t)sf_le32(b);
+		uint64_t start = t->src.vaddr + (at & rel) + (uint64_t)raw;
+		if (start < prev)
 			return SF_E_FDE_UNSORTED;
+		x->start[i] = prev = start;
 	}
 	return SF_OK;
 }
@@ -368,9 +381,11 @@ int sf_sample_build(struct sf_table *t, void *mem, uint64_t size)
 		max = t->num_fdes;
 	x->step = (uint32_t)((t->num_fdes + max - 1) / max);
 	x->n = (t->num_fdes + x->step - 1) / x->step;
-	err = k == SF_KIND_BASE ? read_samples(t, SF_KIND_BASE, x) :
-	      k == SF_KIND_IN_PLACE ? read_samples(t, SF_KIND_IN_PLACE, x) :
-				      read_samples(t, SF_KIND_READ, x);
+	uint32_t width = t->version == 3 ? 8 : 4;
+	err = k == SF_KIND_BASE ? read_samples(t, SF_KIND_BASE, width, x) :
+	      k == SF_KIND_IN_PLACE ? (width == 8 ? read_samples(t, SF_KIND_IN_PLACE, 8, x) :
+						    read_samples(t, SF_KIND_IN_PLACE, 4, x)) :
+				      read_samples(t, SF_KIND_READ, width, x);
 	if (err)
 		return err;
 	x->shift = sf_buckets_fill(x->start, x->n, (uint32_t *)(x->start + x->n));
