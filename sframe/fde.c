@@ -372,9 +372,12 @@ int sf_sample_build(struct sf_table *t, void *mem, uint64_t size)
 	if (!(t->flags & SF_F_FDE_SORTED) || t->num_fdes == 0)
 		return SF_E_FDE_UNSORTED;
 	/* A sample per FDE when the FDEs kept fit too, else as many
-	 * samples as fit without them. */
-	if (max < t->num_fdes)
+	 * samples as fit without them, fewer than the FDEs. */
+	if (max < t->num_fdes) {
 		max = room / SAMPLE_BYTES;
+		if (max >= t->num_fdes)
+			max = t->num_fdes - 1;
+	}
 	if (max == 0)
 		return SF_E_NOSPACE;
 	if (max > t->num_fdes)
