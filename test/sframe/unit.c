@@ -197,7 +197,9 @@ static bool same_quick(const struct sf_table *plain, const struct sf_table *t, u
 		       f.pc_type != SF_PC_INC || f.signal;
 	if (e1 || e2)
 		return e1 == e2 && w1 == w2;
-	return quick && w1 == w2 && !memcmp(&want, &got, sizeof want);
+	return quick && w1 == w2 && want.cfa_off == got.cfa_off && want.ra_off == got.ra_off &&
+	       want.fp_off == got.fp_off && want.cfa_fp == got.cfa_fp &&
+	       want.fp_saved == got.fp_saved && want.strict == got.strict;
 }
 
 /* sf_find_quick on every pc of each sorted vector: nothing before a
