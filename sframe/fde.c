@@ -448,29 +448,30 @@ static SF_INLINE void from_kept(const struct sf_table *t, uint32_t i, struct sf_
 	(void)decode_info(t, fde); /* it decoded well when kept */
 }
 
-static int read_all(const struct sf_table *t, enum sf_kind k)
+int sf_sample_keep(const struct sf_table *t, uint32_t i)
 {
 	struct sf_fde fde;
-	int err;
 
-	for (uint32_t i = 0; i < t->num_fdes; i++)
-		if (!sf_sample_kept(t->sample)[i].read && (err = read_kept(t, k, i, &fde)))
-			return err;
-	return SF_OK;
+	switch (sf_kind(&t->src)) {
+	case SF_KIND_BASE:
+		return read_kept(t, SF_KIND_BASE, i, &fde);
+	case SF_KIND_IN_PLACE:
+		return read_kept(t, SF_KIND_IN_PLACE, i, &fde);
+	default:
+		return read_kept(t, SF_KIND_READ, i, &fde);
+	}
 }
 
 int sf_sample_read_all(const struct sf_table *t)
 {
+	int err;
+
 	if (!t->sample || t->sample->step != 1)
 		return SF_OK;
-	switch (sf_kind(&t->src)) {
-	case SF_KIND_BASE:
-		return read_all(t, SF_KIND_BASE);
-	case SF_KIND_IN_PLACE:
-		return read_all(t, SF_KIND_IN_PLACE);
-	default:
-		return read_all(t, SF_KIND_READ);
-	}
+	for (uint32_t i = 0; i < t->num_fdes; i++)
+		if (!sf_sample_kept(t->sample)[i].read && (err = sf_sample_keep(t, i)))
+			return err;
+	return SF_OK;
 }
 
 /* A sample per FDE: the sample is the FDE, and its neighbours' starts are

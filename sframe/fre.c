@@ -265,8 +265,9 @@ static SF_INLINE int quick_rows(const struct sf_table *t, enum sf_kind k, uint32
 }
 
 /* sf_find_quick per source kind: the function through the sampled
- * starts' directory and its kept FDE (what find_sampled in fde.c does,
- * without building a struct sf_fde), then its rows. */
+ * starts' directory and its FDE, kept at the first lookup that lands on
+ * it (what find_sampled in fde.c does, without building a struct
+ * sf_fde), then its rows. */
 static SF_INLINE int quick_k(const struct sf_table *t, enum sf_kind k, uint64_t pc,
 			     struct sf_quick *q, uint32_t *work)
 {
@@ -276,8 +277,9 @@ static SF_INLINE int quick_k(const struct sf_table *t, enum sf_kind k, uint64_t 
 		return SF_E_NO_FDE;
 	uint32_t i = sf_buckets_find(x->start, x->n, x->shift, sf_sample_buckets(x), pc);
 	const struct sf_sample_fde *e = &sf_sample_kept(x)[i];
-	if (!e->read)
-		return SF_E_NOT_QUICK;
+	int err;
+	if (!e->read && (err = sf_sample_keep(t, i)))
+		return err;
 	uint64_t rel = pc - x->start[i];
 	if (rel >= e->size)
 		return SF_E_NO_FDE;

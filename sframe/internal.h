@@ -200,6 +200,10 @@ static SF_INLINE struct sf_sample_fde *sf_sample_kept(const struct sf_sample *x)
 	return (struct sf_sample_fde *)(uintptr_t)(sf_sample_buckets(x) + x->n);
 }
 
+/* FDE i of a sample per FDE, read from the section and kept (sframe/fde.c),
+ * or why it cannot be. */
+int sf_sample_keep(const struct sf_table *t, uint32_t i);
+
 /* sf_sample_fde.quick_type of an FDE sf_find_quick leaves to the others. */
 #define SF_QUICK_NONE 0xff
 

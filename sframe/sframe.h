@@ -375,14 +375,14 @@ bool sf_quick_of(const struct sf_table *t, const struct sf_rule *rule,
 
 /*
  * The quick rule at pc in one pass, for the common case only: a table
- * with a sample per FDE (sf_sample_build) whose FDE for pc is kept, of
- * the default type, whose row at pc has the quick shape. It reads
- * nothing from the section but pc's function's rows, and builds no
- * struct sf_fde, sf_fre or sf_rule (the kernel's unwinder calls it on
- * each rule cache miss). SF_OK and *q; SF_E_END when the row marks the
- * outermost frame; SF_E_NOT_QUICK when this is not the common case,
- * and the caller asks sf_find_rule_bounded; else the error
- * sf_find_rule_bounded would give, with the same charge to *work.
+ * with a sample per FDE (sf_sample_build), pc's FDE of the default type,
+ * its row at pc of the quick shape. It reads from the section pc's FDE
+ * once (then the index keeps it, as any lookup through it does) and
+ * pc's function's rows, and builds no struct sf_fde, sf_fre or sf_rule
+ * (the kernel's unwinder calls it on each rule cache miss). SF_OK and
+ * *q; SF_E_NOT_QUICK when this is not the common case, and the caller
+ * asks sf_find_rule_bounded; else the error sf_find_rule_bounded would
+ * give, with the same charge to *work.
  */
 int sf_find_quick(const struct sf_table *t, uint64_t pc, struct sf_quick *q,
 		  uint32_t *work);
