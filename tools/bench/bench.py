@@ -69,7 +69,8 @@ CONFIGS = {
         "rate": [100, 200, 500, 1000, 2000, 5000, 10000, 20000], "rate_rounds": 40000,
         "cpus": [1, 2, 4], "cpus_rounds": 4000,
         "cache": ["/bin/chain", "64", "4000"],
-        "breakdown": ["sframe", "fp-deferred"],
+        # stack-copy: what its sample costs in all, beside sframe's
+        "breakdown": ["sframe", "fp-deferred", "stack-copy"],
         "host": True,
     },
     # development: every part, fewer points, shorter runs
@@ -82,7 +83,7 @@ CONFIGS = {
         "rate": [100, 20000], "rate_rounds": 500,
         "cpus": [1, 4], "cpus_rounds": 500,
         "cache": ["/bin/chain", "16", "1000"],
-        "breakdown": ["sframe", "fp-deferred"],
+        "breakdown": ["sframe", "fp-deferred", "stack-copy"],
         "host": True,
     },
     # test/t/72-bench-determinism.t: two modes, one small program;
