@@ -139,7 +139,11 @@ static inline uint32_t sf_addr_size(uint8_t fre_type)
  * not empty (nor a PCMASK block of size 0), not wrapping around. */
 static inline int sf_fde_check_shape(const struct sf_fde *fde)
 {
-	if (fde->size == 0 || (fde->pc_type == SF_PC_MASK && fde->rep_size == 0))
+	/* Written as a choice, not as pc_type == MASK && rep_size == 0:
+	 * compilers read that as one word over both bytes, which stalls on
+	 * a struct just filled byte by byte. */
+	uint8_t block = fde->pc_type == SF_PC_MASK ? fde->rep_size : 1;
+	if (fde->size == 0 || block == 0)
 		return SF_E_FDE_SIZE;
 	if (fde->start + fde->size - 1 < fde->start)
 		return SF_E_FDE_RANGE;
