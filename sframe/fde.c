@@ -166,14 +166,18 @@ struct span {
  * probes, at most the bit length of the span, are charged to *work
  * before it starts.
  *
- * Branch-free: which half a probe keeps is a conditional move, not a
- * jump, so that random pcs cost no mispredicted branch per probe and the
- * processor can start the next lookup's loads early; a start out of
- * order only marks the search, which fails at its end (what it read
- * after that is never used). In a buffer, both probes that may come next
- * are prefetched while this one is read: at 100 000 functions the array
- * is larger than the cache and each probe would otherwise wait for the
- * last.
+ * Without jumps: which half a probe keeps is a conditional move (the
+ * compiler is told the test is a coin toss), so that random pcs cost no
+ * mispredicted branch per probe; a start out of order only marks the
+ * search, which fails at its end (what it read after that is never
+ * used). Each probe halves n rounding up, whatever it finds, so the one
+ * below stays in the range when n is odd: the probe that last went
+ * above is then lo + n or lo + n - 1 (never lo: lo moves only to starts
+ * at or before pc), and at the end lo + 1, whose start check_neighbours
+ * takes from hi_start. In a buffer larger than a first-level cache both
+ * probes that may come next are prefetched while this one is read:
+ * otherwise each probe of a search over 100 000 FDEs waits for a cache
+ * miss of the one before.
  */
 static SF_INLINE int search(const struct sf_table *t, enum sf_kind k, uint32_t width,
 			    uint64_t pc, struct span *s, uint32_t *work)
@@ -205,6 +209,8 @@ static SF_INLINE int search(const struct sf_table *t, enum sf_kind k, uint32_t w
 			return err;
 		int64_t raw = width == 8 ? (int64_t)sf_le64(b) : (int32_t)sf_le32(b);
 		start = base + (mid & rel) + (uint64_t)raw;
+		/* start < lo_start or > hi_start, in one test (lo_start <=
+		 * hi_start holds along a search not yet marked). */
 		bad |= start - lo_start > hi_start - lo_start;
 		lo += half & -(uint32_t)(start <= pc);
 		if (__builtin_expect_with_probability(start <= pc, 1, 0.5)) {
