@@ -257,35 +257,14 @@ static SF_INLINE int check_neighbours(const struct sf_table *t, enum sf_kind k,
 	return SF_OK;
 }
 
-/* What a lookup checks of the function that covers pc, instead of a
- * validation of all: no wrap, and inside the text the section describes
- * (covering pc, its size is not 0). */
-static SF_INLINE int check_found(const struct sf_table *t, const struct sf_fde *fde)
-{
-	int err = sf_fde_check_shape(fde);
-	if (err)
-		return err;
-	if (fde->start < t->text_start || fde->start + fde->size - 1 >= t->text_end)
-		return SF_E_FDE_TEXT;
-	return SF_OK;
-}
-
-/* With an index: the validated starts, found through their bucket
- * directory, and the decoded FDE. */
+/* With the index: its piece at pc (sframe/index.c), charged as one probe. */
 static int find_indexed(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
 			uint32_t *work)
 {
-	const uint64_t *starts = t->index;
-	uint32_t n = t->num_fdes;
-
 	if (*work < 1)
 		return SF_E_BUDGET;
 	*work -= 1;
-	if (pc < starts[0])
-		return SF_E_NO_FDE;
-	const struct sf_fde *fdes = (const struct sf_fde *)(starts + n);
-	*fde = fdes[sf_buckets_find(starts, n, t->index_shift, (const uint32_t *)(fdes + n), pc)];
-	return covers(fde, pc) ? check_found(t, fde) : SF_E_NO_FDE;
+	return sf_index_fde(t, pc, fde);
 }
 
 /*
@@ -415,7 +394,7 @@ static SF_INLINE int find_sampled(const struct sf_table *t, enum sf_kind k, uint
 		return SF_E_FDE_UNSORTED; /* the section changed since the build */
 	if (i + 1 < x->n && x->start[i + 1] - fde->start < fde->size)
 		return SF_E_FDE_OVERLAP;
-	return covers(fde, pc) ? check_found(t, fde) : SF_E_NO_FDE;
+	return covers(fde, pc) ? sf_fde_check_found(t, fde) : SF_E_NO_FDE;
 }
 
 static SF_INLINE int find_sorted_k(const struct sf_table *t, enum sf_kind k, uint32_t width,
@@ -431,7 +410,7 @@ static SF_INLINE int find_sorted_k(const struct sf_table *t, enum sf_kind k, uin
 	if ((err = search(t, k, width, pc, &s, work)) || (err = fde_get(t, k, s.lo, fde)) ||
 	    (err = check_neighbours(t, k, fde, &s)))
 		return err;
-	return covers(fde, pc) ? check_found(t, fde) : SF_E_NO_FDE;
+	return covers(fde, pc) ? sf_fde_check_found(t, fde) : SF_E_NO_FDE;
 }
 
 static int find_sorted(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
@@ -471,7 +450,7 @@ static int find_linear(const struct sf_table *t, uint64_t pc, struct sf_fde *fde
 		if ((err = sf_fde_get(t, i, fde)))
 			return err;
 		if (covers(fde, pc))
-			return check_found(t, fde);
+			return sf_fde_check_found(t, fde);
 	}
 	return SF_E_NO_FDE;
 }

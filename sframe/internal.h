@@ -150,6 +150,19 @@ static inline int sf_fde_check_shape(const struct sf_fde *fde)
 	return SF_OK;
 }
 
+/* What a lookup checks of the function that covers pc, instead of a
+ * validation of all: no wrap, and inside the text the section describes
+ * (covering pc, its size is not 0). */
+static SF_INLINE int sf_fde_check_found(const struct sf_table *t, const struct sf_fde *fde)
+{
+	int err = sf_fde_check_shape(fde);
+	if (err)
+		return err;
+	if (fde->start < t->text_start || fde->start + fde->size - 1 >= t->text_end)
+		return SF_E_FDE_TEXT;
+	return SF_OK;
+}
+
 /*
  * A directory of n buckets over n increasing starts, for both indexes:
  * bucket b, 2^shift bytes from start[0] + (b << shift), holds the last
@@ -178,6 +191,13 @@ static SF_INLINE uint32_t sf_buckets_find(const uint64_t *start, uint32_t n, uin
 
 int sf_fde_find_bounded(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
 			uint32_t *work);
+
+/* Lookups through the optional index (sframe/index.c): the FDE at pc;
+ * the rule at pc, or in *walk the FDE whose rows the lookup must walk
+ * (PLT blocks). */
+int sf_index_fde(const struct sf_table *t, uint64_t pc, struct sf_fde *fde);
+int sf_index_rule(const struct sf_table *t, uint64_t pc, struct sf_rule *rule,
+		  const struct sf_fde **walk);
 int sf_fre_find_bounded(const struct sf_table *t, const struct sf_fde *fde,
 			uint64_t pc, struct sf_fre *fre, uint32_t *work);
 

@@ -141,13 +141,19 @@ struct sf_table {
 	 * (sf_open sets the whole address space; a caller that knows the
 	 * registered text narrows it). */
 	uint64_t text_start, text_end;
-	/* NULL, or what sf_index_build wrote: the FDEs' starts, then the
-	 * decoded FDEs (struct sf_fde), then a directory of 32-bit bucket
-	 * entries over 2^index_shift-byte buckets, num_fdes of each. */
-	const uint64_t *index;
-	uint8_t index_shift;
+	/* NULL, or what sf_index_build wrote. */
+	const struct sf_index *index;
 	/* NULL, or what sf_sample_build wrote. */
 	const struct sf_sample *sample;
+};
+
+/* The optional index (sf_index_build; the layout is in sframe/index.c):
+ * n pieces of the text, each a stretch under one row, by start. */
+struct sf_index {
+	uint32_t n;
+	uint32_t cap;
+	uint8_t shift;
+	uint64_t start[];
 };
 
 /* A sampled index of a sorted section: the start address of FDEs 0,

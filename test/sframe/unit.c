@@ -284,7 +284,7 @@ static void indexed(void)
 			       sf_index_build(&t, (uint8_t *)mem + 4, need) == SF_E_INVAL &&
 			       !t.index;
 		bool built = need <= sizeof mem && !sf_index_build(&t, mem, need) &&
-			     t.index == mem;
+			     t.index == (void *)mem;
 		uint32_t diff = 0;
 		for (uint64_t pc = V - 8192; pc < V + 8192; pc++)
 			diff += !same_answer(&plain, &t, pc);
@@ -296,6 +296,47 @@ static void indexed(void)
 	struct sf_table t = open_vec("v1-none-addr4");
 	ok(sf_index_build(&t, mem, sizeof mem) == SF_E_FDE_UNSORTED && !t.index,
 	   "no index for a section without sorted FDEs");
+}
+
+/* The index over sections of 1 000 functions, every version and source:
+ * the same FDE and rule, or the same error, as without it at every pc,
+ * with a function whose row starts 5 bytes in (SF_E_NO_FRE before it)
+ * and the text narrowed to functions 10 to 949 (SF_E_FDE_TEXT). */
+static void indexed_many(void)
+{
+	static uint64_t mem[24000];
+	uint32_t n = 1000, len[3], diff = 0, built = 0, no_fre = 0, text = 0;
+	struct sf_table plain, t;
+	struct place pl, pl2;
+
+	len[0] = many_v1(many[0], n);
+	many[0][28 + 17 * n + 3 * 17] = 5; /* FDE 17's row */
+	bool encoded = open_way(&t, 0, many[0], len[0], &pl) &&
+		       !sf_encode(&t, 2, true, V, many[1], sizeof many[1], &len[1]) &&
+		       !sf_encode(&t, 3, false, V, many[2], sizeof many[2], &len[2]);
+	for (int v = 0; v < 3 && encoded; v++)
+		for (int way = 0; way < 3; way++) {
+			open_way(&plain, way, many[v], len[v], &pl);
+			open_way(&t, way, many[v], len[v], &pl2);
+			uint64_t first = plain.src.vaddr + F0;
+			plain.text_start = t.text_start = first + 16 * 10;
+			plain.text_end = t.text_end = first + 16 * 950;
+			built += sf_index_size(&t) <= sizeof mem && !sf_index_build(&t, mem, sizeof mem);
+			for (uint64_t pc = first - 20; pc < first + 16 * n + 40; pc++) {
+				struct sf_fde a, b;
+				int ea = sf_fde_find(&plain, pc, &a), eb = sf_fde_find(&t, pc, &b);
+				struct sf_rule r;
+				int er = sf_find_rule(&plain, pc, &r);
+				diff += !same_answer(&plain, &t, pc) || ea != eb ||
+					(!ea && (a.index != b.index || a.start != b.start));
+				no_fre += er == SF_E_NO_FRE;
+				text += er == SF_E_FDE_TEXT;
+			}
+		}
+	char name[200];
+	snprintf(name, sizeof name, "index on 1 000 functions, v1-v3, three sources: same "
+		 "FDE and rule at every pc, SF_E_NO_FRE and SF_E_FDE_TEXT too (%u differ)", diff);
+	ok(built == 9 && diff == 0 && no_fre == 9 * 5 && text == 9 * 60 * 12, name);
 }
 
 /* The sampled index: refused misaligned, short or unsorted; with one
@@ -458,6 +499,7 @@ int main(void)
 	searches();
 	hostile_searches();
 	indexed();
+	indexed_many();
 	sampled();
 	rules();
 	steps();
