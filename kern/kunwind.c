@@ -132,12 +132,15 @@ void kunwind_print_here(uint64_t skip_sp)
 	print(ips, kunwind_here(skip_sp, ips, KUNWIND_MAX_FRAMES));
 }
 
-/* The kernel's FDE index (sf_sample_build): every FDE's start while
- * there are at most this many, in memory of its own (before the page
- * allocator runs), so that a kernel unwind, in the NMI too, finds its
- * functions by a search in a dense array instead of in the section. */
+/* The kernel's FDE index (sf_sample_build): every FDE's start and the
+ * FDE itself while there are at most this many, in memory of its own
+ * (before the page allocator runs), so that a kernel unwind, in the NMI
+ * too, finds its functions by a search in a dense array instead of in
+ * the section. Every FDE is read at boot (sf_sample_read_all): lookups
+ * then write nothing, and NMIs on several CPUs may search at once. */
 #define KINDEX_MAX 2048
-static uint64_t kindex[(sizeof(struct sf_sample) + KINDEX_MAX * 12 + 7) / 8];
+static uint64_t kindex[(sizeof(struct sf_sample) +
+			KINDEX_MAX * (12 + sizeof(struct sf_sample_fde)) + 7) / 8];
 
 void kunwind_init(void)
 {
@@ -159,6 +162,8 @@ void kunwind_init(void)
 	if (!err)
 		err = sf_sample_build(&ktable, kindex, MIN(sizeof kindex,
 							   sf_sample_size(&ktable, KINDEX_MAX)));
+	if (!err)
+		err = sf_sample_read_all(&ktable);
 	/* A kernel built without --gsframe would have an empty table. */
 	if (!err)
 		err = sf_fde_find(&ktable, (uint64_t)kunwind_init, &fde);

@@ -175,7 +175,7 @@ void sframe_reg_init(void)
 }
 
 /* The most FDEs a section may have to get an index: one sample per FDE,
- * 12 bytes each (24 KiB at most). A sparser index of a bigger section
+ * 32 bytes each with the FDE kept (64 KiB at most). A sparser index of a bigger section
  * would still fault in every page of its FDE array at the first use
  * (funcs-100000's first unwind: 832 K instructions instead of 142 K),
  * for a few search probes a lookup. */
@@ -185,7 +185,10 @@ void sframe_reg_init(void)
  * A sorted section's FDE index (sf_sample_build, a sample per FDE), built
  * at its first use into kernel memory the section owns: the lookups then
  * find their function's FDE through the index's bucket directory in
- * kernel memory and read from the section only that FDE. Building reads
+ * kernel memory and read from the section only that FDE, the first time,
+ * and after that only its rows (the index keeps it). Lookups write the
+ * index, which is safe: only the task that owns the address space looks
+ * up its sections (its deferred unwinds, its exit's). Building reads
  * each FDE's start once (and takes the FDE array's page faults). The
  * memory is allocated with the walk's user-access window closed;
  * remove_section frees it with the section. Without memory, off, or for a
@@ -261,7 +264,7 @@ static struct sframe_section *section_for(struct uvm *mm, uint64_t pc,
 void sframe_walk_begin(struct sframe_walk *w, uint32_t budget)
 {
 	struct uvm *mm = current->mm;
-	*w = (struct sframe_walk){ .work = budget };
+	*w = (struct sframe_walk){ .mm = mm, .work = budget };
 	/* Allocated here, outside the walk's user-access window. Without
 	 * memory the walk simply looks every rule up. */
 	if (rule_cache_on && !mm->rule_cache) {
@@ -276,6 +279,7 @@ void sframe_walk_done(const struct sframe_walk *w)
 	stat_add(STAT_RULE_CACHE_MISSES, w->cache_misses);
 	stat_add(STAT_SFRAME_LAST_HITS, w->last_hits);
 	stat_add(STAT_FDE_INDEX_LOOKUPS, w->index_lookups);
+	stat_add(STAT_QUICK_LOOKUPS, w->quick_lookups);
 }
 
 /* Fills the newest way of pc's set; the oldest entry goes. */
@@ -288,33 +292,45 @@ static void cache_put(struct sframe_rule_cache *c, uint64_t pc, uint64_t tag,
 	set[0] = (struct sframe_rule_entry){ .pc = pc, .tag = tag, .q = q ? *q : (struct sf_quick){ 0 } };
 }
 
-int sframe_find_rule(uint64_t pc, const struct sf_rule **rule,
-		     struct sframe_section **sec, struct sframe_walk *w)
+/* pc's rule in t: in one pass when the index kept pc's function and the
+ * rule has the quick shape (w->quick), else by the whole lookup (w->rule,
+ * and w->quick when it has that shape). */
+static int lookup(const struct sf_table *t, uint64_t pc, struct sframe_walk *w)
 {
-	struct uvm *mm = current->mm;
+	w->index_lookups += t->sample != NULL;
+	int err = sf_find_quick(t, pc, &w->quick, &w->work);
+	if (err != SF_E_NOT_QUICK) {
+		w->quick_lookups++;
+		w->quick_ok = !err;
+		return err;
+	}
+	err = sf_find_rule_bounded(t, pc, &w->rule, &w->work);
+	w->quick_ok = !err && sf_quick_of(t, &w->rule, &w->quick);
+	return err;
+}
+
+int sframe_find_rule(uint64_t pc, struct sframe_walk *w)
+{
+	struct uvm *mm = w->mm;
 	struct sframe_rule_cache *c = mm->rule_cache;
 	int err;
 
-	*sec = NULL;
+	w->sec = NULL;
 	if (c && sframe_rule_find(c, pc, sframe_rule_tag(mm, true))) {
 		w->cache_hits++; /* known to have no rule: the frame pointer's turn */
 		return SF_E_NO_FDE;
 	}
-	*sec = section_for(mm, pc, w, &err);
-	if (*sec && !err) {
-		w->index_lookups += (*sec)->table.sample != NULL;
-		err = sf_find_rule_bounded(&(*sec)->table, pc, &w->rule, &w->work);
-	} else if (!*sec) {
+	w->sec = section_for(mm, pc, w, &err);
+	if (!w->sec)
 		err = SF_E_NO_FDE;
-	}
+	else if (!err)
+		err = lookup(&w->sec->table, pc, w);
 	if (c && (err == SF_E_NO_FDE || err == SF_E_NO_FRE)) {
 		w->cache_misses++;
 		cache_put(c, pc, sframe_rule_tag(mm, true), NULL);
 	}
 	if (err)
 		return err;
-	*rule = &w->rule;
-	w->quick_ok = sf_quick_of(&(*sec)->table, &w->rule, &w->quick);
 	if (c && w->quick_ok) {
 		w->cache_misses++;
 		cache_put(c, pc, sframe_rule_tag(mm, false), &w->quick);

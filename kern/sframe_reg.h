@@ -77,10 +77,13 @@ void sframe_reg_init(void);
  * probes and FRE rows), and what the caches saved it, counted into the
  * statistics once at its end (sframe_walk_done) rather than per step. */
 struct sframe_walk {
+	struct uvm *mm;   /* current's, read once */
 	uint32_t work;
 	uint32_t lookups; /* steps the rule cache did not answer */
 	uint32_t cache_hits, cache_misses, last_hits;
 	uint32_t index_lookups; /* lookups in a section's FDE index */
+	uint32_t quick_lookups; /* ... answered by sf_find_quick */
+	struct sframe_section *sec; /* the section of the last lookup */
 	struct sf_rule rule; /* the last rule looked up (not from the cache) */
 	struct sf_quick quick; /* ... in its quick form, when quick_ok */
 	bool quick_ok;
@@ -155,18 +158,16 @@ sframe_rule_find(const struct sframe_rule_cache *c, uint64_t pc, uint64_t tag)
 
 /*
  * The frame rule at pc in current's address space when the cache has
- * none (*rule points at w->rule, valid until the next call, and
- * w->quick holds its quick form when w->quick_ok), with the
- * user-access window open (arch_user_access_begin): from the section
- * covering pc, which is opened at its first use (header and layout;
- * everything with sframe.validate) and looked up with w->work as the
- * allowance; the answer goes into the cache. *sec is the section the
- * answer or the error is about (NULL: none covers pc, or the cache knows
- * that pc has no rule; SF_E_NO_FDE).
- * Reads may take page faults.
+ * none, with the user-access window open (arch_user_access_begin): from
+ * the section covering pc (w->sec), which is opened at its first use
+ * (header and layout; everything with sframe.validate) and looked up
+ * with w->work as the allowance: w->quick when w->quick_ok, else
+ * w->rule, valid until the next call. The answer goes into the cache.
+ * On an error w->sec is the section it is about (NULL: none covers pc,
+ * or the cache knows that pc has no rule; SF_E_NO_FDE). Reads may take
+ * page faults.
  */
-int sframe_find_rule(uint64_t pc, const struct sf_rule **rule,
-		     struct sframe_section **sec, struct sframe_walk *w);
+int sframe_find_rule(uint64_t pc, struct sframe_walk *w);
 
 /* Unregisters a section the unwinder found unusable at run time: err is
  * SF_E_FAULT (a read faulted) or why it is not valid SFrame. Counted in

@@ -57,6 +57,7 @@
 	X(SFRAME_LAST_HITS, "sframe_last_hits", SUM) /* lookups in the previous step's section */ \
 	X(SFRAME_INDEXED, "sframe_indexed", SUM) /* sections whose FDE index was built */ \
 	X(FDE_INDEX_LOOKUPS, "fde_index_lookups", SUM) /* lookups through a section's FDE index */ \
+	X(QUICK_LOOKUPS, "quick_lookups", SUM) /* ... answered in one pass (sf_find_quick) */ \
 	X(UNWIND_PREEMPTED, "unwind_preempted", SUM) /* reschedules inside an unwind */ \
 	X(UNWIND_IPI_OTHER_TASK, "unwind_ipi_other_task", SUM)                \
 	/* ... of which the task was running on another CPU: */               \

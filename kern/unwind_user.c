@@ -122,34 +122,25 @@ static enum unwind_stop step_failed(struct sf_frame *f, struct sframe_section *s
 	}
 }
 
-/* One SFrame step by a looked-up rule, in the user-access window the walk
- * holds open, for a pc the walk's rule cache did not answer: the rule
- * from the section (within w's budget; cached for the next time), then
- * the stack reads, inline for a rule of the quick shape. The window
- * closes around anything else. In the interrupted frame a flexible FDE
- * may name any register: the entry's, by DWARF number (none after it).
- * Not inline, so that the walk's frame stays in registers on its fast
- * path. */
+/* One SFrame step that is not a quick one, in the user-access window
+ * the walk holds open: the lookup failed (err), or its rule (w->rule) has
+ * another shape. In the interrupted frame a flexible FDE may name any
+ * register: the entry's, by DWARF number (none after it). The window
+ * closes around a failure. Not inline: rare, and its frame is large. */
 static __attribute__((noinline)) enum unwind_stop
-sframe_lookup_step(struct sf_frame *f, struct sframe_walk *w)
+rule_step(struct sf_frame *f, int err, struct sframe_walk *w)
 {
-	uint64_t pc = f->caller ? f->pc - 1 : f->pc;
 	uint64_t regs[UNWIND_USER_DWARF_REGS];
-	struct sframe_section *s;
-	const struct sf_rule *r;
-	int err = sframe_find_rule(pc, &r, &s, w);
-	if (!err && w->quick_ok) {
-		err = sf_quick_step(&w->quick, f, user_word, NULL);
-	} else if (!err) {
+	if (!err) {
 		if (!f->caller)
 			unwind_user_dwarf_regs(task_user_frame(current), regs);
-		err = sf_step_rule(&s->table, r, f, f->caller ? NULL : regs,
+		err = sf_step_rule(&w->sec->table, &w->rule, f, f->caller ? NULL : regs,
 				   UNWIND_USER_DWARF_REGS, NULL, NULL);
 	}
 	if (!err)
 		return STEPPED;
 	arch_user_access_end();
-	enum unwind_stop why = step_failed(f, s, err);
+	enum unwind_stop why = step_failed(f, w->sec, err);
 	arch_user_access_begin();
 	return why;
 }
@@ -223,31 +214,39 @@ static uint32_t guess(const struct sf_frame *f, uint64_t *ips, uint32_t max,
 }
 
 /* One step of the SFrame walk from pc (the frame's pc, less one in a
- * caller): by the rule cache's entry (c, NULL when off; tag: the
- * address space's, read once per walk), inline (sframe_rule_find,
- * sf_quick_step), or by sframe_lookup_step on a copy of the frame, so
- * that the walk's frame stays in registers. */
+ * caller) by a rule in the quick form: the rule cache's entry (c, NULL
+ * when off; tag: the address space's, read once per walk), else the one
+ * sframe_find_rule looks up; the step inline (sf_quick_step). Anything
+ * else goes to rule_step on a copy of the frame, so that the walk's
+ * frame stays in registers. A quick step fails only on the stack (a bad
+ * frame, a fault, the end), never on its section. */
 static inline __attribute__((always_inline)) enum unwind_stop
 walk_step(struct sf_frame *f, uint64_t pc, const struct sframe_rule_cache *c, uint64_t tag,
 	  struct sframe_walk *w)
 {
 	const struct sframe_rule_entry *e = c ? sframe_rule_find(c, pc, tag) : NULL;
+	const struct sf_quick *q = e ? &e->q : &w->quick;
 	struct sf_frame copy;
 	enum unwind_stop why;
+	int err;
 
-	if (e) {
-		int err = sf_quick_step(&e->q, f, user_word, NULL);
-		if (!err)
-			return STEPPED;
-		copy = *f;
-		arch_user_access_end();
-		why = step_failed(&copy, NULL, err); /* a stack stop: no section */
-		arch_user_access_begin();
-	} else {
+	if (!e) {
 		w->lookups++;
-		copy = *f;
-		why = sframe_lookup_step(&copy, w);
+		err = sframe_find_rule(pc, w);
+		if (err || !w->quick_ok) {
+			copy = *f;
+			why = rule_step(&copy, err, w);
+			*f = copy;
+			return why;
+		}
 	}
+	err = sf_quick_step(q, f, user_word, NULL);
+	if (!err)
+		return STEPPED;
+	copy = *f;
+	arch_user_access_end();
+	why = step_failed(&copy, NULL, err);
+	arch_user_access_begin();
 	*f = copy;
 	return why;
 }

@@ -278,10 +278,6 @@ static int find_indexed(const struct sf_table *t, uint64_t pc, struct sf_fde *fd
  * the FDE itself (find_sampled). False when pc precedes the first
  * function.
  */
-static SF_INLINE const uint32_t *buckets(const struct sf_sample *x)
-{
-	return (const uint32_t *)(x->start + x->n);
-}
 
 static SF_INLINE bool sample_span(const struct sf_sample *x, uint32_t num_fdes, uint64_t pc,
 				  struct span *s)
@@ -290,7 +286,7 @@ static SF_INLINE bool sample_span(const struct sf_sample *x, uint32_t num_fdes, 
 
 	if (pc < start[0])
 		return false;
-	uint32_t lo = sf_buckets_find(start, x->n, x->shift, buckets(x), pc);
+	uint32_t lo = sf_buckets_find(start, x->n, x->shift, sf_sample_buckets(x), pc);
 	s->lo = lo * x->step;
 	s->hi = s->lo + x->step < num_fdes ? s->lo + x->step : num_fdes;
 	s->lo_known = true;
@@ -299,48 +295,63 @@ static SF_INLINE bool sample_span(const struct sf_sample *x, uint32_t num_fdes, 
 	return true;
 }
 
-/* A sample costs its start and its bucket. */
+/* A sample costs its start and its bucket, and with a sample per FDE
+ * the FDE kept. */
 #define SAMPLE_BYTES (sizeof(uint64_t) + sizeof(uint32_t))
 
 uint64_t sf_sample_size(const struct sf_table *t, uint32_t max)
 {
 	uint32_t n = t->num_fdes < max ? t->num_fdes : max;
-	return sizeof(struct sf_sample) + (uint64_t)n * SAMPLE_BYTES;
+	uint64_t each = SAMPLE_BYTES + (n == t->num_fdes ? sizeof(struct sf_sample_fde) : 0);
+	return sizeof(struct sf_sample) + (uint64_t)n * each;
 }
 
 /* The least shift that puts the last start in bucket n - 1 or below,
- * then each bucket's last start at or before it. */
+ * then each bucket's last start at or before it, by one pass over the
+ * starts: start j is the last at or before the first address of the
+ * buckets from ceil(d_j / 2^shift) to the next start's first bucket
+ * (d_j = start[j] - start[0]), the last one of the buckets after that. */
 uint8_t sf_buckets_fill(const uint64_t *start, uint32_t n, uint32_t *bucket)
 {
 	uint64_t span = start[n - 1] - start[0];
-	uint32_t j = 0;
 	uint8_t shift = 0;
+	uint32_t b = 0;
 
 	while (shift < 63 && (span >> shift) >= n)
 		shift++;
-	for (uint32_t b = 0; b < n; b++) {
-		/* b << shift <= span: no overflow (beyond it, the last). */
-		if (b > (span >> shift)) {
-			bucket[b] = n - 1;
-			continue;
-		}
-		while (j + 1 < n && start[j + 1] - start[0] <= (uint64_t)b << shift)
-			j++;
-		bucket[b] = j;
+	uint64_t mask = ((uint64_t)1 << shift) - 1;
+	for (uint32_t j = 0; j + 1 < n; j++) {
+		uint64_t d = start[j + 1] - start[0];
+		uint64_t first = (d >> shift) + ((d & mask) != 0);
+		for (; b < first && b < n; b++)
+			bucket[b] = j;
 	}
+	for (; b < n; b++)
+		bucket[b] = n - 1;
 	return shift;
 }
 
-/* The sampled starts, increasing; instantiated per source kind. */
-static SF_INLINE int read_samples(const struct sf_table *t, enum sf_kind k, struct sf_sample *x)
+/* The sampled starts, increasing; instantiated per source kind and start
+ * width (v3: 8 bytes, else 4), the pcrel flag read once: a load, an add
+ * and a compare a sample. */
+static SF_INLINE int read_samples(const struct sf_table *t, enum sf_kind k, uint32_t width,
+				  struct sf_sample *x)
 {
+	/* pcrel: the start counts from the field itself. */
+	uint64_t rel = t->flags & SF_F_FUNC_START_PCREL ? UINT64_MAX : 0;
+	uint64_t at = t->fdes, stride = (uint64_t)x->step * t->fde_size, prev = 0;
 	int err;
 
-	for (uint32_t i = 0; i < x->n; i++) {
-		if ((err = fde_start(t, k, i * x->step, &x->start[i])))
+	for (uint32_t i = 0; i < x->n; i++, at += stride) {
+		uint8_t b[8] = { 0 };
+		/* In bounds: sf_open checked the FDE array against the size. */
+		if ((err = sf_load(&t->src, k, at, width, b)))
 			return err;
-		if (i > 0 && x->start[i] < x->start[i - 1])
+		int64_t raw = width == 8 ? (int64_t)sf_le64(b) : (int32_t)sf_le32(b);
+		uint64_t start = t->src.vaddr + (at & rel) + (uint64_t)raw;
+		if (start < prev)
 			return SF_E_FDE_UNSORTED;
+		x->start[i] = prev = start;
 	}
 	return SF_OK;
 }
@@ -348,7 +359,8 @@ static SF_INLINE int read_samples(const struct sf_table *t, enum sf_kind k, stru
 int sf_sample_build(struct sf_table *t, void *mem, uint64_t size)
 {
 	struct sf_sample *x = mem;
-	uint64_t max = size < sizeof *x ? 0 : (size - sizeof *x) / SAMPLE_BYTES;
+	uint64_t room = size < sizeof *x ? 0 : size - sizeof *x;
+	uint64_t max = room / (SAMPLE_BYTES + sizeof(struct sf_sample_fde));
 	enum sf_kind k = sf_kind(&t->src);
 	int err;
 
@@ -356,29 +368,113 @@ int sf_sample_build(struct sf_table *t, void *mem, uint64_t size)
 		return SF_E_INVAL;
 	if (!(t->flags & SF_F_FDE_SORTED) || t->num_fdes == 0)
 		return SF_E_FDE_UNSORTED;
+	/* A sample per FDE when the FDEs kept fit too, else as many
+	 * samples as fit without them, fewer than the FDEs. */
+	if (max < t->num_fdes) {
+		max = room / SAMPLE_BYTES;
+		if (max >= t->num_fdes)
+			max = t->num_fdes - 1;
+	}
 	if (max == 0)
 		return SF_E_NOSPACE;
 	if (max > t->num_fdes)
 		max = t->num_fdes;
 	x->step = (uint32_t)((t->num_fdes + max - 1) / max);
 	x->n = (t->num_fdes + x->step - 1) / x->step;
-	err = k == SF_KIND_BASE ? read_samples(t, SF_KIND_BASE, x) :
-	      k == SF_KIND_IN_PLACE ? read_samples(t, SF_KIND_IN_PLACE, x) :
-				      read_samples(t, SF_KIND_READ, x);
+	uint32_t width = t->version == 3 ? 8 : 4;
+	err = k == SF_KIND_BASE ? read_samples(t, SF_KIND_BASE, width, x) :
+	      k == SF_KIND_IN_PLACE ? (width == 8 ? read_samples(t, SF_KIND_IN_PLACE, 8, x) :
+						    read_samples(t, SF_KIND_IN_PLACE, 4, x)) :
+				      read_samples(t, SF_KIND_READ, width, x);
 	if (err)
 		return err;
 	x->shift = sf_buckets_fill(x->start, x->n, (uint32_t *)(x->start + x->n));
+	if (x->step == 1)
+		for (uint32_t i = 0; i < x->n; i++)
+			sf_sample_kept(x)[i].read = false;
 	t->sample = x;
 	return SF_OK;
 }
 
-/* Sorted: the last FDE starting at or before pc is the only candidate.
- * The search, the candidate's fields and its neighbour's start, each
- * instantiated per source kind and start width. */
+/* FDE i of a sample per FDE, read from the section: checked against its
+ * sample and the next one (the starts increase: checked at the build, so
+ * that the FDE is the only one that can cover a pc between the two) and
+ * kept when it reads well. An FDE that does not is read again next time:
+ * it fails the same way, or reads well once the section does. */
+static SF_INLINE int read_kept(const struct sf_table *t, enum sf_kind k, uint32_t i,
+			       struct sf_fde *fde)
+{
+	const struct sf_sample *x = t->sample;
+	struct sf_sample_fde *e = &sf_sample_kept(x)[i];
+	int err;
+
+	if ((err = fde_get(t, k, i, fde)))
+		return err;
+	if (fde->start != x->start[i])
+		return SF_E_FDE_UNSORTED; /* the section changed since the build */
+	if (i + 1 < x->n && x->start[i + 1] - fde->start < fde->size)
+		return SF_E_FDE_OVERLAP;
+	*e = (struct sf_sample_fde){
+		.size = fde->size, .first_fre = fde->first_fre, .num_fres = fde->num_fres,
+		.info = fde->info, .info2 = fde->info2, .rep_size = fde->rep_size,
+		.found_err = (uint8_t)sf_fde_check_found(t, fde), .read = true,
+		/* sf_find_quick's: rows from the function start, default
+		 * rules, not a signal trampoline (whose step says so). */
+		.quick_type = fde->fde_type == SF_FDE_DEFAULT && fde->pc_type == SF_PC_INC &&
+			      !fde->signal ? fde->fre_type : SF_QUICK_NONE,
+	};
+	return SF_OK;
+}
+
+/* FDE i as kept: no read from the section. */
+static SF_INLINE void from_kept(const struct sf_table *t, uint32_t i, struct sf_fde *fde)
+{
+	const struct sf_sample *x = t->sample;
+	const struct sf_sample_fde *e = &sf_sample_kept(x)[i];
+	uint64_t at = fde_offset(t, i);
+
+	fde->start = x->start[i];
+	fde->raw_start = (int64_t)(fde->start - absolute(t, at, 0));
+	fde->size = e->size;
+	fde->index = i;
+	fde->first_fre = e->first_fre;
+	fde->num_fres = e->num_fres;
+	fde->info = e->info;
+	fde->info2 = e->info2;
+	fde->rep_size = e->rep_size;
+	(void)decode_info(t, fde); /* it decoded well when kept */
+}
+
+int sf_sample_keep(const struct sf_table *t, uint32_t i)
+{
+	struct sf_fde fde;
+
+	switch (sf_kind(&t->src)) {
+	case SF_KIND_BASE:
+		return read_kept(t, SF_KIND_BASE, i, &fde);
+	case SF_KIND_IN_PLACE:
+		return read_kept(t, SF_KIND_IN_PLACE, i, &fde);
+	default:
+		return read_kept(t, SF_KIND_READ, i, &fde);
+	}
+}
+
+int sf_sample_read_all(const struct sf_table *t)
+{
+	int err;
+
+	if (!t->sample || t->sample->step != 1)
+		return SF_OK;
+	for (uint32_t i = 0; i < t->num_fdes; i++)
+		if (!sf_sample_kept(t->sample)[i].read && (err = sf_sample_keep(t, i)))
+			return err;
+	return SF_OK;
+}
+
 /* A sample per FDE: the sample is the FDE, and its neighbours' starts are
  * the samples beside it (increasing: checked at the build), so that the
  * checks of the search and of the neighbours need no read but the
- * chosen FDE's. */
+ * chosen FDE's, and none once it is kept. */
 static SF_INLINE int find_sampled(const struct sf_table *t, enum sf_kind k, uint64_t pc,
 				  struct sf_fde *fde)
 {
@@ -387,16 +483,17 @@ static SF_INLINE int find_sampled(const struct sf_table *t, enum sf_kind k, uint
 
 	if (pc < x->start[0])
 		return SF_E_NO_FDE;
-	uint32_t i = sf_buckets_find(x->start, x->n, x->shift, buckets(x), pc);
-	if ((err = fde_get(t, k, i, fde)))
+	uint32_t i = sf_buckets_find(x->start, x->n, x->shift, sf_sample_buckets(x), pc);
+	if (sf_sample_kept(x)[i].read)
+		from_kept(t, i, fde);
+	else if ((err = read_kept(t, k, i, fde)))
 		return err;
-	if (fde->start != x->start[i])
-		return SF_E_FDE_UNSORTED; /* the section changed since the build */
-	if (i + 1 < x->n && x->start[i + 1] - fde->start < fde->size)
-		return SF_E_FDE_OVERLAP;
-	return covers(fde, pc) ? sf_fde_check_found(t, fde) : SF_E_NO_FDE;
+	return covers(fde, pc) ? sf_sample_kept(x)[i].found_err : SF_E_NO_FDE;
 }
 
+/* Sorted: the last FDE starting at or before pc is the only candidate.
+ * The search, the candidate's fields and its neighbour's start, each
+ * instantiated per source kind and start width. */
 static SF_INLINE int find_sorted_k(const struct sf_table *t, enum sf_kind k, uint32_t width,
 				   uint64_t pc, struct sf_fde *fde, uint32_t *work)
 {

@@ -5,6 +5,9 @@
  * info byte (bit 0 base register, bits 1-4 word count, bits 5-6 word size,
  * bit 7 mangled RA), then count words of 1, 2 or 4 bytes. FREs are
  * variable-sized, so a function's FREs can only be walked in order.
+ *
+ * sf_find_quick, the whole lookup of the common case in one function,
+ * is here too, beside the row walk it inlines.
  */
 #include "internal.h"
 
@@ -135,12 +138,12 @@ struct row {
  * sub-section's end, whatever num_fres claims, and at *work.
  */
 static SF_INLINE int scan(const struct sf_table *t, enum sf_kind k, uint32_t asz,
-			  bool trusted, const struct sf_fde *fde, uint32_t key,
+			  bool trusted, uint32_t first_fre, uint32_t num_fres, uint32_t key,
 			  uint32_t limit, struct row *best, uint32_t *work)
 {
-	uint64_t end = (uint64_t)t->fres + t->fre_len, off = fde->first_fre;
+	uint64_t end = (uint64_t)t->fres + t->fre_len, off = first_fre;
 	/* Rows this scan may read: the allowance ends it like num_fres. */
-	uint32_t n = fde->num_fres < *work ? fde->num_fres : *work;
+	uint32_t n = num_fres < *work ? num_fres : *work;
 	uint32_t i, next_min = 0; /* the least start the next row may have */
 	uint64_t best_off = 0;
 	uint32_t best_start = 0;
@@ -180,7 +183,7 @@ static SF_INLINE int scan(const struct sf_table *t, enum sf_kind k, uint32_t asz
 		next_min = start + 1;
 		off += asz + 1 + (((uint32_t)info >> 1 & 0xf) << code);
 	}
-	if (i == n && n < fde->num_fres)
+	if (i == n && n < num_fres)
 		return SF_E_BUDGET;
 	*work -= i < n ? i + 1 : n;
 	if (i == 0)
@@ -198,7 +201,7 @@ static SF_INLINE int find_k(const struct sf_table *t, enum sf_kind k, uint32_t a
 			    uint32_t limit, struct sf_fre *fre, uint32_t *work)
 {
 	struct row best;
-	int err = scan(t, k, asz, trusted, fde, key, limit, &best, work);
+	int err = scan(t, k, asz, trusted, fde->first_fre, fde->num_fres, key, limit, &best, work);
 	return err ? err : fill(t, k, asz, best.off, best.start, best.info, fre);
 }
 
@@ -231,4 +234,80 @@ int sf_fre_find(const struct sf_table *t, const struct sf_fde *fde,
 {
 	uint32_t work = UINT32_MAX;
 	return sf_fre_find_bounded(t, fde, pc, fre, &work);
+}
+
+/*
+ * sf_find_quick's rows, instantiated per source kind and start width:
+ * the scan and the chosen row's fields as sf_fre_find_bounded has them,
+ * then the default rule and its quick form, all inline, so that the
+ * compiler keeps the row and the rule in registers.
+ */
+static SF_INLINE int quick_rows(const struct sf_table *t, enum sf_kind k, uint32_t asz,
+				const struct sf_sample_fde *e, uint32_t key,
+				struct sf_quick *q, uint32_t *work)
+{
+	struct row best;
+	struct sf_fre fre;
+	struct sf_rule r;
+	int err;
+
+	if ((err = scan(t, k, asz, false, e->first_fre, e->num_fres, key, e->size, &best, work)) ||
+	    (err = fill(t, k, asz, best.off, best.start, best.info, &fre)))
+		return err;
+	if (fre.nwords == 0)
+		return SF_E_END; /* the outermost frame's row */
+	r.cfa_deref = false;
+	r.signal = false;
+	r.mangled_ra = fre.mangled_ra;
+	if ((err = sf_default_rule(t, &fre, &r)))
+		return err;
+	return sf_quick_from(t, &r, q) ? SF_OK : SF_E_NOT_QUICK;
+}
+
+/* sf_find_quick per source kind: the function through the sampled
+ * starts' directory and its FDE, kept at the first lookup that lands on
+ * it (what find_sampled in fde.c does, without building a struct
+ * sf_fde), then its rows. */
+static SF_INLINE int quick_k(const struct sf_table *t, enum sf_kind k, uint64_t pc,
+			     struct sf_quick *q, uint32_t *work)
+{
+	const struct sf_sample *x = t->sample;
+
+	if (pc < x->start[0])
+		return SF_E_NO_FDE;
+	uint32_t i = sf_buckets_find(x->start, x->n, x->shift, sf_sample_buckets(x), pc);
+	const struct sf_sample_fde *e = &sf_sample_kept(x)[i];
+	int err;
+	if (!e->read && (err = sf_sample_keep(t, i)))
+		return err;
+	uint64_t rel = pc - x->start[i];
+	if (rel >= e->size)
+		return SF_E_NO_FDE;
+	if (e->found_err)
+		return e->found_err;
+	switch (e->quick_type) {
+	case SF_FRE_ADDR1:
+		return quick_rows(t, k, 1, e, (uint32_t)rel, q, work);
+	case SF_FRE_ADDR2:
+		return quick_rows(t, k, 2, e, (uint32_t)rel, q, work);
+	case SF_FRE_ADDR4:
+		return quick_rows(t, k, 4, e, (uint32_t)rel, q, work);
+	default:
+		return SF_E_NOT_QUICK;
+	}
+}
+
+int sf_find_quick(const struct sf_table *t, uint64_t pc, struct sf_quick *q,
+		  uint32_t *work)
+{
+	if (!t->sample || t->sample->step != 1)
+		return SF_E_NOT_QUICK;
+	switch (sf_kind(&t->src)) {
+	case SF_KIND_IN_PLACE:
+		return quick_k(t, SF_KIND_IN_PLACE, pc, q, work);
+	case SF_KIND_BASE:
+		return quick_k(t, SF_KIND_BASE, pc, q, work);
+	default:
+		return SF_E_NOT_QUICK;
+	}
 }

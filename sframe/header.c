@@ -58,6 +58,9 @@ int sf_open(struct sf_table *t, const struct sf_src *src)
 	/* Section addresses vaddr + off must not wrap. */
 	if (src->vaddr + src->size < src->vaddr)
 		return SF_E_INVAL;
+	/* In place, every load is in the range checked here (sf_load). */
+	if (sf_kind(src) == SF_KIND_IN_PLACE && !sf_env_range_ok(src->vaddr, src->size))
+		return SF_E_FAULT;
 	if (src->size < SF_HEADER_SIZE)
 		return SF_E_SHORT;
 	if ((err = sf_get(src, 0, SF_HEADER_SIZE, h)))

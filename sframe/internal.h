@@ -27,10 +27,14 @@
 /*
  * The environment's checked load, for in_place sources and in-place stack
  * reads: sf_env_load(addr, len, dst) copies len bytes (a constant 1, 2, 4
- * or 8 at every call site) at run-time address addr, false on a fault. A
- * build may supply its own with -DSF_ENV_LOAD_H='"header"' (the kernel's:
- * one user load with an exception-table fixup, arch/x86_64/include/arch/sframe_load.h);
- * by default the memory is this program's own and the load a plain one.
+ * or 8 at every call site) at run-time address addr, false on a fault.
+ * sf_env_range_ok(addr, len) says whether a whole range may be read that
+ * way (sf_open asks it of an in_place section), and
+ * sf_env_load_in_range is sf_env_load inside such a range, without
+ * checking the range again. A build may supply its own with
+ * -DSF_ENV_LOAD_H='"header"' (the kernel's: one user load with an
+ * exception-table fixup, arch/x86_64/include/arch/sframe_load.h); by
+ * default the memory is this program's own and the load a plain one.
  */
 #ifdef SF_ENV_LOAD_H
 #include SF_ENV_LOAD_H
@@ -39,6 +43,17 @@ static SF_INLINE bool sf_env_load(uint64_t addr, uint32_t len, void *dst)
 {
 	__builtin_memcpy(dst, (const void *)(uintptr_t)addr, len);
 	return true;
+}
+
+static SF_INLINE bool sf_env_range_ok(uint64_t addr, uint64_t len)
+{
+	(void)addr, (void)len;
+	return true;
+}
+
+static SF_INLINE bool sf_env_load_in_range(uint64_t addr, uint32_t len, void *dst)
+{
+	return sf_env_load(addr, len, dst);
 }
 #endif
 
@@ -60,8 +75,8 @@ static SF_INLINE int sf_load(const struct sf_src *s, enum sf_kind k,
 		__builtin_memcpy(dst, s->base + off, len);
 		return SF_OK;
 	}
-	if (k == SF_KIND_IN_PLACE)
-		return sf_env_load(s->vaddr + off, len, dst) ? SF_OK : SF_E_FAULT;
+	if (k == SF_KIND_IN_PLACE) /* in the range sf_open checked */
+		return sf_env_load_in_range(s->vaddr + off, len, dst) ? SF_OK : SF_E_FAULT;
 	return s->read(s->ctx, s->vaddr + off, dst, len) ? SF_OK : SF_E_FAULT;
 }
 
@@ -187,6 +202,82 @@ static SF_INLINE uint32_t sf_buckets_find(const uint64_t *start, uint32_t n, uin
 		k -= half;
 	}
 	return lo;
+}
+
+/* The sampled index's bucket directory, after the starts; with a sample
+ * per FDE, the FDEs kept after it (sframe/fde.c). Lookups write those:
+ * the caller's memory, as sf_sample_build says. */
+static SF_INLINE const uint32_t *sf_sample_buckets(const struct sf_sample *x)
+{
+	return (const uint32_t *)(x->start + x->n);
+}
+
+static SF_INLINE struct sf_sample_fde *sf_sample_kept(const struct sf_sample *x)
+{
+	return (struct sf_sample_fde *)(uintptr_t)(sf_sample_buckets(x) + x->n);
+}
+
+/* FDE i of a sample per FDE, read from the section and kept (sframe/fde.c),
+ * or why it cannot be. */
+int sf_sample_keep(const struct sf_table *t, uint32_t i);
+
+/* sf_sample_fde.quick_type of an FDE sf_find_quick leaves to the others. */
+#define SF_QUICK_NONE 0xff
+
+/* The entity is at its fixed CFA slot, if the header gives one. */
+static SF_INLINE struct sf_where sf_fixed_or_same(int8_t fixed)
+{
+	struct sf_where w = { SF_SAME, 0, 0 };
+	if (fixed) {
+		w.how = SF_AT_CFA;
+		w.off = fixed;
+	}
+	return w;
+}
+
+static SF_INLINE struct sf_where sf_at_cfa(int32_t off)
+{
+	struct sf_where w = { SF_AT_CFA, 0, off };
+	return w;
+}
+
+static SF_INLINE int sf_default_rule(const struct sf_table *t, const struct sf_fre *fre,
+				  struct sf_rule *r)
+{
+	uint8_t fp_idx = 1;
+
+	r->cfa_reg = fre->base == SF_BASE_SP ? sf_sp_reg(t) : sf_fp_reg(t);
+	r->cfa_off = fre->word[0];
+	if (t->fixed_ra) {
+		r->ra = sf_at_cfa(t->fixed_ra);
+	} else {
+		/* AArch64: no RA word means RA is still in the link register;
+		 * so does an RA word of 0, the padding that lets an FP word
+		 * follow (SFRAME_FRE_RA_OFFSET_INVALID: RA is never at the CFA). */
+		bool saved = fre->nwords > 1 && fre->word[1] != 0;
+		r->ra = saved ? sf_at_cfa(fre->word[1]) : sf_fixed_or_same(0);
+		fp_idx = 2;
+	}
+	r->fp = fre->nwords > fp_idx ? sf_at_cfa(fre->word[fp_idx]) :
+				       sf_fixed_or_same(t->fixed_fp);
+	return fre->nwords > fp_idx + 1 ? SF_E_RULE : SF_OK;
+}
+
+/* sf_quick_of, inline for sf_find_quick (sframe/fre.c). */
+static SF_INLINE bool sf_quick_from(const struct sf_table *t, const struct sf_rule *r,
+				    struct sf_quick *q)
+{
+	if (r->signal || r->cfa_deref || r->ra.how != SF_AT_CFA ||
+	    (r->fp.how != SF_SAME && r->fp.how != SF_AT_CFA) ||
+	    (r->cfa_reg != sf_sp_reg(t) && r->cfa_reg != sf_fp_reg(t)))
+		return false;
+	q->cfa_off = r->cfa_off;
+	q->ra_off = r->ra.off;
+	q->fp_off = r->fp.off;
+	q->cfa_fp = r->cfa_reg == sf_fp_reg(t);
+	q->fp_saved = r->fp.how == SF_AT_CFA;
+	q->strict = t->abi == SF_ABI_AMD64_LE;
+	return true;
 }
 
 int sf_fde_find_bounded(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,

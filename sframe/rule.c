@@ -20,45 +20,6 @@
 #define CTL_DEREF_P 0x2
 #define CTL_RESERVED 0x4
 
-/* The entity is at its fixed CFA slot, if the header gives one. */
-static struct sf_where fixed_or_same(int8_t fixed)
-{
-	struct sf_where w = { SF_SAME, 0, 0 };
-	if (fixed) {
-		w.how = SF_AT_CFA;
-		w.off = fixed;
-	}
-	return w;
-}
-
-static struct sf_where at_cfa(int32_t off)
-{
-	struct sf_where w = { SF_AT_CFA, 0, off };
-	return w;
-}
-
-static SF_INLINE int default_rule(const struct sf_table *t, const struct sf_fre *fre,
-				  struct sf_rule *r)
-{
-	uint8_t fp_idx = 1;
-
-	r->cfa_reg = fre->base == SF_BASE_SP ? sf_sp_reg(t) : sf_fp_reg(t);
-	r->cfa_off = fre->word[0];
-	if (t->fixed_ra) {
-		r->ra = at_cfa(t->fixed_ra);
-	} else {
-		/* AArch64: no RA word means RA is still in the link register;
-		 * so does an RA word of 0, the padding that lets an FP word
-		 * follow (SFRAME_FRE_RA_OFFSET_INVALID: RA is never at the CFA). */
-		bool saved = fre->nwords > 1 && fre->word[1] != 0;
-		r->ra = saved ? at_cfa(fre->word[1]) : fixed_or_same(0);
-		fp_idx = 2;
-	}
-	r->fp = fre->nwords > fp_idx ? at_cfa(fre->word[fp_idx]) :
-				       fixed_or_same(t->fixed_fp);
-	return fre->nwords > fp_idx + 1 ? SF_E_RULE : SF_OK;
-}
-
 /* The control word as stored: unsigned, of the FRE's word size. */
 static uint32_t control(const struct sf_fre *fre, uint8_t i)
 {
@@ -108,7 +69,7 @@ static int flex_rule(const struct sf_table *t, const struct sf_fre *fre,
 	r->cfa_deref = ctl & CTL_DEREF_P;
 	r->cfa_off = fre->word[1];
 
-	r->ra = fixed_or_same(t->fixed_ra);
+	r->ra = sf_fixed_or_same(t->fixed_ra);
 	if (i < n && control(fre, i) == 0) {
 		padded = true; /* RA untracked; an FP pair must follow */
 		i++;
@@ -119,7 +80,7 @@ static int flex_rule(const struct sf_table *t, const struct sf_fre *fre,
 			return err;
 		i += 2;
 	}
-	r->fp = fixed_or_same(t->fixed_fp);
+	r->fp = sf_fixed_or_same(t->fixed_fp);
 	if (i == n)
 		return padded ? SF_E_RULE : SF_OK;
 	if (i + 2 != n)
@@ -141,12 +102,12 @@ static SF_INLINE int rule_of(const struct sf_table *t, const struct sf_fde *fde,
 		r->ra.how = SF_UNDEFINED;
 		r->ra.reg = 0;
 		r->ra.off = 0;
-		r->fp = fixed_or_same(0);
+		r->fp = sf_fixed_or_same(0);
 		return SF_OK;
 	}
 	if (fde->fde_type == SF_FDE_FLEX)
 		return flex_rule(t, fre, r);
-	return default_rule(t, fre, r);
+	return sf_default_rule(t, fre, r);
 }
 
 int sf_rule_of(const struct sf_table *t, const struct sf_fde *fde,

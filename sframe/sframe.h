@@ -92,6 +92,7 @@ enum sf_err {
 	SF_E_NOSPACE,        /* encoder output buffer too small */
 	SF_E_FDE_TEXT,       /* function outside the text the section describes */
 	SF_E_BUDGET,         /* the lookup ran out of its work allowance */
+	SF_E_NOT_QUICK,      /* sf_find_quick cannot answer: ask sf_find_rule_bounded */
 	SF_E_NERR
 };
 
@@ -158,12 +159,29 @@ struct sf_index {
 
 /* A sampled index of a sorted section: the start address of FDEs 0,
  * step, 2 step, ... (n of them), increasing, then a directory of n
- * 32-bit bucket entries (sframe/fde.c) over 2^shift-byte buckets. */
+ * 32-bit bucket entries (sframe/fde.c) over 2^shift-byte buckets; with
+ * step 1 (a sample per FDE), then each FDE as the build read it (struct
+ * sf_sample_fde). */
 struct sf_sample {
 	uint32_t step;
 	uint32_t n;
 	uint8_t shift;
 	uint64_t start[];
+};
+
+/* An FDE of a sample per FDE, as a lookup first read it (its start is
+ * the sample's): a lookup reads an FDE from the section once, when it
+ * first lands on it and the FDE reads well, and from here after that.
+ * found_err: what a lookup that finds the pc in it says (sf_fde_check_shape,
+ * outside the text). */
+struct sf_sample_fde {
+	uint32_t size;
+	uint32_t first_fre;  /* section offset of the first FRE */
+	uint32_t num_fres;
+	uint8_t info, info2, rep_size;
+	uint8_t found_err;
+	uint8_t quick_type;  /* its FRE type if sf_find_quick may take it, else 0xff */
+	bool read;           /* false: not read yet */
 };
 
 /* One function descriptor, whatever the version. */
@@ -271,16 +289,26 @@ int sf_index_build(struct sf_table *t, void *mem, uint64_t size);
  * of the caller's memory (8-byte aligned). Building it reads those starts
  * only (bounded work, no validation: they must increase); a lookup then
  * searches them in ordinary memory and reads from the section only the
- * FDEs of one block of step (with step 1: the chosen FDE alone), still
- * checking all it reads against the samples and its neighbours. It is a
- * snapshot: a lookup that finds the section's start of a sampled FDE
- * changed since says SF_E_FDE_UNSORTED. sf_sample_build sets t->sample;
- * SF_E_FDE_UNSORTED for a section without SF_F_FDE_SORTED (or empty) or
- * whose sampled starts decrease, SF_E_NOSPACE when size holds no sample,
- * SF_E_INVAL for misaligned memory, SF_E_FAULT when a read fails.
+ * FDEs of one block of step, checking all it reads against the samples
+ * and its neighbours. With a sample per FDE (num_fdes <= max) the index
+ * also keeps each FDE a lookup read well (struct sf_sample_fde), so that
+ * the next lookup of that function reads only its rows: such lookups
+ * write to the index, and must not run at the same time on one table
+ * unless sf_sample_read_all() has read every FDE. It is a snapshot: a
+ * lookup that finds the section's start of a sampled FDE changed since
+ * the build says SF_E_FDE_UNSORTED (an FDE kept is not read again).
+ * sf_sample_build sets t->sample; SF_E_FDE_UNSORTED for a section without
+ * SF_F_FDE_SORTED (or empty) or whose sampled starts decrease,
+ * SF_E_NOSPACE when size holds no sample, SF_E_INVAL for misaligned
+ * memory, SF_E_FAULT when a read fails.
  */
 uint64_t sf_sample_size(const struct sf_table *t, uint32_t max);
 int sf_sample_build(struct sf_table *t, void *mem, uint64_t size);
+
+/* With a sample per FDE: read and keep every FDE now (bounded by
+ * num_fdes), so that lookups only read the index; the first FDE that
+ * does not read well is the error. With step > 1, nothing to do. */
+int sf_sample_read_all(const struct sf_table *t);
 
 /* The idx-th FDE. */
 int sf_fde_get(const struct sf_table *t, uint32_t idx, struct sf_fde *fde);
@@ -350,6 +378,20 @@ struct sf_quick {
 /* Fills *q and returns true when rule has that shape. */
 bool sf_quick_of(const struct sf_table *t, const struct sf_rule *rule,
 		 struct sf_quick *q);
+
+/*
+ * The quick rule at pc in one pass, for the common case only: a table
+ * with a sample per FDE (sf_sample_build), pc's FDE of the default type,
+ * its row at pc of the quick shape. It reads from the section pc's FDE
+ * once (then the index keeps it, as any lookup through it does) and
+ * pc's function's rows, and builds no struct sf_fde, sf_fre or sf_rule
+ * (the kernel's unwinder calls it on each rule cache miss). SF_OK and
+ * *q; SF_E_NOT_QUICK when this is not the common case, and the caller
+ * asks sf_find_rule_bounded; else the error sf_find_rule_bounded would
+ * give, with the same charge to *work.
+ */
+int sf_find_quick(const struct sf_table *t, uint64_t pc, struct sf_quick *q,
+		  uint32_t *work);
 
 /* The caller's frame lies above this one (on AMD64 strictly: the return
  * address sits between), and frames are word-aligned. A step that breaks

@@ -85,17 +85,7 @@ static int cfa_of(const struct sf_table *t, const struct sf_frame *f,
 
 bool sf_quick_of(const struct sf_table *t, const struct sf_rule *r, struct sf_quick *q)
 {
-	if (r->signal || r->cfa_deref || r->ra.how != SF_AT_CFA ||
-	    (r->fp.how != SF_SAME && r->fp.how != SF_AT_CFA) ||
-	    (r->cfa_reg != sf_sp_reg(t) && r->cfa_reg != sf_fp_reg(t)))
-		return false;
-	q->cfa_off = r->cfa_off;
-	q->ra_off = r->ra.off;
-	q->fp_off = r->fp.off;
-	q->cfa_fp = r->cfa_reg == sf_fp_reg(t);
-	q->fp_saved = r->fp.how == SF_AT_CFA;
-	q->strict = t->abi == SF_ABI_AMD64_LE;
-	return true;
+	return sf_quick_from(t, r, q);
 }
 
 /* The stack reader of the quick path: read, or in place. */

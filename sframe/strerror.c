@@ -37,6 +37,7 @@ const char *sf_strerror(int err)
 	case SF_E_NOSPACE:      return "output buffer too small";
 	case SF_E_FDE_TEXT:     return "function outside the section's text";
 	case SF_E_BUDGET:       return "lookup work allowance exhausted";
+	case SF_E_NOT_QUICK:    return "not the quick lookup's case";
 	}
 	return "unknown error";
 }

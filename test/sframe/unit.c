@@ -385,6 +385,92 @@ static void sampled(void)
 	ok(!sf_find_rule(&t, fde.start + 2, &r), "... and found again once restored");
 }
 
+/* The same quick rule from sf_find_quick as from sf_find_rule and
+ * sf_quick_of on the same table (the sampled index gives the answers
+ * of the plain one: sampled()), with the same charge to the allowance;
+ * SF_E_NOT_QUICK only where the rule has another shape, or its FDE is
+ * one sf_find_quick leaves to sf_find_rule (PC mask, flexible, signal). */
+static bool same_quick(const struct sf_table *plain, const struct sf_table *t, uint64_t pc,
+		       bool *answered)
+{
+	struct sf_rule r;
+	struct sf_quick want, got;
+	struct sf_fde f;
+	uint32_t w1 = 1000, w2 = 1000;
+	int e2 = sf_find_quick(t, pc, &got, &w2); /* first: it keeps pc's FDE itself */
+	int e1 = sf_find_rule_bounded(t, pc, &r, &w1);
+	bool quick = !e1 && sf_quick_of(t, &r, &want);
+	*answered = e2 != SF_E_NOT_QUICK;
+	if (e2 == SF_E_NOT_QUICK)
+		return !quick || sf_fde_find(plain, pc, &f) || f.fde_type != SF_FDE_DEFAULT ||
+		       f.pc_type != SF_PC_INC || f.signal;
+	if (e1 || e2)
+		return e1 == e2 && w1 == w2;
+	return quick && w1 == w2 && want.cfa_off == got.cfa_off && want.ra_off == got.ra_off &&
+	       want.fp_off == got.fp_off && want.cfa_fp == got.cfa_fp &&
+	       want.fp_saved == got.fp_saved && want.strict == got.strict;
+}
+
+/* sf_find_quick on every pc of each sorted vector: the answers of the
+ * whole lookup, from a fresh index and after sf_sample_read_all kept
+ * every FDE; none without a sample per FDE; and a kept FDE is a
+ * snapshot (its size changed in the section afterwards changes no
+ * answer). */
+static void quick(void)
+{
+	static uint64_t mem[256];
+	const char *sorted[] = { "v1-sorted-fp", "v1-fixed-fp", "v1-aarch64", "v1-aarch64-ra-pad",
+				 "v1-plt", "v2-plt-pcrel", "v3-flex-signal" };
+	uint32_t answered = 0;
+	for (unsigned v = 0; v < sizeof sorted / sizeof sorted[0]; v++) {
+		struct sf_table plain = open_vec(sorted[v]), t = plain, all = plain;
+		uint32_t diff = 0;
+		bool built = !sf_sample_build(&t, mem, sf_sample_size(&t, t.num_fdes)) &&
+			     t.sample->step == 1;
+		for (uint64_t pc = V - 8192; pc < V + 8192; pc++) {
+			bool a;
+			diff += !same_quick(&plain, &t, pc, &a);
+			answered += a;
+		}
+		bool read_all = !sf_sample_build(&all, mem + 128, sf_sample_size(&all, all.num_fdes)) &&
+				!sf_sample_read_all(&all);
+		uint32_t all_diff = 0;
+		for (uint64_t pc = V - 8192; pc < V + 8192; pc++) {
+			bool a;
+			all_diff += !same_quick(&plain, &all, pc, &a);
+		}
+		char name[160];
+		snprintf(name, sizeof name, "sf_find_quick on %s: the whole lookup's answer at "
+			 "16384 pcs (%u differ; after sf_sample_read_all %u differ)", sorted[v],
+			 diff, all_diff);
+		ok(built && diff == 0 && read_all && all_diff == 0, name);
+	}
+	char name[80];
+	snprintf(name, sizeof name, "... of which %u answered in one pass", answered);
+	ok(answered > 1000, name);
+
+	struct sf_table plain = open_vec("v1-sorted-fp"), t = plain;
+	struct sf_quick q;
+	uint32_t work = 1000;
+	ok(sf_find_quick(&t, V - 4096 + 0x10, &q, &work) == SF_E_NOT_QUICK,
+	   "sf_find_quick without a sampled index: SF_E_NOT_QUICK");
+	ok(!sf_sample_build(&t, mem, sf_sample_size(&t, 1)) && t.sample->step > 1 &&
+	   sf_find_quick(&t, V - 4096 + 0x10, &q, &work) == SF_E_NOT_QUICK,
+	   "... nor with a sample for several FDEs");
+
+	/* FDE 0's size field (bytes 4-7 of a v1 FDE) shrinks to 1 once kept. */
+	t = plain;
+	struct sf_rule r;
+	ok(!sf_sample_build(&t, mem, sf_sample_size(&t, t.num_fdes)) &&
+	   !sf_find_quick(&t, V - 4096 + 0x10, &q, &work), "v1-sorted-fp: FDE 0 kept");
+	uint8_t *size = (uint8_t *)t.src.base + t.fdes + 4, saved = size[0];
+	size[0] = 1;
+	ok(!sf_find_rule(&t, V - 4096 + 0x10, &r) && !sf_find_quick(&t, V - 4096 + 0x10, &q, &work) &&
+	   sf_find_rule(&plain, V - 4096 + 0x10, &r) == SF_E_NO_FDE,
+	   "a kept FDE is a snapshot: a size changed since answers as before (without the index: no FDE)");
+	size[0] = saved;
+}
+
 static void rules(void)
 {
 	struct sf_table t = open_vec("v1-aarch64");
@@ -501,6 +587,7 @@ int main(void)
 	indexed();
 	indexed_many();
 	sampled();
+	quick();
 	rules();
 	steps();
 	encoding();

@@ -13,7 +13,8 @@
 #   - with the cache the rule cache is hit (rule_cache_hits > 0), without
 #     it never (rule_cache_hits = rule_cache_misses = 0);
 #   - with the index the lookups go through it (sframe_indexed and
-#     fde_index_lookups > 0), without it never.
+#     fde_index_lookups > 0) and most are answered in one pass through an
+#     FDE it kept (quick_lookups), without it never.
 import os
 import sys
 import tempfile
@@ -69,4 +70,9 @@ tap(st0.get('sframe_indexed', 0) > 0 and st0.get('fde_index_lookups', 0) > 0 and
     'sframe_indexed %d, fde_index_lookups %d with the index; %d, %d without'
     % (st0.get('sframe_indexed', -1), st0.get('fde_index_lookups', -1),
        stn.get('sframe_indexed', -1), stn.get('fde_index_lookups', -1)))
+tap(2 * st0.get('quick_lookups', 0) > st0.get('fde_index_lookups', 0) > 0 and
+    stn.get('quick_lookups') == 0,
+    'quick_lookups %d of %d lookups through the index; %d without it'
+    % (st0.get('quick_lookups', -1), st0.get('fde_index_lookups', -1),
+       stn.get('quick_lookups', -1)))
 done()

@@ -34,17 +34,22 @@
 	__asm__ volatile goto("1: " op " (%1), %0\n\t" ARCH_UACCESS_FIXUP("1b", "%l2")   \
 		 : "=r"(out) : "r"(addr) : : fault)
 
+/* Whether [addr, addr + len) lies wholly in the user range. */
+static inline __attribute__((always_inline)) bool
+arch_user_range_ok(uint64_t addr, uint64_t len)
+{
+	return addr <= ARCH_USER_LOAD_END && len <= ARCH_USER_LOAD_END - addr;
+}
+
 /*
- * len (a constant 1, 2, 4 or 8) bytes at user address addr into dst:
- * false when the range leaves user memory or the page cannot be had. The
+ * len (a constant 1, 2, 4 or 8) bytes at user address addr into dst,
+ * which the caller has proved lie in the user range (arch_user_range_ok
+ * of a range holding them): false when the page cannot be had. The
  * caller holds the window open (arch_user_access_begin).
  */
 static inline __attribute__((always_inline)) bool
-arch_user_load(uint64_t addr, uint32_t len, void *dst)
+arch_user_load_in_range(uint64_t addr, uint32_t len, void *dst)
 {
-	/* addr + len <= the end, without overflow: len is a constant 1..8. */
-	if (addr > ARCH_USER_LOAD_END - len)
-		return false;
 	switch (len) {
 	case 1: {
 		uint32_t v;
@@ -73,6 +78,17 @@ arch_user_load(uint64_t addr, uint32_t len, void *dst)
 	}
 fault:
 	return false;
+}
+
+/* The same for any address: false also when the range leaves user
+ * memory. */
+static inline __attribute__((always_inline)) bool
+arch_user_load(uint64_t addr, uint32_t len, void *dst)
+{
+	/* addr + len <= the end, without overflow: len is a constant 1..8. */
+	if (addr > ARCH_USER_LOAD_END - len)
+		return false;
+	return arch_user_load_in_range(addr, len, dst);
 }
 
 #endif
