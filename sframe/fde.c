@@ -174,8 +174,8 @@ struct span {
  * below stays in the range when n is odd: the probe that last went
  * above is then lo + n or lo + n - 1 (never lo: lo moves only to starts
  * at or before pc), and at the end lo + 1, whose start check_neighbours
- * takes from hi_start. In a buffer larger than a first-level cache both
- * probes that may come next are prefetched while this one is read:
+ * takes from hi_start. In a buffer larger than a first-level cache the
+ * probes two levels down are prefetched while this one is read:
  * otherwise each probe of a search over 100 000 FDEs waits for a cache
  * miss of the one before.
  */
@@ -201,8 +201,14 @@ static SF_INLINE int search(const struct sf_table *t, enum sf_kind k, uint32_t w
 		uint8_t b[8] = { 0 };
 		n -= half;
 		if (far) {
-			__builtin_prefetch(t->src.base + at + (n / 2) * stride);
-			__builtin_prefetch(t->src.base + mid + (n / 2) * stride);
+			/* The four probes two levels down (the next one's two
+			 * were prefetched a level ago): the halvings are the
+			 * same whatever the probes find. */
+			uint64_t h1 = (n / 2) * stride, h2 = ((n - n / 2) / 2) * stride;
+			__builtin_prefetch(t->src.base + at + h2);
+			__builtin_prefetch(t->src.base + at + h1 + h2);
+			__builtin_prefetch(t->src.base + mid + h2);
+			__builtin_prefetch(t->src.base + mid + h1 + h2);
 		}
 		/* In bounds: sf_open checked the FDE array against the size. */
 		if ((err = sf_load(&t->src, k, mid, width, b)))
