@@ -210,6 +210,18 @@ static SF_INLINE int search(const struct sf_table *t, enum sf_kind k, uint32_t w
 			__builtin_prefetch(t->src.base + mid + h2);
 			__builtin_prefetch(t->src.base + mid + h1 + h2);
 		}
+		if (far && n == 2) {
+			/* Two probes from the end, the four FDEs it may end
+			 * at are known (and in the candidates): their rows,
+			 * which the lookup reads next, are prefetched from
+			 * the row offset in each (v3 has it after an 8-byte
+			 * start, v1 and v2 after two 4-byte fields). */
+			uint32_t o = width == 8 ? 12 : 8;
+			__builtin_prefetch(t->src.base + t->fres + sf_le32(t->src.base + at + o));
+			__builtin_prefetch(t->src.base + t->fres + sf_le32(t->src.base + at + stride + o));
+			__builtin_prefetch(t->src.base + t->fres + sf_le32(t->src.base + mid + o));
+			__builtin_prefetch(t->src.base + t->fres + sf_le32(t->src.base + mid + stride + o));
+		}
 		/* In bounds: sf_open checked the FDE array against the size. */
 		if ((err = sf_load(&t->src, k, mid, width, b)))
 			return err;
