@@ -113,6 +113,7 @@ int sf_index_build(struct sf_table *t, void *mem, uint64_t size)
 	/* Validated: the counts add up, cap fits in 32 bits (each row takes
 	 * 2 bytes, each FDE 16 of a section below 4 GiB). */
 	x->n = 0;
+	x->shift = 0;
 	x->cap = (uint32_t)cap_of(t);
 	for (uint32_t i = 0; i < t->num_fdes; i++) {
 		struct sf_fde *fde = &fdes(x)[i];
