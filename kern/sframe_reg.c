@@ -261,10 +261,14 @@ static struct sframe_section *section_for(struct uvm *mm, uint64_t pc,
 	return s;
 }
 
-void sframe_walk_begin(struct sframe_walk *w, uint32_t budget)
+void sframe_walk_begin(struct sframe_walk *w, struct uvm *mm, uint32_t budget)
 {
-	struct uvm *mm = current->mm;
-	*w = (struct sframe_walk){ .mm = mm, .work = budget };
+	/* The counters and the allowance; the rest is written by the
+	 * lookups before it is read. */
+	w->mm = mm;
+	w->work = budget;
+	w->lookups = w->cache_hits = w->cache_misses = w->last_hits = 0;
+	w->index_lookups = w->quick_lookups = 0;
 	/* Allocated here, outside the walk's user-access window. Without
 	 * memory the walk simply looks every rule up. */
 	if (rule_cache_on && !mm->rule_cache) {
@@ -275,11 +279,12 @@ void sframe_walk_begin(struct sframe_walk *w, uint32_t budget)
 
 void sframe_walk_done(const struct sframe_walk *w)
 {
-	stat_add(STAT_RULE_CACHE_HITS, w->cache_hits);
-	stat_add(STAT_RULE_CACHE_MISSES, w->cache_misses);
-	stat_add(STAT_SFRAME_LAST_HITS, w->last_hits);
-	stat_add(STAT_FDE_INDEX_LOOKUPS, w->index_lookups);
-	stat_add(STAT_QUICK_LOOKUPS, w->quick_lookups);
+	unsigned cpu = arch_cpu_id(); /* read once: any CPU's row adds to the sums */
+	stat_add_on(cpu, STAT_RULE_CACHE_HITS, w->cache_hits);
+	stat_add_on(cpu, STAT_RULE_CACHE_MISSES, w->cache_misses);
+	stat_add_on(cpu, STAT_SFRAME_LAST_HITS, w->last_hits);
+	stat_add_on(cpu, STAT_FDE_INDEX_LOOKUPS, w->index_lookups);
+	stat_add_on(cpu, STAT_QUICK_LOOKUPS, w->quick_lookups);
 }
 
 /* Fills the newest way of pc's set; the oldest entry goes. */

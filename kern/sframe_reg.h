@@ -89,9 +89,10 @@ struct sframe_walk {
 	bool quick_ok;
 };
 
-/* Before the walk's window opens: its budget, and current's rule cache
- * allocated if it is on and not there yet. After it: the counters. */
-void sframe_walk_begin(struct sframe_walk *w, uint32_t budget);
+/* Before the walk's window opens: its budget, and the rule cache of mm
+ * (current's) allocated if it is on and not there yet. After it: the
+ * counters. */
+void sframe_walk_begin(struct sframe_walk *w, struct uvm *mm, uint32_t budget);
 void sframe_walk_done(const struct sframe_walk *w);
 
 /*
@@ -140,9 +141,15 @@ static inline struct sframe_rule_entry *sframe_rule_set(const struct sframe_rule
  * frame pointer, as the lookup's answer would have it). A zeroed entry
  * (tag 0) matches nothing: the generation is at least 1 once a cache
  * exists. */
+static inline uint64_t sframe_rule_none_tag(uint64_t rule_tag)
+{
+	return rule_tag | 1;
+}
+
 static inline uint64_t sframe_rule_tag(const struct uvm *mm, bool none)
 {
-	return mm->sframe_gen * 2 + none;
+	uint64_t tag = mm->sframe_gen * 2;
+	return none ? sframe_rule_none_tag(tag) : tag;
 }
 
 /* pc's entry with this tag, or NULL. */

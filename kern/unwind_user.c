@@ -230,6 +230,12 @@ walk_step(struct sf_frame *f, uint64_t pc, const struct sframe_rule_cache *c, ui
 	enum unwind_stop why;
 	int err;
 
+	/* A pc the cache knows has no rule, in a frame whose frame pointer
+	 * is 0: the outermost frame (_start's, every unwind's last), as the
+	 * fallback to the frame pointer would find (fp_fallback), without
+	 * a lookup. */
+	if (!e && c && f->fp == 0 && sframe_rule_find(c, pc, sframe_rule_none_tag(tag)))
+		return UNWIND_STOP_END;
 	if (!e) {
 		w->lookups++;
 		err = sframe_find_rule(pc, w);
@@ -275,7 +281,7 @@ static uint32_t sframe_walk(struct sf_frame f, uint64_t *ips, uint32_t max,
 	uint32_t n = 1;
 	enum unwind_stop why;
 
-	sframe_walk_begin(&w, budget);
+	sframe_walk_begin(&w, t->mm, budget);
 	/* Neither changes during the walk: the cache is allocated before it
 	 * (sframe_walk_begin), and only the task itself, not running its
 	 * own code meanwhile, adds or removes sections or unmaps text. */

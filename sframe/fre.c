@@ -144,9 +144,9 @@ static SF_INLINE int scan(const struct sf_table *t, enum sf_kind k, uint32_t asz
 	uint64_t end = (uint64_t)t->fres + t->fre_len, off = first_fre;
 	/* Rows this scan may read: the allowance ends it like num_fres. */
 	uint32_t n = num_fres < *work ? num_fres : *work;
-	uint32_t i, next_min = 0; /* the least start the next row may have */
+	uint32_t i;
+	int64_t prev = -1; /* the start of the row before: the next one's is greater */
 	uint64_t best_off = 0;
-	uint32_t best_start = 0;
 	uint8_t best_info = 0;
 	int err = SF_OK;
 
@@ -168,19 +168,19 @@ static SF_INLINE int scan(const struct sf_table *t, enum sf_kind k, uint32_t asz
 		uint32_t code = (info >> 5) & 3; /* word size 1 << code */
 		/* Rows an index's validation checked need no second look
 		 * (their bounds still get one, like every read). */
-		if (!trusted && (code == 3 || start < next_min))
-			return code == 3 ? SF_E_FRE_INFO : SF_E_FRE_ORDER;
 		if (start > key) {
 			/* Past pc (key < limit): only here can a row start
-			 * beyond its function. */
-			if (!trusted && start >= limit)
-				return SF_E_FRE_OUTSIDE;
+			 * beyond its function; it starts after the one before
+			 * (start > key >= prev). */
+			if (!trusted && (code == 3 || start >= limit))
+				return code == 3 ? SF_E_FRE_INFO : SF_E_FRE_OUTSIDE;
 			break;
 		}
+		if (!trusted && (code == 3 || (int64_t)start <= prev))
+			return code == 3 ? SF_E_FRE_INFO : SF_E_FRE_ORDER;
+		prev = start;
 		best_off = off;
-		best_start = start;
 		best_info = info;
-		next_min = start + 1;
 		off += asz + 1 + (((uint32_t)info >> 1 & 0xf) << code);
 	}
 	if (i == n && n < num_fres)
@@ -189,7 +189,7 @@ static SF_INLINE int scan(const struct sf_table *t, enum sf_kind k, uint32_t asz
 	if (i == 0)
 		return SF_E_NO_FRE;
 	best->off = (uint32_t)best_off;
-	best->start = best_start;
+	best->start = (uint32_t)prev;
 	best->info = best_info;
 	return SF_OK;
 }
