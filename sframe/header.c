@@ -91,7 +91,6 @@ int sf_open(struct sf_table *t, const struct sf_src *src)
 	t->text_start = 0;
 	t->text_end = UINT64_MAX;
 	t->index = NULL;
-	t->index_shift = 0;
 	t->sample = NULL;
 	return check_layout(t, src->size);
 }

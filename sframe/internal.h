@@ -154,10 +154,27 @@ static inline uint32_t sf_addr_size(uint8_t fre_type)
  * not empty (nor a PCMASK block of size 0), not wrapping around. */
 static inline int sf_fde_check_shape(const struct sf_fde *fde)
 {
-	if (fde->size == 0 || (fde->pc_type == SF_PC_MASK && fde->rep_size == 0))
+	/* Written as a choice, not as pc_type == MASK && rep_size == 0:
+	 * compilers read that as one word over both bytes, which stalls on
+	 * a struct just filled byte by byte. */
+	uint8_t block = fde->pc_type == SF_PC_MASK ? fde->rep_size : 1;
+	if (fde->size == 0 || block == 0)
 		return SF_E_FDE_SIZE;
 	if (fde->start + fde->size - 1 < fde->start)
 		return SF_E_FDE_RANGE;
+	return SF_OK;
+}
+
+/* What a lookup checks of the function that covers pc, instead of a
+ * validation of all: no wrap, and inside the text the section describes
+ * (covering pc, its size is not 0). */
+static SF_INLINE int sf_fde_check_found(const struct sf_table *t, const struct sf_fde *fde)
+{
+	int err = sf_fde_check_shape(fde);
+	if (err)
+		return err;
+	if (fde->start < t->text_start || fde->start + fde->size - 1 >= t->text_end)
+		return SF_E_FDE_TEXT;
 	return SF_OK;
 }
 
@@ -265,6 +282,13 @@ static SF_INLINE bool sf_quick_from(const struct sf_table *t, const struct sf_ru
 
 int sf_fde_find_bounded(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
 			uint32_t *work);
+
+/* Lookups through the optional index (sframe/index.c): the FDE at pc;
+ * the rule at pc, or in *walk the FDE whose rows the lookup must walk
+ * (PLT blocks). */
+int sf_index_fde(const struct sf_table *t, uint64_t pc, struct sf_fde *fde);
+int sf_index_rule(const struct sf_table *t, uint64_t pc, struct sf_rule *rule,
+		  const struct sf_fde **walk);
 int sf_fre_find_bounded(const struct sf_table *t, const struct sf_fde *fde,
 			uint64_t pc, struct sf_fre *fre, uint32_t *work);
 

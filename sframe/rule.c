@@ -119,12 +119,22 @@ int sf_rule_of(const struct sf_table *t, const struct sf_fde *fde,
 int sf_find_rule_bounded(const struct sf_table *t, uint64_t pc,
 			 struct sf_rule *rule, uint32_t *work)
 {
+	const struct sf_fde *walk;
 	struct sf_fde fde;
 	struct sf_fre fre;
 	int err;
 
-	if ((err = sf_fde_find_bounded(t, pc, &fde, work)))
+	if (t->index) {
+		/* One probe; a PLT block's piece sends the lookup to its rows. */
+		if (*work < 1)
+			return SF_E_BUDGET;
+		*work -= 1;
+		if ((err = sf_index_rule(t, pc, rule, &walk)) || !walk)
+			return err;
+		fde = *walk;
+	} else if ((err = sf_fde_find_bounded(t, pc, &fde, work))) {
 		return err;
+	}
 	if ((err = sf_fre_find_bounded(t, &fde, pc, &fre, work)))
 		return err;
 	return rule_of(t, &fde, &fre, rule);

@@ -142,13 +142,19 @@ struct sf_table {
 	 * (sf_open sets the whole address space; a caller that knows the
 	 * registered text narrows it). */
 	uint64_t text_start, text_end;
-	/* NULL, or what sf_index_build wrote: the FDEs' starts, then the
-	 * decoded FDEs (struct sf_fde), then a directory of 32-bit bucket
-	 * entries over 2^index_shift-byte buckets, num_fdes of each. */
-	const uint64_t *index;
-	uint8_t index_shift;
+	/* NULL, or what sf_index_build wrote. */
+	const struct sf_index *index;
 	/* NULL, or what sf_sample_build wrote. */
 	const struct sf_sample *sample;
+};
+
+/* The optional index (sf_index_build; the layout is in sframe/index.c):
+ * n pieces of the text, each a stretch under one row, by start. */
+struct sf_index {
+	uint32_t n;
+	uint32_t cap;
+	uint8_t shift;
+	uint64_t start[];
 };
 
 /* A sampled index of a sorted section: the start address of FDEs 0,
@@ -263,14 +269,16 @@ int sf_validate(const struct sf_table *t);
 
 /*
  * An optional lookup index, in memory the caller provides (the library
- * still allocates nothing): sf_index_size() bytes, 8-byte aligned. Built
- * once (a full sf_validate, then every FDE decoded, in order), it lets a
- * lookup search a dense array of starts and take the decoded FDE, and,
- * for a section in a buffer (src.base, which the caller promises not to
- * change), walk rows without checking again what the validation checked
- * (order, place in the function, word size; every read stays
- * bounds-checked). Sources read in place or through a callback keep every
- * check. sf_index_build sets t->index; SF_E_NOSPACE when size is short,
+ * still allocates nothing): sf_index_size() bytes, 8-byte aligned (about
+ * 52 bytes per row and 100 per FDE). Built once (a full sf_validate, then
+ * every FDE decoded and every row's rule worked out), it answers
+ * sf_find_rule and sf_fde_find from itself: pc's piece of the text (a
+ * stretch under one row) through a bucket directory, and that piece's
+ * rule, without reading the section again (a PLT block's rows are still
+ * walked, with the checks of a buffer the validation saw). It is a
+ * snapshot of the table as built: of the section's bytes, and of
+ * text_start/text_end (set them first). sf_index_build sets t->index;
+ * SF_E_NOSPACE when size is short, SF_E_INVAL when mem is misaligned,
  * SF_E_FDE_UNSORTED for a section without SF_F_FDE_SORTED, or why the
  * section is not valid.
  */

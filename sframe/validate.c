@@ -70,34 +70,3 @@ int sf_validate(const struct sf_table *t)
 	}
 	return fres == t->num_fres ? SF_OK : SF_E_FRE_COUNT;
 }
-
-uint64_t sf_index_size(const struct sf_table *t)
-{
-	return (uint64_t)t->num_fdes * (sizeof(uint64_t) + sizeof(struct sf_fde) + sizeof(uint32_t));
-}
-
-int sf_index_build(struct sf_table *t, void *mem, uint64_t size)
-{
-	int err;
-
-	if (!t || !mem || ((uintptr_t)mem & 7))
-		return SF_E_INVAL;
-	if (size < sf_index_size(t))
-		return SF_E_NOSPACE;
-	if (!(t->flags & SF_F_FDE_SORTED) && t->num_fdes > 1)
-		return SF_E_FDE_UNSORTED;
-	if ((err = sf_validate(t)))
-		return err;
-	uint64_t *starts = mem;
-	struct sf_fde *fdes = (struct sf_fde *)(starts + t->num_fdes);
-	for (uint32_t i = 0; i < t->num_fdes; i++) {
-		if ((err = sf_fde_get(t, i, &fdes[i])))
-			return err;
-		starts[i] = fdes[i].start;
-	}
-	if (t->num_fdes)
-		t->index_shift = sf_buckets_fill(starts, t->num_fdes,
-						 (uint32_t *)(fdes + t->num_fdes));
-	t->index = starts;
-	return SF_OK;
-}

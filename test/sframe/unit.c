@@ -92,6 +92,174 @@ static void lookups(void)
 	   "PC-relative starts count from the FDE's start field");
 }
 
+/*
+ * Sections of n functions for the searches: function i at vaddr + F0 +
+ * 16 i, 12 bytes long (4-byte gaps), one row each. Version 1 is laid out
+ * here, 2 (PC-relative starts) and 3 by the encoder.
+ */
+#define MANY 5000 /* FDE arrays above 64 KiB: the prefetching search */
+#define F0 0x1000
+static uint8_t many[3][28 + MANY * 24];
+
+static uint32_t many_v1(uint8_t *b, uint32_t n)
+{
+	uint32_t fres = 28 + 17 * n;
+
+	memset(b, 0, sizeof many[0]);
+	vec_put16(b, 0, SF_MAGIC);
+	b[2] = 1;
+	b[3] = SF_F_FDE_SORTED;
+	b[4] = SF_ABI_AMD64_LE;
+	b[6] = (uint8_t)-8;
+	vec_put32(b, 8, n);
+	vec_put32(b, 12, n);
+	vec_put32(b, 16, 3 * n);
+	vec_put32(b, 24, 17 * n);
+	for (uint32_t i = 0; i < n; i++) {
+		vec_put32(b, 28 + 17 * i, F0 + 16 * i);
+		vec_put32(b, 28 + 17 * i + 4, 12);
+		vec_put32(b, 28 + 17 * i + 8, 3 * i);
+		vec_put32(b, 28 + 17 * i + 12, 1);
+		b[fres + 3 * i + 1] = 1 | 1 << 1; /* CFA = sp + 1-byte word */
+		b[fres + 3 * i + 2] = 8;
+	}
+	return fres + 3 * n;
+}
+
+/* The same bytes read three ways: in the buffer, through a reader, and
+ * in place (at their own address). */
+struct place {
+	const uint8_t *p;
+	uint64_t vaddr;
+};
+
+static bool read_place(void *ctx, uint64_t addr, void *dst, uint32_t len)
+{
+	const struct place *pl = ctx;
+	memcpy(dst, pl->p + (addr - pl->vaddr), len);
+	return true;
+}
+
+static bool open_way(struct sf_table *t, int way, const uint8_t *b, uint32_t size,
+		     struct place *pl)
+{
+	pl->p = b;
+	pl->vaddr = way == 2 ? (uint64_t)(uintptr_t)b : V;
+	struct sf_src src = { way == 0 ? b : NULL, way == 1 ? read_place : NULL, pl, size,
+			      pl->vaddr, way == 2 };
+	return !sf_open(t, &src);
+}
+
+/* What a lookup at pc must answer in a many_v1 section whose FDE `moved`
+ * was corrupted (-1: none): the function its address names, or none in
+ * a gap; `fail` is the error for the pcs in [fail_lo, fail_hi). */
+struct want {
+	uint32_t n;
+	int64_t fail_lo, fail_hi; /* offsets from function 0's start */
+	int fail;
+};
+
+static uint32_t wrong_answers(const struct sf_table *t, const struct want *w)
+{
+	uint64_t first = t->src.vaddr + F0;
+	uint32_t bad = 0;
+
+	for (uint64_t pc = first - 20; pc < first + 16ull * w->n + 40; pc++) {
+		struct sf_fde fde;
+		int64_t d = (int64_t)(pc - first);
+		int err = sf_fde_find(t, pc, &fde), want = SF_OK;
+		if (d >= w->fail_lo && d < w->fail_hi)
+			want = w->fail;
+		else if (d < 0 || d / 16 >= w->n || d % 16 >= 12)
+			want = SF_E_NO_FDE;
+		bad += err != want || (!err && fde.index != d / 16);
+	}
+	return bad;
+}
+
+/* The search over sorted sections of 1 to 5 000 functions, every version
+ * and source, answers what the addresses say at every pc around them. */
+static void searches(void)
+{
+	static const uint32_t sizes[] = { 1, 2, 3, 5, 64, 1000, MANY };
+	uint32_t bad[3] = { 0 }, opened = 0;
+	struct sf_table t;
+	struct place pl;
+
+	for (unsigned i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		uint32_t len[3], n = sizes[i];
+		struct want w = { n, 0, 0, SF_OK };
+		len[0] = many_v1(many[0], n);
+		bool built = open_way(&t, 0, many[0], len[0], &pl) &&
+			     !sf_encode(&t, 2, true, V, many[1], sizeof many[1], &len[1]) &&
+			     !sf_encode(&t, 3, false, V, many[2], sizeof many[2], &len[2]);
+		for (int v = 0; v < 3 && built; v++)
+			for (int way = 0; way < 3; way++) {
+				opened += open_way(&t, way, many[v], len[v], &pl);
+				bad[v] += wrong_answers(&t, &w);
+			}
+	}
+	char name[160];
+	snprintf(name, sizeof name, "sorted sections of 1 to %d functions, v1, v2 PC-relative, "
+		 "v3, in a buffer, through a reader, in place: every pc's FDE (%u, %u, %u wrong)",
+		 MANY, bad[0], bad[1], bad[2]);
+	ok(opened == 3 * 3 * sizeof sizes / sizeof sizes[0] && !bad[0] && !bad[1] && !bad[2], name);
+}
+
+/*
+ * Sections that claim sorted FDEs and are not, or overlap: the lookups
+ * that read the damage fail, every other one still answers right, in each
+ * of the three sources.
+ */
+static void hostile_searches(void)
+{
+	uint32_t n = MANY, len = many_v1(many[0], n), at = 28 + 17 * 1250;
+	uint32_t bad[3] = { 0 };
+	struct sf_table t;
+	struct place pl;
+	/* The search's first probe is FDE n / 2, its second in the lower
+	 * half FDE n / 4: that one starting above the first fails every
+	 * lookup below it (before function 0 too), in the search. */
+	struct want w = { n, -20, 16 * (int64_t)n / 2, SF_E_FDE_UNSORTED };
+	vec_put32(many[0], at, F0 + 16 * 3000);
+	for (int way = 0; way < 3; way++)
+		bad[0] += !open_way(&t, way, many[0], len, &pl) + wrong_answers(&t, &w);
+	vec_put32(many[0], at, F0 + 16 * 1250);
+
+	/* FDE 3777 starting before FDE 3776: the lookups that end next to
+	 * it see it out of order; pcs of FDE 3777 itself find nothing. */
+	at = 28 + 17 * 3777;
+	vec_put32(many[0], at, F0 + 16 * 3775);
+	for (int way = 0; way < 3; way++) {
+		bad[1] += !open_way(&t, way, many[0], len, &pl);
+		for (uint64_t pc = t.src.vaddr + F0 + 16 * 3776; pc < t.src.vaddr + F0 + 16 * 3778; pc++) {
+			struct sf_fde fde;
+			int err = sf_fde_find(&t, pc, &fde);
+			bad[1] += err != SF_E_FDE_UNSORTED && err != SF_E_NO_FDE;
+			bad[1] += pc < t.src.vaddr + F0 + 16 * 3776 + 12 && err != SF_E_FDE_UNSORTED;
+		}
+	}
+	vec_put32(many[0], at, F0 + 16 * 3777);
+
+	/* FDE 1234 20 bytes long: it overlaps 1235, 16 bytes on. */
+	at = 28 + 17 * 1234 + 4;
+	vec_put32(many[0], at, 20);
+	w = (struct want){ n, 16 * 1234, 16 * 1234 + 16, SF_E_FDE_OVERLAP };
+	for (int way = 0; way < 3; way++)
+		bad[2] += !open_way(&t, way, many[0], len, &pl) + wrong_answers(&t, &w);
+
+	char name[200];
+	snprintf(name, sizeof name, "a start above the first probe's fails every lookup below "
+		 "it, and only those (%u wrong)", bad[0]);
+	ok(!bad[0], name);
+	snprintf(name, sizeof name, "a start below its predecessor's: SF_E_FDE_UNSORTED for "
+		 "the predecessor's pcs, no answer for its own (%u wrong)", bad[1]);
+	ok(!bad[1], name);
+	snprintf(name, sizeof name, "two functions overlapping: SF_E_FDE_OVERLAP for the "
+		 "first one's pcs, every other pc answered (%u wrong)", bad[2]);
+	ok(!bad[2], name);
+}
+
 /* The same rule (or the same error) at pc, with and without the index. */
 static bool same_answer(const struct sf_table *a, const struct sf_table *b, uint64_t pc)
 {
@@ -116,7 +284,7 @@ static void indexed(void)
 			       sf_index_build(&t, (uint8_t *)mem + 4, need) == SF_E_INVAL &&
 			       !t.index;
 		bool built = need <= sizeof mem && !sf_index_build(&t, mem, need) &&
-			     t.index == mem;
+			     t.index == (void *)mem;
 		uint32_t diff = 0;
 		for (uint64_t pc = V - 8192; pc < V + 8192; pc++)
 			diff += !same_answer(&plain, &t, pc);
@@ -128,6 +296,47 @@ static void indexed(void)
 	struct sf_table t = open_vec("v1-none-addr4");
 	ok(sf_index_build(&t, mem, sizeof mem) == SF_E_FDE_UNSORTED && !t.index,
 	   "no index for a section without sorted FDEs");
+}
+
+/* The index over sections of 1 000 functions, every version and source:
+ * the same FDE and rule, or the same error, as without it at every pc,
+ * with a function whose row starts 5 bytes in (SF_E_NO_FRE before it)
+ * and the text narrowed to functions 10 to 949 (SF_E_FDE_TEXT). */
+static void indexed_many(void)
+{
+	static uint64_t mem[24000];
+	uint32_t n = 1000, len[3], diff = 0, built = 0, no_fre = 0, text = 0;
+	struct sf_table plain, t;
+	struct place pl, pl2;
+
+	len[0] = many_v1(many[0], n);
+	many[0][28 + 17 * n + 3 * 17] = 5; /* FDE 17's row */
+	bool encoded = open_way(&t, 0, many[0], len[0], &pl) &&
+		       !sf_encode(&t, 2, true, V, many[1], sizeof many[1], &len[1]) &&
+		       !sf_encode(&t, 3, false, V, many[2], sizeof many[2], &len[2]);
+	for (int v = 0; v < 3 && encoded; v++)
+		for (int way = 0; way < 3; way++) {
+			open_way(&plain, way, many[v], len[v], &pl);
+			open_way(&t, way, many[v], len[v], &pl2);
+			uint64_t first = plain.src.vaddr + F0;
+			plain.text_start = t.text_start = first + 16 * 10;
+			plain.text_end = t.text_end = first + 16 * 950;
+			built += sf_index_size(&t) <= sizeof mem && !sf_index_build(&t, mem, sizeof mem);
+			for (uint64_t pc = first - 20; pc < first + 16 * n + 40; pc++) {
+				struct sf_fde a, b;
+				int ea = sf_fde_find(&plain, pc, &a), eb = sf_fde_find(&t, pc, &b);
+				struct sf_rule r;
+				int er = sf_find_rule(&plain, pc, &r);
+				diff += !same_answer(&plain, &t, pc) || ea != eb ||
+					(!ea && (a.index != b.index || a.start != b.start));
+				no_fre += er == SF_E_NO_FRE;
+				text += er == SF_E_FDE_TEXT;
+			}
+		}
+	char name[200];
+	snprintf(name, sizeof name, "index on 1 000 functions, v1-v3, three sources: same "
+		 "FDE and rule at every pc, SF_E_NO_FRE and SF_E_FDE_TEXT too (%u differ)", diff);
+	ok(built == 9 && diff == 0 && no_fre == 9 * 5 && text == 9 * 60 * 12, name);
 }
 
 /* The sampled index: refused misaligned, short or unsorted; with one
@@ -373,7 +582,10 @@ static void encoding(void)
 int main(void)
 {
 	lookups();
+	searches();
+	hostile_searches();
 	indexed();
+	indexed_many();
 	sampled();
 	quick();
 	rules();
