@@ -15,6 +15,8 @@
 #  - the per-function counts add up to the window's total;
 #  - fp-deferred on the frame-pointer build walks chain 8's 11 frames of
 #    its own (main, chain_run, chain_1..8, chain_leaf).
+# The plugin's pcs=FILE (each kernel instruction's count inside the
+# windows) adds up, function by function, to the window's counts.
 # And the plugin refuses a window function the kernel does not have.
 use strict;
 use warnings;
@@ -116,6 +118,34 @@ ok(@c && $c[3] == $sf->{'*'}{insns} - $none->{'*'}{insns} && $c[7] == $samples &
 	or diag($total);
 ok(@c && $c[3] > $sf->{nmi_dispatch}{insns} + $sf->{unwind_user}{insns},
    'a sample costs more in all than its NMI and its unwind');
+
+# pcs=FILE: one more boot, the unwind window only.
+my $pcboot = `tools/qemu-run --direct --icount --timeout 120 --records $dir/pcs.bin --plugin build/bin/insnprof.so,kernel=build/kernel/kernel.elf,window=unwind_user,out=$dir/pcs.prof,pcs=$dir/pcs.txt --cmdline "init=/bin/bsuite init.args=/bin/chain:8:300 profile.mode=sframe profile.hz=1000" 2>&1`;
+is($?, 0, 'a boot with pcs=FILE') or diag($pcboot);
+my $pw = profile("$dir/pcs.prof")->{unwind_user} // { funcs => {} };
+# The kernel's functions by address, [start, end, name], as the plugin
+# names them: a symbol without a size runs to the next one.
+my @fns = sort { $a->[0] <=> $b->[0] }
+	map { /^([0-9a-f]+) (?:([0-9a-f]+) )?[Tt] (\S+)$/ ? [hex($1), defined $2 ? hex($1) + hex($2) : undef, $3] : () }
+	split /\n/, `nm -S --defined-only build/kernel/kernel.elf`;
+for my $i (0 .. $#fns) {
+	$fns[$i][1] //= $i < $#fns ? $fns[$i + 1][0] : $fns[$i][0];
+}
+my (%by_fn, $pcs_total, $outside);
+for (split /\n/, slurp("$dir/pcs.txt")) {
+	my ($a, $n) = split / /;
+	$a = hex($a);
+	$pcs_total += $n;
+	my ($f) = grep { $a >= $_->[0] && $a < $_->[1] } @fns;
+	if ($f) { $by_fn{$f->[2]} += $n } else { $outside += $n }
+}
+my @kernel_fns = grep { $_ ne '[user]' && $_ ne '[unknown]' } keys %{$pw->{funcs}};
+my @differ = grep { ($by_fn{$_} // 0) != $pw->{funcs}{$_} } @kernel_fns;
+ok($pw->{entries} > 0 && @kernel_fns > 3 && !@differ,
+   "pcs=FILE: the counts of $pw->{entries} unwinds add up to each of the window's " .
+   scalar(@kernel_fns) . ' functions') or diag("differ: @differ");
+is($pcs_total, $pw->{insns} - ($pw->{funcs}{'[user]'} // 0),
+   "pcs=FILE: every kernel instruction of the window, $pw->{insns} in all");
 
 my $bad = `tools/qemu-run --direct --icount --timeout 60 --plugin build/bin/insnprof.so,kernel=build/kernel/kernel.elf,window=no_such_function,out=$dir/x.txt 2>&1`;
 isnt($? >> 8, 0, 'a window the kernel lacks: QEMU does not start');
