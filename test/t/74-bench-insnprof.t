@@ -16,7 +16,8 @@
 #  - fp-deferred on the frame-pointer build walks chain 8's 11 frames of
 #    its own (main, chain_run, chain_1..8, chain_leaf).
 # The plugin's pcs=FILE (each kernel instruction's count inside the
-# windows) adds up, function by function, to the window's counts.
+# windows) adds up, function by function, to the window's counts, and
+# tools/insnprof/annotate prints a function's share of it by instruction.
 # And the plugin refuses a window function the kernel does not have.
 use strict;
 use warnings;
@@ -146,6 +147,15 @@ ok($pw->{entries} > 0 && @kernel_fns > 3 && !@differ,
    scalar(@kernel_fns) . ' functions') or diag("differ: @differ");
 is($pcs_total, $pw->{insns} - ($pw->{funcs}{'[user]'} // 0),
    "pcs=FILE: every kernel instruction of the window, $pw->{insns} in all");
+# tools/insnprof/annotate: the function's instructions with their counts.
+my @ann = split /\n/, `tools/insnprof/annotate $dir/pcs.txt unwind_user`;
+my ($ann_total) = ($ann[-1] // '') =~ /^\s*([0-9.]+)\s+total$/;
+my $ann_sum = 0;
+$ann_sum += $_ for map { /^\s*([0-9.]+)\s+[0-9a-f]+\s/ ? $1 : () } @ann[0 .. $#ann - 1];
+ok(@ann > 10 && defined $ann_total && $ann_total == $pw->{funcs}{unwind_user} && $ann_sum == $ann_total,
+   "annotate: unwind_user's " . (@ann - 1) . " instructions that ran add up to its count") or diag(join "\n", @ann[-3 .. -1]);
+`tools/insnprof/annotate $dir/pcs.txt no_such_function 2>/dev/null`;
+isnt($?, 0, 'annotate: a function the kernel lacks is an error');
 
 my $bad = `tools/qemu-run --direct --icount --timeout 60 --plugin build/bin/insnprof.so,kernel=build/kernel/kernel.elf,window=no_such_function,out=$dir/x.txt 2>&1`;
 isnt($? >> 8, 0, 'a window the kernel lacks: QEMU does not start');
