@@ -297,9 +297,9 @@ static void cache_put(struct sframe_rule_cache *c, uint64_t pc, uint64_t tag,
 	set[0] = (struct sframe_rule_entry){ .pc = pc, .tag = tag, .q = q ? *q : (struct sf_quick){ 0 } };
 }
 
-/* pc's rule in t: in one pass when the index kept pc's function and the
- * rule has the quick shape (w->quick), else by the whole lookup (w->rule,
- * and w->quick when it has that shape). */
+/* pc's rule in t: in one pass through the index when pc's FDE and row
+ * are of the common kind (sf_find_quick: w->quick), else by the whole
+ * lookup (w->rule, and w->quick when it has that shape). */
 static int lookup(const struct sf_table *t, uint64_t pc, struct sframe_walk *w)
 {
 	w->index_lookups += t->sample != NULL;

@@ -141,15 +141,15 @@ static inline struct sframe_rule_entry *sframe_rule_set(const struct sframe_rule
  * frame pointer, as the lookup's answer would have it). A zeroed entry
  * (tag 0) matches nothing: the generation is at least 1 once a cache
  * exists. */
+static inline uint64_t sframe_rule_tag(const struct uvm *mm, bool none)
+{
+	return mm->sframe_gen * 2 + none;
+}
+
+/* The "none" tag of the same generation as a rule tag. */
 static inline uint64_t sframe_rule_none_tag(uint64_t rule_tag)
 {
 	return rule_tag | 1;
-}
-
-static inline uint64_t sframe_rule_tag(const struct uvm *mm, bool none)
-{
-	uint64_t tag = mm->sframe_gen * 2;
-	return none ? sframe_rule_none_tag(tag) : tag;
 }
 
 /* pc's entry with this tag, or NULL. */

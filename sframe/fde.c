@@ -25,26 +25,37 @@ static uint64_t absolute(const struct sf_table *t, uint64_t at, int64_t raw)
 	return base + (uint64_t)raw;
 }
 
+/* The mask of a start field's offset that its value counts from: all of
+ * it with SF_F_FUNC_START_PCREL (relative to the field), none without
+ * (relative to the section). Read once per search or build. */
+static SF_INLINE uint64_t pcrel_mask(const struct sf_table *t)
+{
+	return t->flags & SF_F_FUNC_START_PCREL ? UINT64_MAX : 0;
+}
+
+/* The absolute start a start field of width bytes (v3: 8, else 4) at
+ * section offset at holds, b its bytes as loaded. */
+static SF_INLINE uint64_t start_of(const struct sf_table *t, const uint8_t *b, uint32_t width,
+				   uint64_t at, uint64_t rel)
+{
+	int64_t raw = width == 8 ? (int64_t)sf_le64(b) : (int32_t)sf_le32(b);
+	return t->src.vaddr + (at & rel) + (uint64_t)raw;
+}
+
 /* Only the start address of FDE idx < num_fdes (in bounds: sf_open
  * checked the FDE array against the section's size), in one load. */
 static SF_INLINE int fde_start(const struct sf_table *t, enum sf_kind k, uint32_t idx,
 			       uint64_t *start)
 {
 	uint64_t at = fde_offset(t, idx);
+	uint32_t width = t->version == 3 ? 8 : 4;
 	uint8_t b[8] = { 0 };
-	int64_t raw;
-	int err;
+	/* A constant length each: one load in place. */
+	int err = width == 8 ? sf_load(&t->src, k, at, 8, b) : sf_load(&t->src, k, at, 4, b);
 
-	if (t->version == 3) {
-		if ((err = sf_load(&t->src, k, at, 8, b)))
-			return err;
-		raw = (int64_t)sf_le64(b);
-	} else {
-		if ((err = sf_load(&t->src, k, at, 4, b)))
-			return err;
-		raw = (int32_t)sf_le32(b);
-	}
-	*start = absolute(t, at, raw);
+	if (err)
+		return err;
+	*start = start_of(t, b, width, at, pcrel_mask(t));
 	return SF_OK;
 }
 
@@ -184,9 +195,7 @@ static SF_INLINE int search(const struct sf_table *t, enum sf_kind k, uint32_t w
 {
 	uint32_t lo = s->lo, n = s->hi - s->lo; /* candidates: [lo, lo + n) */
 	uint32_t probes = n > 1 ? (uint32_t)(32 - __builtin_clz(n - 1)) : 0;
-	uint64_t base = t->src.vaddr, lo_start = s->lo_start, hi_start = s->hi_start;
-	/* pcrel: the start counts from the field itself. */
-	uint64_t rel = t->flags & SF_F_FUNC_START_PCREL ? UINT64_MAX : 0;
+	uint64_t lo_start = s->lo_start, hi_start = s->hi_start, rel = pcrel_mask(t);
 	uint64_t stride = t->fde_size, at = t->fdes + lo * stride;
 	/* Prefetching pays only where the probes miss the cache. */
 	bool far = k == SF_KIND_BASE && n * stride > 65536, bad = false;
@@ -225,8 +234,7 @@ static SF_INLINE int search(const struct sf_table *t, enum sf_kind k, uint32_t w
 		/* In bounds: sf_open checked the FDE array against the size. */
 		if ((err = sf_load(&t->src, k, mid, width, b)))
 			return err;
-		int64_t raw = width == 8 ? (int64_t)sf_le64(b) : (int32_t)sf_le32(b);
-		start = base + (mid & rel) + (uint64_t)raw;
+		start = start_of(t, b, width, mid, rel);
 		/* start < lo_start or > hi_start, in one test (lo_start <=
 		 * hi_start holds along a search not yet marked). */
 		bad |= start - lo_start > hi_start - lo_start;
@@ -296,7 +304,6 @@ static int find_indexed(const struct sf_table *t, uint64_t pc, struct sf_fde *fd
  * the FDE itself (find_sampled). False when pc precedes the first
  * function.
  */
-
 static SF_INLINE bool sample_span(const struct sf_sample *x, uint32_t num_fdes, uint64_t pc,
 				  struct span *s)
 {
@@ -355,9 +362,8 @@ uint8_t sf_buckets_fill(const uint64_t *start, uint32_t n, uint32_t *bucket)
 static SF_INLINE int read_samples(const struct sf_table *t, enum sf_kind k, uint32_t width,
 				  struct sf_sample *x)
 {
-	/* pcrel: the start counts from the field itself. */
-	uint64_t rel = t->flags & SF_F_FUNC_START_PCREL ? UINT64_MAX : 0;
-	uint64_t at = t->fdes, stride = (uint64_t)x->step * t->fde_size, prev = 0;
+	uint64_t rel = pcrel_mask(t), at = t->fdes, stride = (uint64_t)x->step * t->fde_size;
+	uint64_t prev = 0;
 	int err;
 
 	for (uint32_t i = 0; i < x->n; i++, at += stride) {
@@ -365,8 +371,7 @@ static SF_INLINE int read_samples(const struct sf_table *t, enum sf_kind k, uint
 		/* In bounds: sf_open checked the FDE array against the size. */
 		if ((err = sf_load(&t->src, k, at, width, b)))
 			return err;
-		int64_t raw = width == 8 ? (int64_t)sf_le64(b) : (int32_t)sf_le32(b);
-		uint64_t start = t->src.vaddr + (at & rel) + (uint64_t)raw;
+		uint64_t start = start_of(t, b, width, at, rel);
 		if (start < prev)
 			return SF_E_FDE_UNSORTED;
 		x->start[i] = prev = start;

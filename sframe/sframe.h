@@ -388,9 +388,11 @@ bool sf_quick_of(const struct sf_table *t, const struct sf_rule *rule,
  * once (then the index keeps it, as any lookup through it does) and
  * pc's function's rows, and builds no struct sf_fde, sf_fre or sf_rule
  * (the kernel's unwinder calls it on each rule cache miss). SF_OK and
- * *q; SF_E_NOT_QUICK when this is not the common case, and the caller
- * asks sf_find_rule_bounded; else the error sf_find_rule_bounded would
- * give, with the same charge to *work.
+ * *q; SF_E_END when pc's row marks the outermost frame (where
+ * sf_find_rule_bounded gives a rule whose RA is undefined, which
+ * sf_step_rule answers SF_E_END); SF_E_NOT_QUICK when this is not the
+ * common case, and the caller asks sf_find_rule_bounded; else the error
+ * sf_find_rule_bounded would give, with the same charge to *work.
  */
 int sf_find_quick(const struct sf_table *t, uint64_t pc, struct sf_quick *q,
 		  uint32_t *work);

@@ -387,7 +387,8 @@ static void sampled(void)
 
 /* The same quick rule from sf_find_quick as from sf_find_rule and
  * sf_quick_of on the same table (the sampled index gives the answers
- * of the plain one: sampled()), with the same charge to the allowance;
+ * of the plain one: sampled()), with the same charge to the allowance
+ * (SF_E_END where the rule's RA is undefined: the outermost row);
  * SF_E_NOT_QUICK only where the rule has another shape, or its FDE is
  * one sf_find_quick leaves to sf_find_rule (PC mask, flexible, signal). */
 static bool same_quick(const struct sf_table *plain, const struct sf_table *t, uint64_t pc,
@@ -404,6 +405,8 @@ static bool same_quick(const struct sf_table *plain, const struct sf_table *t, u
 	if (e2 == SF_E_NOT_QUICK)
 		return !quick || sf_fde_find(plain, pc, &f) || f.fde_type != SF_FDE_DEFAULT ||
 		       f.pc_type != SF_PC_INC || f.signal;
+	if (e2 == SF_E_END) /* the outermost row: RA undefined */
+		return !e1 && r.ra.how == SF_UNDEFINED && w1 == w2;
 	if (e1 || e2)
 		return e1 == e2 && w1 == w2;
 	return quick && w1 == w2 && want.cfa_off == got.cfa_off && want.ra_off == got.ra_off &&
