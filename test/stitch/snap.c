@@ -4,7 +4,8 @@
  * jumps to snap_record() in C, which copies the stack and asks glibc's
  * backtrace() (libgcc's unwinder, independent of elfutils) for the true
  * callchain. The file format is line based:
- *   map START END PGOFF PATH     executable mappings (from /proc/self/maps)
+ *   map START END PGOFF PATH     executable mappings of this tree's files
+ *                                (from /proc/self/maps)
  *   snap N
  *   regs R0 .. R17               enum rec_reg order
  *   chain PC0 PC1 ...            leaf first; PC0 is the ip
@@ -13,6 +14,7 @@
 #define _GNU_SOURCE
 #include <execinfo.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,8 +62,23 @@ __asm__(
 
 __attribute__((visibility("hidden"))) void snap_record(void);
 
-void snap_begin(const char *path)
+/* The root of the tree the program lives in: ROOT/bin/capture-*. */
+static void tree_root(char *root, size_t size)
 {
+	if (!realpath("/proc/self/exe", root) || strlen(root) >= size) {
+		perror("/proc/self/exe");
+		exit(1);
+	}
+	for (int up = 0; up < 2; up++)
+		*strrchr(root, '/') = '\0';
+	strcat(root, "/");
+}
+
+void snap_begin(const char *path, void *stack_top)
+{
+	char root[PATH_MAX];
+	tree_root(root, sizeof root - 1);
+	stack_end = (uint64_t)(uintptr_t)stack_top;
 	snap_file = fopen(path, "w");
 	FILE *maps = fopen("/proc/self/maps", "r");
 	if (!snap_file || !maps) {
@@ -75,9 +92,7 @@ void snap_begin(const char *path)
 		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %4095s",
 			   &start, &end, perms, &pgoff, file) < 4)
 			continue;
-		if (!strcmp(file, "[stack]"))
-			stack_end = end;
-		else if (perms[2] == 'x' && file[0] == '/')
+		if (perms[2] == 'x' && !strncmp(file, root, strlen(root)))
 			fprintf(snap_file, "map %#" PRIx64 " %#" PRIx64 " %#" PRIx64 " %s\n",
 				start, end, pgoff, file);
 	}

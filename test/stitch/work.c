@@ -3,6 +3,13 @@
  * known shape, each ending in snap(). noinline keeps every function a real
  * frame; the volatile sink keeps the compiler from folding the arithmetic.
  */
+/* In the shared object run_all carries a symbol version, as a C library's
+ * symbols do ("memcpy@@GLIBC_2.14"), so that the tests see it dropped. */
+#ifdef WORK_VERSIONED
+#define run_all run_all_v1
+__asm__(".symver run_all_v1, run_all@@WORK_1");
+#endif
+
 #include "capture.h"
 
 #define NOINLINE __attribute__((noinline))

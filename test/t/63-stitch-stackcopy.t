@@ -1,6 +1,7 @@
 #!/usr/bin/perl
 # The stack-copy unwinder (libdw, .eh_frame, memory from the copy) against
-# the true callchains the capture programs took with glibc's backtrace(),
+# the true callchains the capture programs took with glibc's backtrace()
+# (libgcc's unwinder),
 # and validate mode's comparison of the two unwinds.
 use strict;
 use warnings;
@@ -23,7 +24,7 @@ my $r = run_case($run->{bytes}, '--symfs', symfs());
 my @got = map { user_addrs($_) } @{$r->{script}};
 my @want = map { $_->{user} } @{$run->{expect}};
 is(scalar @got, 31, 'stack-copy run: 31 samples');
-is_deeply(\@got, \@want, 'libdw unwound every copy to exactly the true chain (static and dynamic, through libc)');
+is_deeply(\@got, \@want, 'libdw unwound every copy to exactly the true chain (static and dynamic, across the shared object)');
 is($r->{counters}{stack_unwound}, 30, '... 30 copies unwound');
 is($r->{counters}{stack_unwind_failed}, 0, '... none failed');
 
@@ -47,8 +48,8 @@ is_deeply([@{$r->{counters}}{qw(validate_samples validate_agree validate_disagre
 like($r->{report}, qr/agree on 28 of 30 samples \(93\.33%\), differ on 2/, '... the share is reported');
 my @listed = $r->{report} =~ /^  capture pid 2 tid 2 time \d+ ns: first difference at frame (\d+)$/mg;
 is_deeply(\@listed, [2, 2], '... both listed, with the frame where they part');
-like($r->{report}, qr/^    sframe: fib <- fib <- run_all <- main/m, '... with the SFrame chain symbolized');
-like($r->{report}, qr/^    libdw:  fib <- fib <- fib <- run_all <- main/m, '... and the libdw chain');
+like($r->{report}, qr/^    sframe: fib <- fib <- run_all <- run_on_own_stack/m, '... with the SFrame chain symbolized');
+like($r->{report}, qr/^    libdw:  fib <- fib <- fib <- run_all <- run_on_own_stack/m, '... and the libdw chain');
 
 # Copies that cannot be unwound far.
 my $d = load_snaps(build_dir() . '/snaps-static.txt');

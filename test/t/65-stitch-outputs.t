@@ -79,7 +79,7 @@ is_deeply([map { "$_->[0] $_->[2] $_->[3]" } @self[0 .. 4]],
 	  'report: top functions by self, kernel [k] and user [.], shares of the process');
 my ($total) = $cap =~ /By total.*?\n.*?\n(.*?)\n\n/s;
 my %total = map { my @f = split ' '; ($f[3] => $f[0]) } split /\n/, $total;
-is_deeply([@total{qw(main run_all fib do_nmi parse)}], ['100.00%', '100.00%', '60.00%', '33.33%', '20.00%'],
+is_deeply([@total{qw(run_on_own_stack run_all fib do_nmi parse)}], ['100.00%', '100.00%', '60.00%', '33.33%', '20.00%'],
 	  'report: by total, each function counted once per sample (fib recursion included)');
 like($rep, qr/\[\.\]\s+fib\s+\/bin\/capture-static\s+work\.c/, 'report: object and source file of a function');
 is($r->{counters}{nmi_count}, 31, 'report: the run\'s REC_STATS counters at the end');

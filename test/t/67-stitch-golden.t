@@ -1,9 +1,13 @@
 #!/usr/bin/perl
 # Golden outputs: stitch's listing for the standard run in every mode, the
 # --no-stitch listing (markers and cookies), a stream full of anomalies,
-# and report.txt. Addresses, offsets and stack pointers are masked (they
-# move with the compiler and the environment); names, modules, source
-# lines, cookies, counts and order are compared exactly.
+# and report.txt. Addresses, offsets, mapping sizes and stack pointers are
+# masked (they move with the compiler and the environment; the static
+# capture program holds the host's libc.a); names, modules, source lines,
+# cookies, counts and order are compared exactly. No golden file may hold
+# anything of the host it was written on: the capture programs' stacks end
+# in their own code (test/stitch/capture-main.c), and the last test here
+# checks the files for host library paths and addresses.
 #
 # After an intended change: STITCH_GOLDEN_UPDATE=1 prove test/t/67-stitch-golden.t
 use strict;
@@ -22,6 +26,7 @@ my $golden = 'test/stitch/golden';
 sub mask {
 	my ($text) = @_;
 	$text =~ s/^(\t\s*)[0-9a-f]+ /${1}ADDR /mg;
+	$text =~ s/MMAP \[0x[0-9a-f]+\(0x[0-9a-f]+\) @ (0x[0-9a-f]+|0)\]/MMAP [ADDR(LEN) @ PGOFF]/g;
 	$text =~ s/\+0x[0-9a-f]+ /+OFF /g;
 	$text =~ s/stack copy: \d+ bytes from sp 0x[0-9a-f]+, ip 0x[0-9a-f]+/stack copy: N bytes from sp SP, ip IP/g;
 	$text =~ s/^# Stitch profile of .*$/# Stitch profile of RECORDS/m;
@@ -92,5 +97,14 @@ check('anomalies.report.txt', $r->{report});
 write_file("$dir/anomalies.bin", $bytes);
 (undef, $raw) = run_stitch('--symfs', symfs(), '--no-stitch', "$dir/anomalies.bin");
 check('anomalies.no-stitch.txt', $raw);
+
+# Nothing of the machine that wrote the golden files: no host library, no
+# absolute path, no unmasked user-space address.
+my @host;
+for my $path (glob "$golden/*") {
+	my $text = read_file($path);
+	push @host, "$path: $1" while $text =~ m{(/usr/\S*|/lib64/\S*|\S*\.so\.\d\S*|ld-linux\S*|0x7ff[0-9a-f]{9}|/work/\S*|/home/\S*|/tmp/\S*)}g;
+}
+is_deeply(\@host, [], 'the golden files hold no host library, host path or host address');
 
 done_testing();
