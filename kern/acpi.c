@@ -3,9 +3,9 @@
  * table's checksum, and every length against the space it claims.
  */
 #include "kern/acpi.h"
-#include "kern/console.h"
-#include "kern/mm.h"
-#include "kern/string.h"
+#include "kern/lib/console.h"
+#include "kern/mm/mm.h"
+#include "kern/lib/string.h"
 
 struct rsdp {
 	char signature[8]; /* "RSD PTR " */

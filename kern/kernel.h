@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kern/console.h"
+#include "kern/lib/console.h"
 #include "stitch/boot_info.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

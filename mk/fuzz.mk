@@ -14,10 +14,10 @@
 #                                FUZZ_TEST_SECONDS (10 s) from its seeds
 #
 # Targets (test/fuzz/<name>.c, seeds in test/fuzz/corpus/<name>/):
-#   fuzz_elf     kern/elf.c + kern/uvm.c: ELF validation, build id, loading
+#   fuzz_elf     kern/proc/elf.c + kern/mm/uvm.c: ELF validation, build id, loading
 #                into a mock address space, demand faults
-#   fuzz_cpio    kern/initrd.c: cpio newc lookups
-#   fuzz_uvm     kern/uvm.c + kern/sframe_reg.c: sbrk/mmap/munmap/faults/
+#   fuzz_cpio    kern/fs/initrd.c: cpio newc lookups
+#   fuzz_uvm     kern/mm/uvm.c + kern/unwind/sframe_registry.c: sbrk/mmap/munmap/faults/
 #                SFrame registry calls
 #   fuzz_stream  tools/stitch: the record stream reader and the stitcher
 #
@@ -35,20 +35,20 @@ FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := -std=gnu11 -g -O1 $(WARN) -Iinclude $(ARCH_INCLUDE) -I. -iquote test/fuzz $(FUZZ_SAN)
 
 FUZZ_MOCK := test/fuzz/mock.c test/fuzz/mock.h
-FUZZ_KERN_HDRS := $(wildcard kern/*.h) $(wildcard include/stitch/*.h)
-# kern/uvm.c calls the SFrame registry, which calls the SFrame library.
-FUZZ_UVM_SRCS := kern/uvm.c kern/sframe_reg.c test/fuzz/mock.c test/fuzz/mock_sframe.c \
+FUZZ_KERN_HDRS := $(wildcard kern/*.h kern/*/*.h) $(wildcard include/stitch/*.h)
+# kern/mm/uvm.c calls the SFrame registry, which calls the SFrame library.
+FUZZ_UVM_SRCS := kern/mm/uvm.c kern/unwind/sframe_registry.c test/fuzz/mock.c test/fuzz/mock_sframe.c \
 	$(wildcard sframe/*.c)
 FUZZ_UVM_DEPS := $(FUZZ_UVM_SRCS) $(FUZZ_MOCK) $(FUZZ_KERN_HDRS) $(wildcard sframe/*.h) \
 	$(wildcard $(ARCH_DIR)/include/arch/*.h)
 
-$(FUZZ_DIR)/fuzz_elf: test/fuzz/fuzz_elf.c kern/elf.c $(FUZZ_UVM_DEPS)
+$(FUZZ_DIR)/fuzz_elf: test/fuzz/fuzz_elf.c kern/proc/elf.c $(FUZZ_UVM_DEPS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ test/fuzz/fuzz_elf.c kern/elf.c $(FUZZ_UVM_SRCS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ test/fuzz/fuzz_elf.c kern/proc/elf.c $(FUZZ_UVM_SRCS)
 
-$(FUZZ_DIR)/fuzz_cpio: test/fuzz/fuzz_cpio.c kern/initrd.c $(FUZZ_MOCK) $(FUZZ_KERN_HDRS)
+$(FUZZ_DIR)/fuzz_cpio: test/fuzz/fuzz_cpio.c kern/fs/initrd.c $(FUZZ_MOCK) $(FUZZ_KERN_HDRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ test/fuzz/fuzz_cpio.c kern/initrd.c test/fuzz/mock.c
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ test/fuzz/fuzz_cpio.c kern/fs/initrd.c test/fuzz/mock.c
 
 $(FUZZ_DIR)/fuzz_uvm: test/fuzz/fuzz_uvm.c $(FUZZ_UVM_DEPS)
 	@mkdir -p $(dir $@)

@@ -1,12 +1,12 @@
 # kern/ and arch/$(ARCH)/: the kernel, build/kernel/kernel.elf.
 
 # The SFrame library (sframe/) is compiled in from its own sources with the
-# kernel's flags: the kernel unwinds itself with it (kern/kunwind.c).
-KERNEL_SRCS := $(wildcard kern/*.c $(ARCH_DIR)/*.c $(ARCH_DIR)/*.S sframe/*.c)
+# kernel's flags: the kernel unwinds itself with it (kern/unwind/kernel.c).
+KERNEL_SRCS := $(wildcard kern/*.c kern/*/*.c $(ARCH_DIR)/*.c $(ARCH_DIR)/*.S sframe/*.c)
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(basename $(KERNEL_SRCS))) \
 	$(BUILD)/kernel/font.o
 
-# The framebuffer console's font (kern/font.h): a Linux console font of
+# The framebuffer console's font (kern/lib/font.h): a Linux console font of
 # Debian's console-setup-linux, converted into a C array at build time.
 PACKAGES += console-setup-linux
 FONT ?= /usr/share/consolefonts/Lat15-TerminusBold16.psf.gz
@@ -23,7 +23,7 @@ $(BUILD)/kernel/font.c: $(FONT) tools/psf2c
 # .sframe, text and data are byte for byte what -fasynchronous-unwind-tables
 # gives.) The assembly has CFI for debuggers only: it is assembled without
 # --gsframe, so it gets no SFrame entry and ends a kernel unwind, as
-# kern/kunwind.c expects; usercopy.S alone asks for .sframe itself
+# kern/unwind/kernel.c expects; usercopy.S alone asks for .sframe itself
 # (`.cfi_sections .sframe`), so a kernel unwind crosses the user copies.
 KERNEL_ASFLAGS := -std=gnu11 -ffreestanding -fno-pic -mcmodel=kernel \
 	-mno-red-zone -mgeneral-regs-only -fno-stack-protector -O2 -g $(WARN) \
@@ -65,7 +65,7 @@ $(BUILD)/kernel/sframe/%.o: KERNEL_CFLAGS += $(SFRAME_ENV_LOAD)
 # and write no instruction of their own. tools/check-arch says where they
 # do; the kernel does not link until it is satisfied. `make check-arch`
 # runs it alone (test 14 gives it a file that breaks the rule).
-ARCH_CHECK_SRCS := $(wildcard kern/*.c kern/*.h sframe/*.c sframe/*.h)
+ARCH_CHECK_SRCS := $(wildcard kern/*.c kern/*.h kern/*/*.c kern/*/*.h sframe/*.c sframe/*.h)
 ARCH_OBJS := $(filter $(BUILD)/kernel/$(ARCH_DIR)/%,$(KERNEL_OBJS))
 ARCH_CHECK = @echo "tools/check-arch --arch $(ARCH_DIR) ... (kern/, sframe/)"; \
 	tools/check-arch --arch $(ARCH_DIR) \

@@ -20,7 +20,7 @@
 #include "arch/x86_64/uart.h"
 #include "kern/kernel.h"
 
-/* What a 10 ms tick drains at most (kern/profile.c). COM2 moves about
+/* What a 10 ms tick drains at most (kern/profile/profile.c). COM2 moves about
  * 550 KB/s under TCG: 4 KiB is about 7 ms. The drain into shared memory
  * moves about 20 MB/s (two copies, ring to buffer to area): 128 KiB is
  * about 6 ms, 12 MB/s, several times what 20 000 samples a second

@@ -8,9 +8,9 @@
 #include <arch/trap.h>
 #include <arch/uaccess.h>
 #include "kern/kernel.h"
-#include "kern/task.h"
-#include "kern/uvm.h"
-#include "kern/vm.h"
+#include "kern/proc/task.h"
+#include "kern/mm/uvm.h"
+#include "kern/mm/vm.h"
 #include "stitch/syscall.h"
 
 #define PF_PRESENT (1u << 0) /* a protection fault, not a missing page */

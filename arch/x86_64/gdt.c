@@ -3,7 +3,7 @@
  * loaded by a second CPU, so each CPU needs its own GDT too). */
 #include "arch/x86_64/gdt.h"
 #include <arch/arch.h>
-#include "kern/string.h"
+#include "kern/lib/string.h"
 
 struct tss {
 	uint32_t reserved0;

@@ -2,13 +2,13 @@
  * The HPET as an NMI source (IA-PC HPET specification 1.0a, 2.3 "Register
  * Descriptions"). The registers are 64-bit, at the address the ACPI HPET
  * table gives; Stitch maps all of 0-4 GiB uncached where there is no RAM
- * (kern/kvm.c), where HPETs live.
+ * (kern/mm/kernel_space.c), where HPETs live.
  */
 #include "arch/x86_64/hpet.h"
 #include "arch/x86_64/ioapic.h"
 #include "arch/x86_64/x86.h"
 #include "kern/acpi.h"
-#include "kern/mm.h"
+#include "kern/mm/mm.h"
 
 #define REG_CAP       0x000 /* [63:32] period in fs, [12:8] timers - 1 */
 #define REG_CONF      0x010

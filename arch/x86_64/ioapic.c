@@ -7,7 +7,7 @@
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/madt.h"
 #include "kern/kernel.h"
-#include "kern/mm.h"
+#include "kern/mm/mm.h"
 
 #define REG_VER 0x01
 #define REG_REDIR 0x10

@@ -1,5 +1,5 @@
 /*
- * The self-IPI that runs irq work (kern/irq_work.h): a fixed interrupt,
+ * The self-IPI that runs irq work (kern/proc/irq_work.h): a fixed interrupt,
  * vector VEC_SELF_IPI, sent by a CPU to itself. Raised from NMI context,
  * so sending it must be NMI-safe: lapic_self_ipi() is one ICR write. Its
  * handler calls irq_work_run(), as Linux's x86 sysvec_irq_work does.
@@ -7,8 +7,8 @@
 #include <arch/arch.h>
 #include <arch/trap.h>
 #include "arch/x86_64/lapic.h"
-#include "kern/irq_work.h"
-#include "kern/stats.h"
+#include "kern/proc/irq_work.h"
+#include "kern/profile/stats.h"
 
 /* trap_dispatch has already acknowledged the interrupt at the LAPIC. */
 static void self_ipi(struct trap_frame *tf)

@@ -16,13 +16,13 @@
 #include "arch/x86_64/ivshmem.h"
 #include "arch/x86_64/pci.h"
 #include "kern/kernel.h"
-#include "kern/mm.h"
-#include "kern/string.h"
-#include "kern/vm.h"
+#include "kern/mm/mm.h"
+#include "kern/lib/string.h"
+#include "kern/mm/vm.h"
 
 /*
  * The window: in PML4 slot 511, the kernel image's, whose level-3 table
- * every address space shares (kern/vm.h: no PML4 slot is added after
+ * every address space shares (kern/mm/vm.h: no PML4 slot is added after
  * boot), 256 GiB below the image. At most IVSHMEM_MAP_MAX of a larger BAR
  * is used: far more than a run writes.
  */

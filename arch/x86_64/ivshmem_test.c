@@ -1,6 +1,6 @@
 #include "arch/x86_64/ivshmem.h"
 #include "kern/kernel.h"
-#include "kern/ktest.h"
+#include "kern/lib/ktest.h"
 
 /* An area of 8 KiB: a 64-byte header, 8128 bytes of data, of which the
  * last 1024 are the reserve. */

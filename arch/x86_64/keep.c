@@ -1,8 +1,8 @@
 /* Records kept in RAM across a warm reset: the kernel's writer. */
 #include "arch/x86_64/keep.h"
 #include "kern/kernel.h"
-#include "kern/mm.h"
-#include "kern/string.h"
+#include "kern/mm/mm.h"
+#include "kern/lib/string.h"
 #include "stitch/keep.h"
 
 static struct keep_header *hdr;

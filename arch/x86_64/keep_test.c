@@ -1,6 +1,6 @@
-#include "kern/kmalloc.h"
-#include "kern/ktest.h"
-#include "kern/string.h"
+#include "kern/mm/kmalloc.h"
+#include "kern/lib/ktest.h"
+#include "kern/lib/string.h"
 #include "stitch/keep.h"
 
 /* The CRC the kernel seals with and the loader checks: CRC-32/ISO-HDLC

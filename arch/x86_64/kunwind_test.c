@@ -2,8 +2,8 @@
 #include <arch/ktest.h>
 #include <arch/trap.h>
 #include "kern/kernel.h"
-#include "kern/ktest.h"
-#include "kern/kunwind.h"
+#include "kern/lib/ktest.h"
+#include "kern/unwind/kernel.h"
 
 /*
  * A known chain of calls: the test calls kt_a, which calls kt_b, which

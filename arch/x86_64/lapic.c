@@ -5,7 +5,7 @@
 #include "arch/x86_64/pit.h"
 #include <arch/trap.h>
 #include "kern/kernel.h"
-#include "kern/mm.h"
+#include "kern/mm/mm.h"
 
 enum {
 	REG_ID = 0x20,

@@ -5,7 +5,7 @@
 #include "arch/x86_64/pit.h"
 #include <arch/trap.h>
 #include "kern/kernel.h"
-#include "kern/ktest.h"
+#include "kern/lib/ktest.h"
 
 static volatile int hits;
 static volatile uint64_t hit_vector;

@@ -5,7 +5,7 @@
 #include "arch/x86_64/madt.h"
 #include "kern/acpi.h"
 #include "kern/kernel.h"
-#include "kern/string.h"
+#include "kern/lib/string.h"
 
 enum {
 	ENT_LAPIC = 0,

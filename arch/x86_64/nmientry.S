@@ -14,7 +14,7 @@
  * returned with IRET, NMIs would be unblocked while this frame is live on
  * IST1, and the next NMI would start again at the top of IST1, on top of
  * it. So the handler takes no exception: it reads memory only after a
- * bounds check (kern/kunwind.c) and uses no debug breakpoints. An NMI that
+ * bounds check (kern/unwind/kernel.c) and uses no debug breakpoints. An NMI that
  * arrives during this exit, before or at its IRET, stays pending and is
  * delivered right after the IRET, with the interrupted context (not this
  * code) as its frame: back-to-back, never nested.

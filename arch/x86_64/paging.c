@@ -1,5 +1,5 @@
 /*
- * The generic address-space functions of kern/vm.h on x86_64 4-level page
+ * The generic address-space functions of kern/mm/vm.h on x86_64 4-level page
  * tables. Page-table pages are reached through p2v(), so this works both on
  * the loader's identity map (while kvm_init builds kernel_space) and on the
  * direct map afterwards.
@@ -7,9 +7,9 @@
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/x86.h"
 #include "kern/kernel.h"
-#include "kern/mm.h"
-#include "kern/pmm.h"
-#include "kern/vm.h"
+#include "kern/mm/mm.h"
+#include "kern/mm/pmm.h"
+#include "kern/mm/vm.h"
 #include "stitch/syscall.h"
 
 struct vm_space kernel_space;

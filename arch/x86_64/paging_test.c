@@ -1,10 +1,10 @@
 #include <arch/arch.h>
 #include "arch/x86_64/x86.h"
 #include "kern/kernel.h"
-#include "kern/ktest.h"
-#include "kern/mm.h"
-#include "kern/pmm.h"
-#include "kern/vm.h"
+#include "kern/lib/ktest.h"
+#include "kern/mm/mm.h"
+#include "kern/mm/pmm.h"
+#include "kern/mm/vm.h"
 #include "stitch/syscall.h"
 
 #define USER_VA 0x400000ull

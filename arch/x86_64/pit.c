@@ -2,8 +2,8 @@
 #include "arch/x86_64/ioapic.h"
 #include <arch/trap.h>
 #include "arch/x86_64/x86.h"
-#include "kern/profile.h"
-#include "kern/sched.h"
+#include "kern/profile/profile.h"
+#include "kern/proc/sched.h"
 
 enum {
 	PORT_CH0 = 0x40,

@@ -1,6 +1,6 @@
 #include "arch/x86_64/pmu.h"
-#include "kern/console.h"
-#include "kern/ktest.h"
+#include "kern/lib/console.h"
+#include "kern/lib/ktest.h"
 
 /* CPUID leaf 0xA as real processors report it, and as QEMU TCG does. */
 KTEST(pmu_cpuid_decode)

@@ -2,9 +2,9 @@
 #include "arch/x86_64/x86.h"
 #include "arch/x86_64/keep.h"
 #include "kern/acpi.h"
-#include "kern/console.h"
-#include "kern/mm.h"
-#include "kern/profile.h"
+#include "kern/lib/console.h"
+#include "kern/mm/mm.h"
+#include "kern/profile/profile.h"
 
 /* QEMU's isa-debug-exit at port 0xf4 exits with status (value << 1) | 1. */
 #define DEBUG_EXIT_PORT    0xf4

@@ -13,8 +13,8 @@
  */
 #include "arch/x86_64/pvh.h"
 #include "kern/kernel.h"
-#include "kern/mm.h"
-#include "kern/string.h"
+#include "kern/mm/mm.h"
+#include "kern/lib/string.h"
 
 #define HVM_START_MAGIC 0x336ec578
 

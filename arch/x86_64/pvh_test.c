@@ -5,9 +5,9 @@
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/pvh.h"
 #include "kern/kernel.h"
-#include "kern/ktest.h"
-#include "kern/mm.h"
-#include "kern/string.h"
+#include "kern/lib/ktest.h"
+#include "kern/mm/mm.h"
+#include "kern/lib/string.h"
 
 #define GIB (1ull << 30)
 

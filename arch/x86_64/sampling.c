@@ -23,9 +23,9 @@
 #include "arch/x86_64/pmu.h"
 #include <arch/trap.h>
 #include "kern/kernel.h"
-#include "kern/sample.h"
-#include "kern/stats.h"
-#include "kern/string.h"
+#include "kern/profile/sample.h"
+#include "kern/profile/stats.h"
+#include "kern/lib/string.h"
 
 enum source { SRC_NONE, SRC_PMU, SRC_LAPIC, SRC_IOAPIC };
 

@@ -24,11 +24,11 @@
 #include <arch/task.h>
 #include <arch/trap.h>
 #include "kern/kernel.h"
-#include "kern/mm.h"
-#include "kern/pmm.h"
-#include "kern/sched.h"
-#include "kern/string.h"
-#include "kern/vm.h"
+#include "kern/mm/mm.h"
+#include "kern/mm/pmm.h"
+#include "kern/proc/sched.h"
+#include "kern/lib/string.h"
+#include "kern/mm/vm.h"
 
 #define AP_STACK_SIZE 16384
 #define START_WAIT_US 200000 /* per start-up IPI: TCG on a loaded host is slow */

@@ -12,8 +12,8 @@
 #include "arch/x86_64/smp.h"
 #include <arch/trap.h>
 #include "kern/kernel.h"
-#include "kern/irq_work.h"
-#include "kern/ktest.h"
+#include "kern/proc/irq_work.h"
+#include "kern/lib/ktest.h"
 
 #define IST_STACK_SIZE 16384
 

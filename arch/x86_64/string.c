@@ -13,7 +13,7 @@
  */
 #include <stdint.h>
 
-#include "kern/string.h"
+#include "kern/lib/string.h"
 
 void *memset(void *dst, int c, size_t n)
 {

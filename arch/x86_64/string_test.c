@@ -1,8 +1,8 @@
 #include <stdint.h>
 
 #include "kern/kernel.h"
-#include "kern/ktest.h"
-#include "kern/string.h"
+#include "kern/lib/ktest.h"
+#include "kern/lib/string.h"
 
 /*
  * memset, memcpy and memmove against byte-by-byte references, at every

@@ -5,7 +5,7 @@
  * caller-saved (the C caller spilled it) or in the task's struct.
  *
  * Its CFI is for debuggers only (arch/x86_64/include/arch/trap.h): a kernel unwind of a
- * task that is switched out ends here (see kern/kunwind.h).
+ * task that is switched out ends here (see kern/unwind/kernel.h).
  */
 #include <arch/task.h>
 #include <arch/trap.h>

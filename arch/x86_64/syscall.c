@@ -2,9 +2,9 @@
 #include <arch/arch.h>
 #include "arch/x86_64/gdt.h"
 #include <arch/task.h>
-#include "kern/entry.h"
-#include "kern/syscall.h"
-#include "kern/uvm.h"
+#include "kern/proc/entry.h"
+#include "kern/proc/syscall.h"
+#include "kern/mm/uvm.h"
 
 /*
  * SYSRET loads rip from rcx and rflags from r11, and Intel CPUs take a #GP

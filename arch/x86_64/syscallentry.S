@@ -10,7 +10,7 @@
  * the top of its task's kernel stack whatever the way in.
  *
  * Its CFI is for debuggers only (trap.h): a kernel unwind ends at the
- * entry (kern/kunwind.h); the return address syscall_exit marks a
+ * entry (kern/unwind/kernel.h); the return address syscall_exit marks a
  * trap_frame at sp.
  */
 #include "arch/x86_64/gdt.h"

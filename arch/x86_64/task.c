@@ -8,7 +8,7 @@
 #include "arch/x86_64/gdt.h"
 #include <arch/uaccess.h>
 #include "kern/kernel.h"
-#include "kern/string.h"
+#include "kern/lib/string.h"
 
 #define CR0_MP  (1ull << 1)
 #define CR0_EM  (1ull << 2)

@@ -6,8 +6,8 @@
 #include "arch/x86_64/x86.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/lapic.h"
-#include "kern/console.h"
-#include "kern/entry.h"
+#include "kern/lib/console.h"
+#include "kern/proc/entry.h"
 #include "kern/kernel.h"
 
 struct idt_gate {
@@ -148,7 +148,7 @@ void trap_dispatch(struct trap_frame *tf)
 		 * (docs/SMP.md). On hardware, a hint of some cycles. */
 		cpu_relax();
 	}
-	/* The common return to user mode: pending work (kern/entry.c). */
+	/* The common return to user mode: pending work (kern/proc/entry.c). */
 	if (user)
 		exit_to_user_mode(tf);
 }

@@ -1,9 +1,9 @@
 #include "arch/x86_64/gdt.h"
 #include <arch/trap.h>
-#include "kern/cmdline.h"
+#include "kern/lib/cmdline.h"
 #include "kern/kernel.h"
-#include "kern/ktest.h"
-#include "kern/string.h"
+#include "kern/lib/ktest.h"
+#include "kern/lib/string.h"
 
 static struct trap_frame seen;
 

@@ -1,17 +1,17 @@
 /*
  * The user-access instructions on this CPU: SMEP and SMAP are on where the
  * CPU has them, and the single loads of <arch/user_load.h> work inside one
- * SMAP window (kern/uaccess_test.c tests the portable helpers on top).
+ * SMAP window (kern/mm/uaccess_test.c tests the portable helpers on top).
  */
 #include <arch/task.h>
 #include <arch/uaccess.h>
 #include <arch/user_load.h>
 #include "arch/x86_64/x86.h"
-#include "kern/ktest.h"
-#include "kern/mm.h"
-#include "kern/task.h"
-#include "kern/uaccess.h"
-#include "kern/uvm.h"
+#include "kern/lib/ktest.h"
+#include "kern/mm/mm.h"
+#include "kern/proc/task.h"
+#include "kern/mm/uaccess.h"
+#include "kern/mm/uvm.h"
 
 KTEST(uaccess_smep_smap_on)
 {

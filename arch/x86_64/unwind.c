@@ -1,5 +1,5 @@
 /*
- * What the kernel unwinder (kern/kunwind.c) needs to know about x86_64:
+ * What the kernel unwinder (kern/unwind/kernel.c) needs to know about x86_64:
  * which stacks exist before any task does, and how to cross a trap frame.
  *
  * SFrame cannot describe a trap frame (the interrupted sp is loaded from

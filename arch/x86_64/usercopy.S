@@ -7,7 +7,7 @@
  *
  * One FDE for all: leaves that push nothing (CFA = rsp + 8 throughout).
  * Unlike the entry stubs, it goes to .sframe as well as .debug_frame, so
- * that the kernel's own unwinder (kern/kunwind.c) steps out of a copy to
+ * that the kernel's own unwinder (kern/unwind/kernel.c) steps out of a copy to
  * the system call that asked for it: a sample taken during read()'s copy
  * shows file_read, x86_syscall and the entry, not the copy alone.
  */

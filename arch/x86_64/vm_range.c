@@ -7,9 +7,9 @@
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/x86.h"
 #include "kern/kernel.h"
-#include "kern/mm.h"
-#include "kern/pmm.h"
-#include "kern/vm.h"
+#include "kern/mm/mm.h"
+#include "kern/mm/pmm.h"
+#include "kern/mm/vm.h"
 
 /* Bytes one entry covers at a level (1: 4 KiB ... 4: 512 GiB). */
 static uint64_t entry_span(int level)

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: the initrd's cpio lookup (kern/initrd.c) on a hostile
+ * libFuzzer target: the initrd's cpio lookup (kern/fs/initrd.c) on a hostile
  * archive. Looks up fixed names and every name the input seems to carry
  * (the string after each "070701" header), directly and through
  * initrd_lookup() with the archive as the boot initrd.
@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kern/initrd.h"
+#include "kern/fs/initrd.h"
 #include "kern/kernel.h"
 #include "mock.h"
 #include "stitch/syscall.h"

@@ -1,6 +1,6 @@
 /*
- * libFuzzer target: the ELF loader on a hostile file. kern/elf.c parses
- * the input as spawn would; an accepted image is loaded by kern/uvm.c into
+ * libFuzzer target: the ELF loader on a hostile file. kern/proc/elf.c parses
+ * the input as spawn would; an accepted image is loaded by kern/mm/uvm.c into
  * a mock address space (mock.c) and pages of every segment are demand
  * faulted as the program (or the kernel's copy helpers) would touch them.
  *
@@ -15,10 +15,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kern/elf.h"
-#include "kern/mm.h"
-#include "kern/sframe_reg.h"
-#include "kern/uvm.h"
+#include "kern/proc/elf.h"
+#include "kern/mm/mm.h"
+#include "kern/unwind/sframe_registry.h"
+#include "kern/mm/uvm.h"
 #include "mock.h"
 #include "stitch/syscall.h"
 

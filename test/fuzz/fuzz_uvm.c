@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: a process's address space (kern/uvm.c) driven by the
+ * libFuzzer target: a process's address space (kern/mm/uvm.c) driven by the
  * system calls a hostile program can make. A small executable is loaded
  * into a mock address space (mock.c); the input is a list of operations
  * with arbitrary arguments: sbrk, mmap, munmap, demand faults, SFrame
@@ -15,10 +15,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kern/mm.h"
-#include "kern/sframe_reg.h"
-#include "kern/syscall.h"
-#include "kern/uvm.h"
+#include "kern/mm/mm.h"
+#include "kern/unwind/sframe_registry.h"
+#include "kern/proc/syscall.h"
+#include "kern/mm/uvm.h"
 #include "mock.h"
 #include "stitch/syscall.h"
 

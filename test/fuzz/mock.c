@@ -1,7 +1,7 @@
 /*
  * Host stand-ins for the kernel services the loader's parsers and the
- * user address space code use (see mock.h). Only what kern/elf.c,
- * kern/initrd.c and kern/uvm.c link against.
+ * user address space code use (see mock.h). Only what kern/proc/elf.c,
+ * kern/fs/initrd.c and kern/mm/uvm.c link against.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "kern/kernel.h"
-#include "kern/kmalloc.h"
-#include "kern/mm.h"
-#include "kern/pmm.h"
-#include "kern/vm.h"
+#include "kern/mm/kmalloc.h"
+#include "kern/mm/mm.h"
+#include "kern/mm/pmm.h"
+#include "kern/mm/vm.h"
 #include "mock.h"
 #include "stitch/syscall.h"
 
@@ -136,7 +136,7 @@ int vm_space_init(struct vm_space *as)
 
 void vm_space_destroy(struct vm_space *as)
 {
-	/* The caller unmapped and freed every frame first (kern/vm.h). */
+	/* The caller unmapped and freed every frame first (kern/mm/vm.h). */
 	MOCK_CHECK(table(as)->n == 0);
 	kfree(table(as));
 	as->root = 0;

@@ -1,5 +1,5 @@
 /*
- * The kernel interfaces that kern/elf.c, kern/initrd.c and kern/uvm.c call,
+ * The kernel interfaces that kern/proc/elf.c, kern/fs/initrd.c and kern/mm/uvm.c call,
  * implemented on the host for the fuzz targets: a page allocator whose
  * "physical" addresses are host pointers (p2v is the identity), a heap on
  * malloc, and an address space that is a table of (va, frame) pairs. The

@@ -1,14 +1,14 @@
 /*
- * What kern/sframe_reg.c (the SFrame registry, which kern/uvm.c calls)
+ * What kern/unwind/sframe_registry.c (the SFrame registry, which kern/mm/uvm.c calls)
  * needs beyond mock.c, for the targets that compile both: one CPU (index
  * 0, no RDTSCP, SMAP off), the counters, a command line with no switch
  * set, and `current`, whose mm a target sets (mock_set_current_mm) before
  * it makes a system call. The SFrame library is the real one.
  */
 #include <arch/task.h>
-#include "kern/cmdline.h"
-#include "kern/stats.h"
-#include "kern/task.h"
+#include "kern/lib/cmdline.h"
+#include "kern/profile/stats.h"
+#include "kern/proc/task.h"
 #include "mock.h"
 
 bool arch_has_rdtscp;

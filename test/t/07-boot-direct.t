@@ -78,7 +78,7 @@ sub kernel_tests {
 	my $tests = grep { /^ok \d+ - kernel: / } @out;
 	my $pvh = grep { /^ok \d+ - kernel: boot_pvh_page_tables$/ } @out;
 	# Under icount the clock-rate tests run (not skipped): guest time is
-	# instructions, whatever the host's load (kern/ktest.h).
+	# instructions, whatever the host's load (kern/lib/ktest.h).
 	my $timed = grep { /^ok \d+ - kernel: (pit_tick_rate|lapic_timer_periodic|lapic_timer_calibration)$/ } @out;
 	my $want_timed = $args =~ /--icount/ ? 3 : 0;
 	tap($ok && $tests > 0 && $pvh && $timed == $want_timed,

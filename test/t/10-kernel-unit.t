@@ -8,7 +8,7 @@
 # (test/t/07-boot-direct.t runs this test that way). Without --icount the
 # guest runs on the host's wall clock, where a loaded host delivers timer
 # ticks late: the tests that hold rates against the clock are then skipped
-# (ktest.timing=off, kern/ktest.h) and run under --icount by test 07.
+# (ktest.timing=off, kern/lib/ktest.h) and run under --icount by test 07.
 use strict;
 use warnings;
 use FindBin;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # The NMI sampler end to end: boots `ktest=sample_busy profile.busy=MS
-# profile.hz=HZ` at 1000 and 20000 Hz (kern/sample_test.c spins with
+# profile.hz=HZ` at 1000 and 20000 Hz (kern/profile/sample_test.c spins with
 # interrupts disabled in sample_busy_leaf <- sample_busy_mid <-
 # sample_busy_top <- ktest_fn_sample_busy_loop) and reads the record stream
 # that tools/qemu-run --records wrote, through build/bin/stitch

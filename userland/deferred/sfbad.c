@@ -83,7 +83,7 @@ static unsigned char *copy_of(const struct phdr *sf, void *hint)
 
 /* Where the copy should go: near enough to the text for the 32-bit
  * start fields of a version 1 or 2 section to reach it, above the heap's
- * gigabyte (mmap space: kern/uvm.h). */
+ * gigabyte (mmap space: kern/mm/uvm.h). */
 #define NEAR_TEXT ((void *)0x60000000)
 
 /*

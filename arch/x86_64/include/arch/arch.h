@@ -72,7 +72,7 @@ void arch_start_cpus(void);
 void arch_console_putc(char c);
 
 /*
- * Kernel unwinding (kern/kunwind.c). The stacks the arch code owns (boot,
+ * Kernel unwinding (kern/unwind/kernel.c). The stacks the arch code owns (boot,
  * IST): true and [*lo, *hi) if sp lies in one. The trap path's exit
  * addresses: if pc is one, a struct trap_frame starts at sp; read it with
  * read() and set *f to the interrupted context. Returns 1 for a kernel
@@ -108,7 +108,7 @@ __attribute__((noreturn)) void arch_shutdown(bool success);
 #define ARCH_MAX_CPUS 8
 extern bool arch_has_rdtscp;
 unsigned arch_cpu_id_lapic(void);
-/* Inline: every counter update (kern/stats.h) asks, the NMI's included. */
+/* Inline: every counter update (kern/profile/stats.h) asks, the NMI's included. */
 static inline unsigned arch_cpu_id(void)
 {
 	if (arch_has_rdtscp) {

@@ -1,5 +1,5 @@
 /*
- * The x86_64 half of a task (kern/task.h): its saved kernel stack pointer
+ * The x86_64 half of a task (kern/proc/task.h): its saved kernel stack pointer
  * and FPU/SSE state, starting a task in ring 3, switching tasks, the
  * SYSCALL entry and the per-CPU block that the entry reads through GS.
  *
@@ -59,7 +59,7 @@ void arch_task_init(struct arch_task *a);
 /*
  * Prepares a new task's kernel stack (top at kstack_top) so that the first
  * switch to it enters ring 3 at rip with rsp and RFLAGS_USER, through the
- * common return-to-user path (kern/entry.c).
+ * common return-to-user path (kern/proc/entry.c).
  */
 void arch_task_start_user(struct arch_task *a, uint64_t kstack_top,
 			  uint64_t rip, uint64_t rsp);

@@ -53,7 +53,7 @@
  * assembles without --gsframe): gdb walks through them into the
  * interrupted code, while the kernel's unwinder, which reads .sframe,
  * still ends at them and recognises them by their return addresses
- * (kern/kunwind.c).
+ * (kern/unwind/kernel.c).
  *
  * CFI_TRAP_FRAME off: rsp is off bytes below the top of the CPU's
  * interrupt frame (ss is the top quadword). The interrupted rip and rsp

@@ -1,7 +1,7 @@
 /*
  * The three instructions that touch user memory (usercopy.S), each with a
  * fixup: a fault on them that the demand pager cannot satisfy resumes at
- * the fixup, which returns an error instead of oopsing. kern/uaccess.c
+ * the fixup, which returns an error instead of oopsing. kern/mm/uaccess.c
  * checks ranges and builds the kernel's API on these.
  */
 #ifndef ARCH_X86_64_UACCESS_H

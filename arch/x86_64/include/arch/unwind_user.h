@@ -1,6 +1,6 @@
 /*
- * The few x86_64 facts the generic user unwinder (kern/unwind_user.c) and
- * the sampler's user part (kern/sample_user.c) need: where a frame-pointer
+ * The few x86_64 facts the generic user unwinder (kern/unwind/user.c) and
+ * the sampler's user part (kern/profile/sample_user.c) need: where a frame-pointer
  * frame keeps the caller's fp and the return address, which registers a
  * user context has, and how they map to the record's register order.
  * (SFrame frames need little more: the section's header fixes the RA slot

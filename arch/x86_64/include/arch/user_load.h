@@ -19,8 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The end of the user range (USER_END of kern/uvm.h, asserted equal in
- * kern/uaccess.c): no load reaches it. */
+/* The end of the user range (USER_END of kern/mm/uvm.h, asserted equal in
+ * kern/mm/uaccess.c): no load reaches it. */
 #define ARCH_USER_LOAD_END 0x00007ffffffff000ull
 
 /* One entry of the fixup table: (faulting instruction, where to resume). */

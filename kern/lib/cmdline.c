@@ -1,0 +1,90 @@
+#include <limits.h>
+
+#include "kern/lib/cmdline.h"
+#include "kern/lib/console.h"
+#include "kern/lib/string.h"
+
+struct cmdline boot_args;
+
+int cmdline_parse(struct cmdline *c, const char *s)
+{
+	strlcpy(c->buf, s, sizeof(c->buf));
+	c->argc = 0;
+	char *p = c->buf;
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			*p++ = '\0';
+		if (!*p || c->argc == CMDLINE_MAX_ARGS)
+			break;
+		c->key[c->argc] = p;
+		c->val[c->argc] = "";
+		for (; *p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r'; p++)
+			if (*p == '=' && !*c->val[c->argc]) {
+				*p = '\0';
+				c->val[c->argc] = p + 1;
+			}
+		c->argc++;
+	}
+	return c->argc;
+}
+
+const char *cmdline_get(const struct cmdline *c, const char *key)
+{
+	for (int i = c->argc - 1; i >= 0; i--)
+		if (strcmp(c->key[i], key) == 0)
+			return c->val[i];
+	return NULL;
+}
+
+bool cmdline_flag(const struct cmdline *c, const char *key)
+{
+	const char *v = cmdline_get(c, key);
+	if (!v)
+		return false;
+	return !*v || !strcmp(v, "1") || !strcmp(v, "on") || !strcmp(v, "yes") ||
+	       !strcmp(v, "true");
+}
+
+/* Parses all of s as a long; false on junk, emptiness or overflow. */
+static bool parse_long(const char *s, long *out)
+{
+	bool neg = *s == '-';
+	s += neg;
+	unsigned base = 10;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!*s)
+		return false;
+	unsigned long v = 0, limit = neg ? (unsigned long)LONG_MAX + 1 : LONG_MAX;
+	for (; *s; s++) {
+		unsigned d;
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (base == 16 && (*s | 0x20) >= 'a' && (*s | 0x20) <= 'f')
+			d = (*s | 0x20) - 'a' + 10;
+		else
+			return false;
+		if (v > (limit - d) / base)
+			return false;
+		v = v * base + d;
+	}
+	*out = neg ? (long)(0 - v) : (long)v;
+	return true;
+}
+
+long cmdline_int(const struct cmdline *c, const char *key, long def, long min,
+		 long max)
+{
+	const char *v = cmdline_get(c, key);
+	long n;
+	if (!v)
+		return def;
+	if (!parse_long(v, &n) || n < min || n > max) {
+		kprintf("cmdline: %s=%s is not an integer in [%ld, %ld]; using %ld\n",
+			key, v, min, max, def);
+		return def;
+	}
+	return n;
+}

@@ -1,0 +1,296 @@
+#include "kern/mm/uvm.h"
+#include "kern/kernel.h"
+#include "kern/mm/kmalloc.h"
+#include "kern/mm/mm.h"
+#include "kern/mm/pmm.h"
+#include "kern/unwind/sframe_registry.h"
+#include "kern/lib/string.h"
+#include "stitch/syscall.h"
+
+struct uvm *uvm_create(void)
+{
+	struct uvm *mm = kzalloc(sizeof(*mm));
+	if (!mm)
+		return NULL;
+	if (vm_space_init(&mm->vm)) {
+		kfree(mm);
+		return NULL;
+	}
+	return mm;
+}
+
+void uvm_destroy(struct uvm *mm)
+{
+	vm_unmap_range(&mm->vm, 0, USER_END);
+	vm_space_destroy(&mm->vm);
+	while (mm->regions) {
+		struct region *r = mm->regions;
+		mm->regions = r->next;
+		kfree(r);
+	}
+	sframe_free(mm);
+	kfree(mm);
+}
+
+struct region *uvm_find(struct uvm *mm, uint64_t addr)
+{
+	for (struct region *r = mm->regions; r && r->start <= addr; r = r->next)
+		if (addr < r->end)
+			return r;
+	return NULL;
+}
+
+/* The lowest region that intersects [start, end), or NULL. */
+static struct region *first_overlap(struct uvm *mm, uint64_t start, uint64_t end)
+{
+	for (struct region *r = mm->regions; r && r->start < end; r = r->next)
+		if (r->end > start && r->end > r->start)
+			return r;
+	return NULL;
+}
+
+static struct region *region_new(struct uvm *mm, uint64_t start, uint64_t end,
+				 unsigned prot, enum region_kind kind)
+{
+	if (mm->nregions == UVM_MAX_REGIONS)
+		return NULL;
+	struct region *r = kzalloc(sizeof(*r));
+	if (!r)
+		return NULL;
+	r->start = start;
+	r->end = end;
+	r->prot = prot;
+	r->kind = kind;
+	mm->nregions++;
+	return r;
+}
+
+static void region_insert(struct uvm *mm, struct region *r)
+{
+	struct region **pp = &mm->regions;
+	while (*pp && (*pp)->start < r->start)
+		pp = &(*pp)->next;
+	r->next = *pp;
+	*pp = r;
+}
+
+static void region_free(struct uvm *mm, struct region *r)
+{
+	struct region **pp = &mm->regions;
+	while (*pp != r)
+		pp = &(*pp)->next;
+	*pp = r->next;
+	mm->nregions--;
+	kfree(r);
+}
+
+static int add_segment(struct uvm *mm, const struct elf_segment *s, const char *path)
+{
+	struct region *r = region_new(mm, PAGE_ROUND_DOWN(s->vaddr),
+				      PAGE_ROUND_UP(s->vaddr + s->memsz), s->prot,
+				      REGION_ELF);
+	if (!r)
+		return -STITCH_ENOMEM;
+	r->file_data = s->data;
+	r->file_vaddr = s->vaddr;
+	r->file_size = s->filesz;
+	r->file_offset = s->offset;
+	r->path = path;
+	region_insert(mm, r);
+	return 0;
+}
+
+int uvm_load_elf(struct uvm *mm, const struct elf_image *img, const char *path)
+{
+	for (int i = 0; i < img->nloads; i++)
+		if (add_segment(mm, &img->loads[i], path))
+			return -STITCH_ENOMEM;
+	uint64_t heap = PAGE_ROUND_UP(img->end);
+	mm->heap = region_new(mm, heap, heap, VM_WRITE, REGION_HEAP);
+	if (!mm->heap)
+		return -STITCH_ENOMEM;
+	region_insert(mm, mm->heap);
+	mm->brk = heap;
+	struct region *stack = region_new(mm, USER_STACK_BASE, USER_END, VM_WRITE,
+					  REGION_STACK);
+	if (!stack)
+		return -STITCH_ENOMEM;
+	region_insert(mm, stack);
+
+	const struct elf_segment *text = &img->loads[img->text];
+	mm->exe_path = path;
+	mm->text_start = text->vaddr;
+	mm->text_end = text->vaddr + text->memsz;
+	mm->text_pgoff = text->offset;
+	memcpy(mm->build_id, img->build_id, img->build_id_size);
+	mm->build_id_size = img->build_id_size;
+	if (img->sframe_addr &&
+	    sframe_register(mm, img->sframe_addr, img->sframe_size, text->vaddr,
+			    text->memsz, SFRAME_FROM_LOADER) == -STITCH_ENOMEM)
+		return -STITCH_ENOMEM;
+	return 0;
+}
+
+/* Copies the file bytes that fall into the page at va. */
+static void fill_page(const struct region *r, uint64_t va, uint8_t *page)
+{
+	uint64_t lo = MAX(va, r->file_vaddr);
+	uint64_t hi = MIN(va + PAGE_SIZE, r->file_vaddr + r->file_size);
+	if (lo < hi)
+		memcpy(page + (lo - va), r->file_data + (lo - r->file_vaddr), hi - lo);
+}
+
+int uvm_fault(struct uvm *mm, uint64_t addr, unsigned access)
+{
+	struct region *r = uvm_find(mm, addr);
+	if (!r || (access & ~r->prot & (VM_WRITE | VM_EXEC)))
+		return -STITCH_EFAULT;
+	uint64_t va = PAGE_ROUND_DOWN(addr);
+	uint64_t pa = pmm_alloc_zero();
+	if (!pa)
+		return -STITCH_ENOMEM;
+	fill_page(r, va, p2v(pa));
+	int err = vm_map(&mm->vm, va, pa, r->prot | VM_USER);
+	if (err) {
+		pmm_free(pa);
+		return err == -STITCH_EEXIST ? -STITCH_EFAULT : err;
+	}
+	return 0;
+}
+
+int uvm_write(struct uvm *mm, uint64_t va, const void *src, uint64_t n)
+{
+	const uint8_t *s = src;
+	while (n) {
+		uint64_t pa;
+		if (!vm_lookup(&mm->vm, va, &pa, NULL)) {
+			int err = uvm_fault(mm, va, VM_WRITE);
+			if (err)
+				return err;
+			vm_lookup(&mm->vm, va, &pa, NULL);
+		}
+		uint64_t chunk = MIN(n, PAGE_ROUND_DOWN(va) + PAGE_SIZE - va);
+		memcpy(p2v(pa), s, chunk);
+		va += chunk;
+		s += chunk;
+		n -= chunk;
+	}
+	return 0;
+}
+
+long uvm_sbrk(struct uvm *mm, long increment)
+{
+	struct region *h = mm->heap;
+	uint64_t old = mm->brk, brk;
+	if (increment >= 0) {
+		if ((uint64_t)increment > h->start + USER_HEAP_MAX - old)
+			return -STITCH_ENOMEM;
+		brk = old + (uint64_t)increment;
+	} else {
+		uint64_t dec = -(uint64_t)increment;
+		if (dec > old - h->start)
+			return -STITCH_ENOMEM;
+		brk = old - dec;
+	}
+	uint64_t end = PAGE_ROUND_UP(brk);
+	if (end > h->end && first_overlap(mm, h->end, end))
+		return -STITCH_ENOMEM;
+	if (end < h->end)
+		vm_unmap_range(&mm->vm, end, h->end);
+	h->end = end;
+	mm->brk = brk;
+	return (long)old;
+}
+
+/* The hint if [hint, hint + len) is free mmap space, else the highest
+ * address below USER_MMAP_TOP where len bytes fit, above the heap's room;
+ * 0 if none. (A user-space loader asks for the addresses that keep a
+ * shared object's segments at their distances from one another.) */
+static uint64_t find_gap(struct uvm *mm, uint64_t hint, uint64_t len)
+{
+	uint64_t floor = mm->heap->start + USER_HEAP_MAX;
+	if (len > USER_MMAP_TOP - floor)
+		return 0;
+	if (hint && hint % PAGE_SIZE == 0 && hint >= floor &&
+	    hint <= USER_MMAP_TOP - len && !first_overlap(mm, hint, hint + len))
+		return hint;
+	uint64_t at = USER_MMAP_TOP - len;
+	for (struct region *r; (r = first_overlap(mm, at, at + len));) {
+		if (r->start < floor + len)
+			return 0;
+		at = r->start - len;
+	}
+	return at;
+}
+
+long uvm_mmap(struct uvm *mm, uint64_t hint, uint64_t len, unsigned prot,
+	      const struct initrd_file *file, uint64_t offset)
+{
+	if (len == 0 || offset % PAGE_SIZE)
+		return -STITCH_EINVAL;
+	if (len > USER_MMAP_MAX)
+		return -STITCH_ENOMEM;
+	len = PAGE_ROUND_UP(len);
+	uint64_t at = find_gap(mm, hint, len);
+	if (!at)
+		return -STITCH_ENOMEM;
+	struct region *r = region_new(mm, at, at + len, prot,
+				      file ? REGION_FILE : REGION_ANON);
+	if (!r)
+		return -STITCH_ENOMEM;
+	if (file && offset < file->size) {
+		r->file_data = file->data + offset;
+		r->file_vaddr = at;
+		r->file_size = MIN(file->size - offset, len);
+	}
+	if (file) {
+		r->path = file->name;
+		r->file_offset = offset;
+	}
+	region_insert(mm, r);
+	return (long)at;
+}
+
+static bool is_mmap(const struct region *r)
+{
+	return r->kind == REGION_ANON || r->kind == REGION_FILE;
+}
+
+int uvm_munmap(struct uvm *mm, uint64_t addr, uint64_t len)
+{
+	if (addr % PAGE_SIZE || len == 0 || !user_range_ok(addr, len))
+		return -STITCH_EINVAL;
+	uint64_t end = addr + PAGE_ROUND_UP(len);
+	struct region *split = NULL;
+	for (struct region *r = mm->regions; r && r->start < end; r = r->next) {
+		if (r->end <= addr || r->end == r->start)
+			continue;
+		if (!is_mmap(r))
+			return -STITCH_EINVAL;
+		if (r->start < addr && r->end > end &&
+		    !(split = region_new(mm, end, r->end, r->prot, r->kind)))
+			return -STITCH_ENOMEM;
+	}
+	for (struct region *r = mm->regions, *next; r && r->start < end; r = next) {
+		next = r->next;
+		if (r->end <= addr || r->end == r->start)
+			continue;
+		if (r->start >= addr && r->end <= end) {
+			region_free(mm, r);
+		} else if (r->start < addr && r->end > end) {
+			uint64_t top = split->end;
+			*split = *r; /* same file source: it is keyed by address */
+			split->start = end;
+			split->end = top;
+			r->end = addr;
+			region_insert(mm, split);
+		} else if (r->start < addr) {
+			r->end = addr;
+		} else {
+			r->start = end;
+		}
+	}
+	vm_unmap_range(&mm->vm, addr, end);
+	sframe_unmapped(mm); /* the text of a cached rule may be gone */
+	return 0;
+}

@@ -1,0 +1,123 @@
+/*
+ * A process's user memory: one address space (page tables with the
+ * kernel half shared) and a sorted list of regions. Nothing is mapped up
+ * front: the first touch of any page, by the program or by the kernel's
+ * copy helpers, faults, and uvm_fault() maps a fresh page filled from the
+ * region's source (the ELF file or an mmapped file in the initrd, or
+ * zeros). Every mapped frame belongs to the process and is freed with it.
+ *
+ * Layout (docs/USERLAND.md):
+ *
+ *   0x400000 ...             the executable's PT_LOAD segments
+ *   end of the last one      the heap (sbrk), at most USER_HEAP_MAX
+ *   ... USER_MMAP_TOP        mmap regions, placed top down
+ *   (about 1 TiB unmapped)   the guard below the stack
+ *   USER_STACK_BASE ...      the stack, fixed size, ends at USER_END
+ */
+#ifndef KERN_UVM_H
+#define KERN_UVM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kern/proc/elf.h"
+#include "kern/fs/initrd.h"
+#include "kern/mm/vm.h"
+
+#define USER_END        0x00007ffffffff000ull /* USER_TOP of docs/USERLAND.md */
+#define USER_STACK_SIZE (1ull << 20)
+#define USER_STACK_BASE (USER_END - USER_STACK_SIZE)
+#define USER_MMAP_TOP   0x00007f0000000000ull
+#define USER_HEAP_MAX   (1ull << 30)
+#define USER_MMAP_MAX   (1ull << 30) /* one mapping; more is -ENOMEM */
+#define UVM_MAX_REGIONS 64
+
+/* [addr, addr + n) lies in the user range (n == 0: always true). The one
+ * range check of user addresses: the copy helpers, munmap and the SFrame
+ * registry use it. */
+static inline bool user_range_ok(uint64_t addr, uint64_t n)
+{
+	return n == 0 || (addr < USER_END && n <= USER_END - addr);
+}
+
+enum region_kind {
+	REGION_ELF,   /* a PT_LOAD segment of the executable */
+	REGION_HEAP,
+	REGION_STACK,
+	REGION_ANON,  /* mmap, fd -1 */
+	REGION_FILE,  /* mmap of an initrd file: a private copy */
+};
+
+struct region {
+	struct region *next;      /* the next region up */
+	uint64_t start, end;      /* page aligned, [start, end) */
+	unsigned prot;            /* VM_WRITE | VM_EXEC; always readable */
+	enum region_kind kind;
+	/* Bytes that come from a file: [file_vaddr, file_vaddr + file_size)
+	 * holds file_data[0 .. file_size); every other byte is zero. */
+	const uint8_t *file_data;
+	uint64_t file_vaddr, file_size;
+	const char *path;         /* initrd name of the file, or NULL */
+	uint64_t file_offset;     /* the file offset that file_vaddr maps */
+};
+
+struct sframe_section;               /* kern/unwind/sframe_registry.h */
+struct sframe_rule_cache;            /* kern/unwind/sframe_registry.c */
+
+struct uvm {
+	struct vm_space vm;
+	struct region *regions;   /* ascending, disjoint */
+	int nregions;
+	struct region *heap;      /* [heap->start, PAGE_ROUND_UP(brk)) */
+	uint64_t brk;
+	/* The SFrame registry's: only kern/unwind/sframe_registry.c changes them. */
+	struct sframe_section *sframes;        /* newest first */
+	int nsframes;
+	struct sframe_section *sframe_last;    /* the last one a lookup used */
+	struct sframe_rule_cache *rule_cache;  /* pc -> rule, NULL until first use */
+	uint64_t sframe_gen;  /* bumped when a section comes or goes, or text is
+				 unmapped: cached rules of an older one are void */
+	/* The executable, for the profiler's MMAP record. */
+	const char *exe_path;     /* initrd name ("bin/fib") */
+	uint64_t text_start, text_end, text_pgoff;
+	uint8_t build_id[ELF_BUILD_ID_MAX];
+	uint32_t build_id_size;
+};
+
+/* An empty address space; NULL when out of memory. */
+struct uvm *uvm_create(void);
+/* Frees every page, page table and region. mm must not be current. */
+void uvm_destroy(struct uvm *mm);
+
+/* Regions for the executable's segments, an empty heap after them, the
+ * stack; registers its PT_GNU_SFRAME. 0 or -ENOMEM. */
+int uvm_load_elf(struct uvm *mm, const struct elf_image *img, const char *path);
+
+/* The region holding addr, or NULL. */
+struct region *uvm_find(struct uvm *mm, uint64_t addr);
+
+/*
+ * Demand paging: maps the page holding addr if a region allows `access`
+ * (VM_WRITE and/or VM_EXEC; reads are always allowed). 0, -EFAULT (no
+ * region, access not allowed, or the page is already there: a protection
+ * fault) or -ENOMEM. Works on any mm, current or not.
+ */
+int uvm_fault(struct uvm *mm, uint64_t addr, unsigned access);
+
+/* Writes n bytes at va into mm (not necessarily current), faulting the
+ * pages in as a write would: for building a new process's stack. */
+int uvm_write(struct uvm *mm, uint64_t va, const void *src, uint64_t n);
+
+/* SYS_sbrk: the old break, or -ENOMEM (outside [heap start, + USER_HEAP_MAX)). */
+long uvm_sbrk(struct uvm *mm, long increment);
+/* SYS_mmap: the address of a new region of len bytes (rounded up to
+ * pages): at hint if that range is free mmap space, else where the kernel
+ * likes; file NULL for zeroed memory. -EINVAL, -ENOMEM. */
+long uvm_mmap(struct uvm *mm, uint64_t hint, uint64_t len, unsigned prot,
+	      const struct initrd_file *file, uint64_t offset);
+/* SYS_munmap: removes [addr, addr + len) from mmap regions; -EINVAL if it
+ * is not page aligned, leaves the user range, or touches another kind of
+ * region. */
+int uvm_munmap(struct uvm *mm, uint64_t addr, uint64_t len);
+
+#endif

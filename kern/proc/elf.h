@@ -1,0 +1,61 @@
+/*
+ * ELF64 executables: validation and the facts the loader needs. The image
+ * is untrusted (any initrd file can be spawned): every offset and size is
+ * checked against the file and the user address range before use, and
+ * anything malformed is -ENOEXEC.
+ */
+#ifndef KERN_ELF_H
+#define KERN_ELF_H
+
+#include <stdint.h>
+
+/* The ELF64 structures (System V ABI), only what the loader reads. */
+struct elf64_ehdr {
+	uint8_t ident[16];
+	uint16_t type, machine;
+	uint32_t version;
+	uint64_t entry, phoff, shoff;
+	uint32_t flags;
+	uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
+};
+
+struct elf64_phdr {
+	uint32_t type, flags;
+	uint64_t offset, vaddr, paddr, filesz, memsz, align;
+};
+
+#define ELF_MAX_LOADS    8
+#define ELF_BUILD_ID_MAX 20
+/* Where an executable may load: above page 0, below where the heap's
+ * room, the mmap area and the stack begin (kern/mm/uvm.h). */
+#define ELF_LOAD_MIN 0x10000ull
+#define ELF_LOAD_MAX 0x0000100000000000ull
+
+struct elf_segment {
+	uint64_t vaddr, memsz;   /* memory image [vaddr, vaddr + memsz) */
+	const uint8_t *data;     /* its first filesz bytes, in the file */
+	uint64_t filesz;
+	uint64_t offset;         /* of data in the file */
+	unsigned prot;           /* VM_WRITE | VM_EXEC */
+};
+
+struct elf_image {
+	uint64_t entry;
+	int nloads;
+	struct elf_segment loads[ELF_MAX_LOADS]; /* ascending, no shared pages */
+	uint64_t end;            /* end of the highest segment */
+	int text;                /* index of the executable segment holding entry */
+	uint64_t sframe_addr, sframe_size; /* PT_GNU_SFRAME, 0 if none */
+	uint8_t build_id[ELF_BUILD_ID_MAX];
+	uint32_t build_id_size;  /* 0 if the file has no NT_GNU_BUILD_ID */
+};
+
+/* 0 and *out, or -ENOEXEC. */
+int elf_parse(const uint8_t *file, uint64_t size, struct elf_image *out);
+
+/* The NT_GNU_BUILD_ID of any ELF64 file (a shared object too): its size,
+ * copied to id, or 0 if there is none or the file is no ELF64. */
+uint32_t elf_build_id(const uint8_t *file, uint64_t size,
+		      uint8_t id[ELF_BUILD_ID_MAX]);
+
+#endif

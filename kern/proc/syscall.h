@@ -1,0 +1,40 @@
+/*
+ * System calls: one table indexed by number (include/stitch/syscall.h),
+ * as in xv6. Each handler gets the six argument registers as longs and
+ * returns the result or -errno; syscall_dispatch is the one place every
+ * call passes through (for a tracer, too).
+ */
+#ifndef KERN_SYSCALL_H
+#define KERN_SYSCALL_H
+
+typedef long (*syscall_fn)(const long *arg);
+
+long syscall_dispatch(long nr, const long *arg);
+
+/* kern/proc/sys_file.c */
+long sys_read(const long *arg);
+long sys_write(const long *arg);
+long sys_open(const long *arg);
+long sys_close(const long *arg);
+long sys_lseek(const long *arg);
+long sys_fstat(const long *arg);
+long sys_isatty(const long *arg);
+long sys_pipe(const long *arg);
+/* kern/proc/sys_mem.c */
+long sys_sbrk(const long *arg);
+long sys_mmap(const long *arg);
+long sys_munmap(const long *arg);
+long sys_stacktrace_setup(const long *arg);
+/* kern/proc/sys_proc.c */
+long sys_exit(const long *arg);
+long sys_getpid(const long *arg);
+long sys_getppid(const long *arg);
+long sys_kill(const long *arg);
+long sys_spawn(const long *arg);
+long sys_wait(const long *arg);
+long sys_yield(const long *arg);
+long sys_sleep(const long *arg);
+long sys_gettimeofday(const long *arg);
+long sys_times(const long *arg);
+
+#endif

@@ -1,0 +1,153 @@
+#include <stdbool.h>
+
+#include "kern/profile/profile.h"
+#include <arch/arch.h>
+#include "kern/lib/cmdline.h"
+#include "kern/kernel.h"
+#include "kern/mm/mm.h"
+#include "kern/profile/record.h"
+#include "kern/profile/sample.h"
+#include "kern/profile/stats.h"
+#include "kern/lib/string.h"
+#include "kern/profile/summary.h"
+
+#define NORMAL_RING_BYTES (256u << 10)
+
+struct profile_config profile;
+
+static const char *const mode_names[] = {
+	[MODE_NONE] = "none", [MODE_SFRAME] = "sframe", [MODE_FP] = "fp",
+	[MODE_FP_DEFERRED] = "fp-deferred", [MODE_STACK_COPY] = "stack-copy",
+	[MODE_GUESS] = "guess", [MODE_VALIDATE] = "validate",
+};
+
+static bool sampling;
+static bool finished;
+
+static bool parse_mode(const char *s, uint32_t *mode)
+{
+	for (uint32_t m = 0; m < ARRAY_SIZE(mode_names); m++)
+		if (strcmp(s, mode_names[m]) == 0) {
+			*mode = m;
+			return true;
+		}
+	return false;
+}
+
+bool profile_parse(struct profile_config *c)
+{
+	const char *mode = cmdline_get(&boot_args, "profile.mode");
+	c->mode = MODE_SFRAME;
+	if (mode && !parse_mode(mode, &c->mode)) {
+		kprintf("profile: unknown profile.mode=%s\n", mode);
+		return false;
+	}
+	c->hz = (uint32_t)cmdline_int(&boot_args, "profile.hz", PROFILE_HZ_DEFAULT,
+				      PROFILE_HZ_MIN, PROFILE_HZ_MAX);
+	c->frames = (uint32_t)cmdline_int(&boot_args, "profile.frames",
+					  PROFILE_FRAMES_DEFAULT, 1, 4096);
+	c->ring_kib = (uint32_t)cmdline_int(&boot_args, "profile.ring",
+					    PROFILE_RING_KIB_DEFAULT, 4, 1 << 20);
+	if (c->ring_kib & (c->ring_kib - 1)) {
+		kprintf("profile: profile.ring=%u is no power of two; using %u\n",
+			c->ring_kib, PROFILE_RING_KIB_DEFAULT);
+		c->ring_kib = PROFILE_RING_KIB_DEFAULT;
+	}
+	return true;
+}
+
+/* The kernel image as the host should symbolize it: pid 0, its text at
+ * the link addresses (an ET_EXEC: pgoff plays no part), its build ID. */
+static void record_kernel_mmap(void)
+{
+	extern const char __build_id_note[];
+	const uint32_t *note = (const uint32_t *)__build_id_note;
+	const uint8_t *id = (const uint8_t *)(note + 3) + ROUND_UP(note[0], 4);
+	uint64_t start = (uint64_t)__text_start;
+
+	record_mmap(0, 0, start, (uint64_t)__text_end - start,
+		    0, MMAP_KERNEL, id, note[1],
+		    "/stitch/kernel.elf");
+}
+
+static int begin_stream(const struct profile_config *c)
+{
+	int err = record_init((uint64_t)c->ring_kib << 10, NORMAL_RING_BYTES);
+	if (!err)
+		err = sample_init();
+	if (err)
+		return err;
+	profile = *c;
+	record_stream_begin(c->mode, c->mode == MODE_NONE ? 0 : c->hz, c->frames);
+	record_kernel_mmap();
+	return 0;
+}
+
+int profile_start(const struct profile_config *c)
+{
+	if (!record_stream_started()) {
+		int err = begin_stream(c);
+		if (err)
+			return err;
+	}
+	if (c->mode == MODE_NONE || sampling)
+		return 0;
+	/* Say it first: printing on the console takes long enough to show
+	 * up in the samples. */
+	kprintf("profile: mode %s, %u Hz, NMIs from the %s\n", mode_names[c->mode],
+		c->hz, arch_sampling_select(cmdline_get(&boot_args, "profile.source")));
+	sample_enable(1000000000ull / c->hz);
+	arch_sampling_start_all(c->hz);
+	sampling = true;
+	return 0;
+}
+
+void profile_stop(void)
+{
+	if (!sampling)
+		return;
+	sample_disable();
+	arch_sampling_stop_all();
+	arch_nmi_quiesce(); /* no NMI writes a ring after this */
+	sampling = false;
+}
+
+void profile_init(bool sample)
+{
+	struct profile_config c;
+	if (!profile_parse(&c))
+		c.mode = MODE_NONE;
+	/* The summary costs a symbol lookup per frame of every deferred user
+	 * stack: it is for a screen, on by default where there is one (not
+	 * in the direct boots the benchmarks use). */
+	summary_init(cmdline_get(&boot_args, "profile.summary") ?
+		     cmdline_flag(&boot_args, "profile.summary") : boot_info.fb.base != 0);
+	if (begin_stream(&c)) {
+		kprintf("profile: no memory for the record rings: no stream\n");
+		return;
+	}
+	if (c.mode == MODE_NONE)
+		kprintf("profile: mode none: no sampling; records still written\n");
+	else if (sample)
+		profile_start(&c);
+}
+
+void profile_finish(void)
+{
+	if (finished)
+		return;
+	finished = true;
+	profile_stop();
+	if (!record_stream_started())
+		return;
+	record_stream_end();
+	stats_print();
+	summary_print();
+}
+
+/* What the tick drains at most depends on the channel: a bound on the
+ * tick, and enough for the sampling rate (docs/SAMPLING.md). */
+void profile_tick(void)
+{
+	record_drain(arch_channel_tick_bytes());
+}

@@ -1,0 +1,354 @@
+#include "kern/unwind/user.h"
+#include <arch/uaccess.h>
+#include <arch/user_load.h>
+#include <arch/unwind_user.h>
+#include "kern/lib/cmdline.h"
+#include "kern/kernel.h"
+#include "kern/proc/sched.h"
+#include "kern/mm/mm.h"
+#include "kern/unwind/sframe_registry.h"
+#include "kern/profile/stats.h"
+#include "kern/proc/task.h"
+#include "kern/mm/uaccess.h"
+#include "kern/mm/uvm.h"
+
+/* A step's outcome: the frame moved to its caller, or why the walk ends. */
+#define STEPPED UNWIND_STOP_COUNT
+
+/* How far the guess method scans above sp: a bound on its work. */
+#define GUESS_SCAN_BYTES (16u << 10)
+
+/* What one SFrame unwind may spend: FDE search probes plus FRE rows read
+ * (unwind.budget). A chain of 512 frames of ordinary functions needs a
+ * few thousand; a million-row function needs more than this per step. */
+#define UNWIND_BUDGET_DEFAULT (1u << 16)
+static uint32_t budget = UNWIND_BUDGET_DEFAULT;
+
+void unwind_user_init(void)
+{
+	budget = (uint32_t)cmdline_int(&boot_args, "unwind.budget", UNWIND_BUDGET_DEFAULT,
+				       1, UINT32_MAX);
+	sframe_reg_init();
+}
+
+typedef int (*read_word_fn)(uint64_t *val, uint64_t uaddr);
+
+static int read_faulting(uint64_t *val, uint64_t uaddr)
+{
+	return get_user_u64(val, uaddr);
+}
+
+static int read_present(uint64_t *val, uint64_t uaddr)
+{
+	int err = copy_from_user_nofault(val, uaddr, sizeof *val);
+	if (err)
+		stat_inc(STAT_NMI_USER_ABSENT);
+	return err;
+}
+
+/* One frame-pointer step. rbp 0 is how crt0 marks the outermost frame;
+ * without frame pointers rbp is any register, and this reads garbage: the
+ * checks keep the walk on an upward path through readable words, they
+ * cannot make it right. */
+static enum unwind_stop fp_step(struct sf_frame *f, read_word_fn read)
+{
+	uint64_t next, ra;
+	if (f->fp == 0)
+		return UNWIND_STOP_END;
+	if (f->fp % UNWIND_USER_WORD || f->fp < f->sp || f->fp >= USER_END)
+		return UNWIND_STOP_BAD_FRAME;
+	if (read(&next, f->fp + UNWIND_USER_FP_NEXT) ||
+	    read(&ra, f->fp + UNWIND_USER_FP_RA))
+		return UNWIND_STOP_FAULT;
+	if (ra == 0)
+		return UNWIND_STOP_END;
+	f->pc = ra;
+	f->sp = f->fp + UNWIND_USER_FP_CFA;
+	f->fp = next;
+	f->caller = true;
+	return STEPPED;
+}
+
+/* A pc that no section covers, or that its section has no row for: the
+ * frame pointer is the only hope (counted, whatever it gives; rbp 0 is no
+ * frame pointer but the outermost frame, as at _start). */
+static enum unwind_stop fp_fallback(struct sf_frame *f)
+{
+	if (f->fp)
+		stat_inc(STAT_UNWIND_FP_FALLBACK);
+	return fp_step(f, read_faulting);
+}
+
+/* A section that read wrong: dropped (counted by reason), and the step
+ * ends with the stop that says why. */
+static enum unwind_stop drop(struct sframe_section *s, int err)
+{
+	sframe_drop(s, err);
+	return err == SF_E_FAULT ? UNWIND_STOP_FAULT : UNWIND_STOP_BAD_SFRAME;
+}
+
+/* A stack word, read in the walk's window (sf_quick_step's loader). */
+static inline bool user_word(void *ctx, uint64_t addr, uint64_t *v)
+{
+	(void)ctx;
+	return arch_user_load(addr, 8, v);
+}
+
+/* What ends an SFrame step other than the step itself; runs with the
+ * user-access window closed (it may call the faulting helpers, free). */
+static enum unwind_stop step_failed(struct sf_frame *f, struct sframe_section *s,
+				    int err)
+{
+	switch (err) {
+	case SF_E_END:
+		return UNWIND_STOP_END;
+	case SF_E_NO_FDE:
+	case SF_E_NO_FRE:
+		return fp_fallback(f);
+	case SF_E_STACK_READ:
+		return UNWIND_STOP_FAULT;
+	case SF_E_BAD_FRAME:
+		return UNWIND_STOP_BAD_FRAME;
+	case SF_E_BUDGET:
+		return UNWIND_STOP_BUDGET;
+	case SF_E_SIGNAL:
+		/* The caller's registers are in the signal frame, whose layout
+		 * SFrame does not give (and Stitch delivers no signals). */
+		return UNWIND_STOP_SIGNAL_FRAME;
+	case SF_E_REG:    /* a rule this unwinder cannot follow */
+		return UNWIND_STOP_NO_INFO;
+	default:          /* the section faulted, or what it says is not SFrame */
+		return drop(s, err);
+	}
+}
+
+/* One SFrame step that is not a quick one, in the user-access window
+ * the walk holds open: the lookup failed (err), or its rule (w->rule) has
+ * another shape. In the interrupted frame a flexible FDE may name any
+ * register: the entry's, by DWARF number (none after it). The window
+ * closes around a failure. Not inline: rare, and its frame is large. */
+static __attribute__((noinline)) enum unwind_stop
+rule_step(struct sf_frame *f, int err, struct sframe_walk *w)
+{
+	uint64_t regs[UNWIND_USER_DWARF_REGS];
+	if (!err) {
+		if (!f->caller)
+			unwind_user_dwarf_regs(task_user_frame(current), regs);
+		err = sf_step_rule(&w->sec->table, &w->rule, f, f->caller ? NULL : regs,
+				   UNWIND_USER_DWARF_REGS, NULL, NULL);
+	}
+	if (!err)
+		return STEPPED;
+	arch_user_access_end();
+	enum unwind_stop why = step_failed(f, w->sec, err);
+	arch_user_access_begin();
+	return why;
+}
+
+/*
+ * Between two steps: the unwind may take long (a deep stack, a function
+ * of many rows, page faults), and the kernel is not preemptible, so this
+ * is where it lets others run when the tick asked for it (closing the
+ * SFrame walk's window, window), and ends when the task was killed
+ * meanwhile. The walk's state (frame, trace, what is left of the budget)
+ * is on this task's stack and survives the switch.
+ */
+static __attribute__((noinline)) void reschedule(bool window)
+{
+	stat_inc(STAT_UNWIND_PREEMPTED);
+	if (window)
+		arch_user_access_end();
+	schedule();
+	if (window)
+		arch_user_access_begin();
+}
+
+static inline bool preempt_point(struct task *t, bool window)
+{
+	if (__atomic_load_n(&t->pending, __ATOMIC_RELAXED) & (1ul << TIF_NEED_RESCHED))
+		reschedule(window);
+	return !task_killed(t);
+}
+
+/* Josh Poimboeuf's idea ("Re: [PATCH v3 00/10] x86: ORC unwinder", LKML,
+ * 13 Jul 2017): every stack word that points into
+ * registered text is taken for a return address. Needs no unwind data, and
+ * is wrong both ways: stale return addresses of finished calls show up, and
+ * nothing tells a saved function pointer from a return address. */
+static bool in_text(const struct uvm *mm, uint64_t addr)
+{
+	return addr && sframe_find(mm, addr - 1) != NULL;
+}
+
+static uint32_t guess(const struct sf_frame *f, uint64_t *ips, uint32_t max,
+		      enum unwind_stop *stop)
+{
+	const struct uvm *mm = current->mm;
+	uint64_t words[64];
+	uint64_t at = ROUND_UP(f->sp, UNWIND_USER_WORD);
+	uint64_t end = at < USER_END ? MIN(USER_END, at + GUESS_SCAN_BYTES) : at;
+	uint32_t n = 0;
+
+	ips[n++] = f->pc;
+	*stop = UNWIND_STOP_END;
+	while (at < end) {
+		/* Never across a page: a hole must not hide the words before it. */
+		uint64_t len = MIN(MIN(sizeof words, end - at),
+				   PAGE_ROUND_DOWN(at) + PAGE_SIZE - at);
+		if (copy_from_user(words, at, len)) {
+			*stop = UNWIND_STOP_FAULT;
+			break;
+		}
+		for (uint64_t i = 0; i < len / sizeof words[0]; i++) {
+			if (!in_text(mm, words[i]))
+				continue;
+			if (n == max) {
+				*stop = UNWIND_STOP_MAX_FRAMES;
+				return n;
+			}
+			ips[n++] = words[i];
+		}
+		at += len;
+	}
+	return n;
+}
+
+/* One step of the SFrame walk from pc (the frame's pc, less one in a
+ * caller) by a rule in the quick form: the rule cache's entry (c, NULL
+ * when off; tag: the address space's, read once per walk), else the one
+ * sframe_find_rule looks up; the step inline (sf_quick_step). Anything
+ * else goes to rule_step on a copy of the frame, so that the walk's
+ * frame stays in registers. A quick step fails only on the stack (a bad
+ * frame, a fault, the end), never on its section. */
+static inline __attribute__((always_inline)) enum unwind_stop
+walk_step(struct sf_frame *f, uint64_t pc, const struct sframe_rule_cache *c, uint64_t tag,
+	  struct sframe_walk *w)
+{
+	const struct sframe_rule_entry *e = c ? sframe_rule_find(c, pc, tag) : NULL;
+	const struct sf_quick *q = e ? &e->q : &w->quick;
+	struct sf_frame copy;
+	enum unwind_stop why;
+	int err;
+
+	/* A pc the cache knows has no rule, in a frame whose frame pointer
+	 * is 0: the outermost frame (_start's, every unwind's last), as the
+	 * fallback to the frame pointer would find (fp_fallback), without
+	 * a lookup. */
+	if (!e && c && f->fp == 0 && sframe_rule_find(c, pc, sframe_rule_none_tag(tag)))
+		return UNWIND_STOP_END;
+	if (!e) {
+		w->lookups++;
+		err = sframe_find_rule(pc, w);
+		if (err || !w->quick_ok) {
+			copy = *f;
+			why = rule_step(&copy, err, w);
+			*f = copy;
+			return why;
+		}
+	}
+	err = sf_quick_step(q, f, user_word, NULL);
+	if (!err)
+		return STEPPED;
+	copy = *f;
+	arch_user_access_end();
+	why = step_failed(&copy, NULL, err);
+	arch_user_access_begin();
+	*f = copy;
+	return why;
+}
+
+/* The SFrame walk's preemption point comes every this many frames: each
+ * step is bounded (a cached rule's about 55 instructions, a lookup by
+ * what is left of the unwind's budget), so eight of them bound the time
+ * between two checks as well, and a cached step does not pay for
+ * reading the two flags each time. */
+#define PREEMPT_EVERY 8
+
+/*
+ * The SFrame walk (ips[0] is the interrupted pc): one user-access window
+ * for all its steps (walk_step). Every frame passes every check of a
+ * step and the walk's bounds, every PREEMPT_EVERY-th its preemption
+ * point and its kill check. The
+ * first step is apart so that the loop's steps, all from a caller, need
+ * not test which kind of frame they start from.
+ */
+static uint32_t sframe_walk(struct sf_frame f, uint64_t *ips, uint32_t max,
+			    enum unwind_stop *stop)
+{
+	struct task *t = current;
+	const struct uvm *mm = t->mm;
+	struct sframe_walk w;
+	uint32_t n = 1;
+	enum unwind_stop why;
+
+	sframe_walk_begin(&w, t->mm, budget);
+	/* Neither changes during the walk: the cache is allocated before it
+	 * (sframe_walk_begin), and only the task itself, not running its
+	 * own code meanwhile, adds or removes sections or unmaps text. */
+	const struct sframe_rule_cache *c = mm->rule_cache;
+	uint64_t tag = sframe_rule_tag(mm, false);
+	arch_user_access_begin();
+	why = walk_step(&f, f.caller ? f.pc - 1 : f.pc, c, tag, &w);
+	while (why == STEPPED) {
+		if (f.pc >= USER_END) {
+			why = UNWIND_STOP_BAD_FRAME;
+		} else if (n == max) {
+			why = UNWIND_STOP_MAX_FRAMES;
+		} else if (n % PREEMPT_EVERY == 0 && !preempt_point(t, true)) {
+			why = UNWIND_STOP_KILLED;
+		} else {
+			ips[n++] = f.pc;
+			why = walk_step(&f, f.pc - 1, c, tag, &w); /* f.caller now */
+		}
+	}
+	arch_user_access_end();
+	w.cache_hits += n - w.lookups; /* one step per frame, the last one too */
+	sframe_walk_done(&w);
+	*stop = why;
+	return n;
+}
+
+uint32_t unwind_user(enum unwind_method m, uint64_t *ips, uint32_t max,
+		     enum unwind_stop *stop)
+{
+	struct sf_frame f;
+	unwind_user_start(task_user_frame(current), &f);
+	if (max == 0) {
+		*stop = UNWIND_STOP_MAX_FRAMES;
+		return 0;
+	}
+	if (m == UNWIND_METHOD_GUESS)
+		return guess(&f, ips, max, stop);
+
+	uint32_t n = 0;
+	ips[n++] = f.pc;
+	if (m == UNWIND_METHOD_SFRAME)
+		return sframe_walk(f, ips, max, stop);
+	for (;;) {
+		enum unwind_stop why = fp_step(&f, read_faulting);
+		if (why == STEPPED && f.pc >= USER_END)
+			why = UNWIND_STOP_BAD_FRAME;
+		if (why == STEPPED && n == max)
+			why = UNWIND_STOP_MAX_FRAMES;
+		if (why == STEPPED && !preempt_point(current, false))
+			why = UNWIND_STOP_KILLED;
+		if (why != STEPPED) {
+			*stop = why;
+			return n;
+		}
+		ips[n++] = f.pc;
+	}
+}
+
+uint32_t unwind_user_fp_nmi(const struct sf_frame *start, uint64_t *ips,
+			    uint32_t max)
+{
+	struct sf_frame f = *start;
+	uint32_t n = 0;
+	if (max == 0)
+		return 0;
+	ips[n++] = f.pc;
+	while (n < max && fp_step(&f, read_present) == STEPPED && f.pc < USER_END)
+		ips[n++] = f.pc;
+	return n;
+}
