@@ -294,24 +294,24 @@ static int find_indexed(const struct sf_table *t, uint64_t pc, struct sf_fde *fd
 }
 
 /*
- * The sampled index: the start of every step-th FDE, in memory of the
- * caller's (sf_sample_build), checked increasing when they were read, and
- * a directory of n buckets over the samples' address range, each bucket
- * 2^shift bytes: bucket b holds the last sample at or before its first
- * address. A lookup takes pc's bucket and searches only the samples
+ * The FDE index: the start of every step-th FDE, in memory of the
+ * caller's (sf_fde_index_build), checked increasing when they were read, and
+ * a directory of n buckets over the entries' address range, each bucket
+ * 2^shift bytes: bucket b holds the last entry at or before its first
+ * address. A lookup takes pc's bucket and searches only the entries
  * between its entry and the next one's (mostly none or one). The chosen
- * sample narrows the search to one block of step FDEs; with step 1 to
- * the FDE itself (find_sampled). False when pc precedes the first
+ * entry narrows the search to one block of step FDEs; with step 1 to
+ * the FDE itself (find_by_fde_index). False when pc precedes the first
  * function.
  */
-static SF_INLINE bool sample_span(const struct sf_sample *x, uint32_t num_fdes, uint64_t pc,
+static SF_INLINE bool index_span(const struct sf_fde_index *x, uint32_t num_fdes, uint64_t pc,
 				  struct span *s)
 {
 	const uint64_t *start = x->start;
 
 	if (pc < start[0])
 		return false;
-	uint32_t lo = sf_buckets_find(start, x->n, x->shift, sf_sample_buckets(x), pc);
+	uint32_t lo = sf_buckets_find(start, x->n, x->shift, sf_fde_index_buckets(x), pc);
 	s->lo = lo * x->step;
 	s->hi = s->lo + x->step < num_fdes ? s->lo + x->step : num_fdes;
 	s->lo_known = true;
@@ -320,15 +320,15 @@ static SF_INLINE bool sample_span(const struct sf_sample *x, uint32_t num_fdes, 
 	return true;
 }
 
-/* A sample costs its start and its bucket, and with a sample per FDE
+/* An entry costs its start and its bucket, and with an entry per FDE
  * the FDE kept. */
-#define SAMPLE_BYTES (sizeof(uint64_t) + sizeof(uint32_t))
+#define ENTRY_BYTES (sizeof(uint64_t) + sizeof(uint32_t))
 
-uint64_t sf_sample_size(const struct sf_table *t, uint32_t max)
+uint64_t sf_fde_index_size(const struct sf_table *t, uint32_t max)
 {
 	uint32_t n = t->num_fdes < max ? t->num_fdes : max;
-	uint64_t each = SAMPLE_BYTES + (n == t->num_fdes ? sizeof(struct sf_sample_fde) : 0);
-	return sizeof(struct sf_sample) + (uint64_t)n * each;
+	uint64_t each = ENTRY_BYTES + (n == t->num_fdes ? sizeof(struct sf_kept_fde) : 0);
+	return sizeof(struct sf_fde_index) + (uint64_t)n * each;
 }
 
 /* The least shift that puts the last start in bucket n - 1 or below,
@@ -356,11 +356,11 @@ uint8_t sf_buckets_fill(const uint64_t *start, uint32_t n, uint32_t *bucket)
 	return shift;
 }
 
-/* The sampled starts, increasing; instantiated per source kind and start
+/* The starts of the index, increasing; instantiated per source kind and start
  * width (v3: 8 bytes, else 4), the pcrel flag read once: a load, an add
- * and a compare a sample. */
-static SF_INLINE int read_samples(const struct sf_table *t, enum sf_kind k, uint32_t width,
-				  struct sf_sample *x)
+ * and a compare an entry. */
+static SF_INLINE int read_starts(const struct sf_table *t, enum sf_kind k, uint32_t width,
+				  struct sf_fde_index *x)
 {
 	uint64_t rel = pcrel_mask(t), at = t->fdes, stride = (uint64_t)x->step * t->fde_size;
 	uint64_t prev = 0;
@@ -379,11 +379,11 @@ static SF_INLINE int read_samples(const struct sf_table *t, enum sf_kind k, uint
 	return SF_OK;
 }
 
-int sf_sample_build(struct sf_table *t, void *mem, uint64_t size)
+int sf_fde_index_build(struct sf_table *t, void *mem, uint64_t size)
 {
-	struct sf_sample *x = mem;
+	struct sf_fde_index *x = mem;
 	uint64_t room = size < sizeof *x ? 0 : size - sizeof *x;
-	uint64_t max = room / (SAMPLE_BYTES + sizeof(struct sf_sample_fde));
+	uint64_t max = room / (ENTRY_BYTES + sizeof(struct sf_kept_fde));
 	enum sf_kind k = sf_kind(&t->src);
 	int err;
 
@@ -391,10 +391,10 @@ int sf_sample_build(struct sf_table *t, void *mem, uint64_t size)
 		return SF_E_INVAL;
 	if (!(t->flags & SF_F_FDE_SORTED) || t->num_fdes == 0)
 		return SF_E_FDE_UNSORTED;
-	/* A sample per FDE when the FDEs kept fit too, else as many
-	 * samples as fit without them, fewer than the FDEs. */
+	/* An entry per FDE when the FDEs kept fit too, else as many
+	 * entries as fit without them, fewer than the FDEs. */
 	if (max < t->num_fdes) {
-		max = room / SAMPLE_BYTES;
+		max = room / ENTRY_BYTES;
 		if (max >= t->num_fdes)
 			max = t->num_fdes - 1;
 	}
@@ -405,30 +405,30 @@ int sf_sample_build(struct sf_table *t, void *mem, uint64_t size)
 	x->step = (uint32_t)((t->num_fdes + max - 1) / max);
 	x->n = (t->num_fdes + x->step - 1) / x->step;
 	uint32_t width = t->version == 3 ? 8 : 4;
-	err = k == SF_KIND_BASE ? read_samples(t, SF_KIND_BASE, width, x) :
-	      k == SF_KIND_IN_PLACE ? (width == 8 ? read_samples(t, SF_KIND_IN_PLACE, 8, x) :
-						    read_samples(t, SF_KIND_IN_PLACE, 4, x)) :
-				      read_samples(t, SF_KIND_READ, width, x);
+	err = k == SF_KIND_BASE ? read_starts(t, SF_KIND_BASE, width, x) :
+	      k == SF_KIND_IN_PLACE ? (width == 8 ? read_starts(t, SF_KIND_IN_PLACE, 8, x) :
+						    read_starts(t, SF_KIND_IN_PLACE, 4, x)) :
+				      read_starts(t, SF_KIND_READ, width, x);
 	if (err)
 		return err;
 	x->shift = sf_buckets_fill(x->start, x->n, (uint32_t *)(x->start + x->n));
 	if (x->step == 1)
 		for (uint32_t i = 0; i < x->n; i++)
-			sf_sample_kept(x)[i].read = false;
-	t->sample = x;
+			sf_fde_index_kept(x)[i].read = false;
+	t->fde_index = x;
 	return SF_OK;
 }
 
-/* FDE i of a sample per FDE, read from the section: checked against its
- * sample and the next one (the starts increase: checked at the build, so
+/* FDE i of an entry per FDE, read from the section: checked against its
+ * entry and the next one (the starts increase: checked at the build, so
  * that the FDE is the only one that can cover a pc between the two) and
  * kept when it reads well. An FDE that does not is read again next time:
  * it fails the same way, or reads well once the section does. */
 static SF_INLINE int read_kept(const struct sf_table *t, enum sf_kind k, uint32_t i,
 			       struct sf_fde *fde)
 {
-	const struct sf_sample *x = t->sample;
-	struct sf_sample_fde *e = &sf_sample_kept(x)[i];
+	const struct sf_fde_index *x = t->fde_index;
+	struct sf_kept_fde *e = &sf_fde_index_kept(x)[i];
 	int err;
 
 	if ((err = fde_get(t, k, i, fde)))
@@ -437,7 +437,7 @@ static SF_INLINE int read_kept(const struct sf_table *t, enum sf_kind k, uint32_
 		return SF_E_FDE_UNSORTED; /* the section changed since the build */
 	if (i + 1 < x->n && x->start[i + 1] - fde->start < fde->size)
 		return SF_E_FDE_OVERLAP;
-	*e = (struct sf_sample_fde){
+	*e = (struct sf_kept_fde){
 		.size = fde->size, .first_fre = fde->first_fre, .num_fres = fde->num_fres,
 		.info = fde->info, .info2 = fde->info2, .rep_size = fde->rep_size,
 		.found_err = (uint8_t)sf_fde_check_found(t, fde), .read = true,
@@ -452,8 +452,8 @@ static SF_INLINE int read_kept(const struct sf_table *t, enum sf_kind k, uint32_
 /* FDE i as kept: no read from the section. */
 static SF_INLINE void from_kept(const struct sf_table *t, uint32_t i, struct sf_fde *fde)
 {
-	const struct sf_sample *x = t->sample;
-	const struct sf_sample_fde *e = &sf_sample_kept(x)[i];
+	const struct sf_fde_index *x = t->fde_index;
+	const struct sf_kept_fde *e = &sf_fde_index_kept(x)[i];
 	uint64_t at = fde_offset(t, i);
 
 	fde->start = x->start[i];
@@ -468,7 +468,7 @@ static SF_INLINE void from_kept(const struct sf_table *t, uint32_t i, struct sf_
 	(void)decode_info(t, fde); /* it decoded well when kept */
 }
 
-int sf_sample_keep(const struct sf_table *t, uint32_t i)
+int sf_fde_index_keep(const struct sf_table *t, uint32_t i)
 {
 	struct sf_fde fde;
 
@@ -482,36 +482,36 @@ int sf_sample_keep(const struct sf_table *t, uint32_t i)
 	}
 }
 
-int sf_sample_read_all(const struct sf_table *t)
+int sf_fde_index_read_all(const struct sf_table *t)
 {
 	int err;
 
-	if (!t->sample || t->sample->step != 1)
+	if (!t->fde_index || t->fde_index->step != 1)
 		return SF_OK;
 	for (uint32_t i = 0; i < t->num_fdes; i++)
-		if (!sf_sample_kept(t->sample)[i].read && (err = sf_sample_keep(t, i)))
+		if (!sf_fde_index_kept(t->fde_index)[i].read && (err = sf_fde_index_keep(t, i)))
 			return err;
 	return SF_OK;
 }
 
-/* A sample per FDE: the sample is the FDE, and its neighbours' starts are
- * the samples beside it (increasing: checked at the build), so that the
+/* An entry per FDE: the entry is the FDE, and its neighbours' starts are
+ * the entries beside it (increasing: checked at the build), so that the
  * checks of the search and of the neighbours need no read but the
  * chosen FDE's, and none once it is kept. */
-static SF_INLINE int find_sampled(const struct sf_table *t, enum sf_kind k, uint64_t pc,
+static SF_INLINE int find_by_fde_index(const struct sf_table *t, enum sf_kind k, uint64_t pc,
 				  struct sf_fde *fde)
 {
-	const struct sf_sample *x = t->sample;
+	const struct sf_fde_index *x = t->fde_index;
 	int err;
 
 	if (pc < x->start[0])
 		return SF_E_NO_FDE;
-	uint32_t i = sf_buckets_find(x->start, x->n, x->shift, sf_sample_buckets(x), pc);
-	if (sf_sample_kept(x)[i].read)
+	uint32_t i = sf_buckets_find(x->start, x->n, x->shift, sf_fde_index_buckets(x), pc);
+	if (sf_fde_index_kept(x)[i].read)
 		from_kept(t, i, fde);
 	else if ((err = read_kept(t, k, i, fde)))
 		return err;
-	return covers(fde, pc) ? sf_sample_kept(x)[i].found_err : SF_E_NO_FDE;
+	return covers(fde, pc) ? sf_fde_index_kept(x)[i].found_err : SF_E_NO_FDE;
 }
 
 /* Sorted: the last FDE starting at or before pc is the only candidate.
@@ -523,9 +523,9 @@ static SF_INLINE int find_sorted_k(const struct sf_table *t, enum sf_kind k, uin
 	struct span s = { 0, t->num_fdes, false, 0, UINT64_MAX };
 	int err;
 
-	if (t->sample && t->sample->step == 1)
-		return find_sampled(t, k, pc, fde);
-	if (t->sample && !sample_span(t->sample, t->num_fdes, pc, &s))
+	if (t->fde_index && t->fde_index->step == 1)
+		return find_by_fde_index(t, k, pc, fde);
+	if (t->fde_index && !index_span(t->fde_index, t->num_fdes, pc, &s))
 		return SF_E_NO_FDE;
 	if ((err = search(t, k, width, pc, &s, work)) || (err = fde_get(t, k, s.lo, fde)) ||
 	    (err = check_neighbours(t, k, fde, &s)))

@@ -243,7 +243,7 @@ int sf_fre_find(const struct sf_table *t, const struct sf_fde *fde,
  * compiler keeps the row and the rule in registers.
  */
 static SF_INLINE int quick_rows(const struct sf_table *t, enum sf_kind k, uint32_t asz,
-				const struct sf_sample_fde *e, uint32_t key,
+				const struct sf_kept_fde *e, uint32_t key,
 				struct sf_quick *q, uint32_t *work)
 {
 	struct row best;
@@ -264,21 +264,21 @@ static SF_INLINE int quick_rows(const struct sf_table *t, enum sf_kind k, uint32
 	return sf_quick_from(t, &r, q) ? SF_OK : SF_E_NOT_QUICK;
 }
 
-/* sf_find_quick per source kind: the function through the sampled
+/* sf_find_quick per source kind: the function through the FDE
  * starts' directory and its FDE, kept at the first lookup that lands on
- * it (what find_sampled in fde.c does, without building a struct
+ * it (what find_by_fde_index in fde.c does, without building a struct
  * sf_fde), then its rows. */
 static SF_INLINE int quick_k(const struct sf_table *t, enum sf_kind k, uint64_t pc,
 			     struct sf_quick *q, uint32_t *work)
 {
-	const struct sf_sample *x = t->sample;
+	const struct sf_fde_index *x = t->fde_index;
 
 	if (pc < x->start[0])
 		return SF_E_NO_FDE;
-	uint32_t i = sf_buckets_find(x->start, x->n, x->shift, sf_sample_buckets(x), pc);
-	const struct sf_sample_fde *e = &sf_sample_kept(x)[i];
+	uint32_t i = sf_buckets_find(x->start, x->n, x->shift, sf_fde_index_buckets(x), pc);
+	const struct sf_kept_fde *e = &sf_fde_index_kept(x)[i];
 	int err;
-	if (!e->read && (err = sf_sample_keep(t, i)))
+	if (!e->read && (err = sf_fde_index_keep(t, i)))
 		return err;
 	uint64_t rel = pc - x->start[i];
 	if (rel >= e->size)
@@ -300,7 +300,7 @@ static SF_INLINE int quick_k(const struct sf_table *t, enum sf_kind k, uint64_t 
 int sf_find_quick(const struct sf_table *t, uint64_t pc, struct sf_quick *q,
 		  uint32_t *work)
 {
-	if (!t->sample || t->sample->step != 1)
+	if (!t->fde_index || t->fde_index->step != 1)
 		return SF_E_NOT_QUICK;
 	switch (sf_kind(&t->src)) {
 	case SF_KIND_IN_PLACE:

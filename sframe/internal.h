@@ -204,24 +204,24 @@ static SF_INLINE uint32_t sf_buckets_find(const uint64_t *start, uint32_t n, uin
 	return lo;
 }
 
-/* The sampled index's bucket directory, after the starts; with a sample
+/* The FDE index's bucket directory, after the starts; with an entry
  * per FDE, the FDEs kept after it (sframe/fde.c). Lookups write those:
- * the caller's memory, as sf_sample_build says. */
-static SF_INLINE const uint32_t *sf_sample_buckets(const struct sf_sample *x)
+ * the caller's memory, as sf_fde_index_build says. */
+static SF_INLINE const uint32_t *sf_fde_index_buckets(const struct sf_fde_index *x)
 {
 	return (const uint32_t *)(x->start + x->n);
 }
 
-static SF_INLINE struct sf_sample_fde *sf_sample_kept(const struct sf_sample *x)
+static SF_INLINE struct sf_kept_fde *sf_fde_index_kept(const struct sf_fde_index *x)
 {
-	return (struct sf_sample_fde *)(uintptr_t)(sf_sample_buckets(x) + x->n);
+	return (struct sf_kept_fde *)(uintptr_t)(sf_fde_index_buckets(x) + x->n);
 }
 
-/* FDE i of a sample per FDE, read from the section and kept (sframe/fde.c),
+/* FDE i of an entry per FDE, read from the section and kept (sframe/fde.c),
  * or why it cannot be. */
-int sf_sample_keep(const struct sf_table *t, uint32_t i);
+int sf_fde_index_keep(const struct sf_table *t, uint32_t i);
 
-/* sf_sample_fde.quick_type of an FDE sf_find_quick leaves to the others. */
+/* sf_kept_fde.quick_type of an FDE sf_find_quick leaves to the others. */
 #define SF_QUICK_NONE 0xff
 
 /* The entity is at its fixed CFA slot, if the header gives one. */

@@ -144,8 +144,8 @@ struct sf_table {
 	uint64_t text_start, text_end;
 	/* NULL, or what sf_index_build wrote. */
 	const struct sf_index *index;
-	/* NULL, or what sf_sample_build wrote. */
-	const struct sf_sample *sample;
+	/* NULL, or what sf_fde_index_build wrote. */
+	const struct sf_fde_index *fde_index;
 };
 
 /* The optional index (sf_index_build; the layout is in sframe/index.c):
@@ -157,24 +157,24 @@ struct sf_index {
 	uint64_t start[];
 };
 
-/* A sampled index of a sorted section: the start address of FDEs 0,
+/* An FDE index of a sorted section: the start address of FDEs 0,
  * step, 2 step, ... (n of them), increasing, then a directory of n
  * 32-bit bucket entries (sframe/fde.c) over 2^shift-byte buckets; with
- * step 1 (a sample per FDE), then each FDE as the build read it (struct
- * sf_sample_fde). */
-struct sf_sample {
+ * step 1 (an entry per FDE), then each FDE as the build read it (struct
+ * sf_kept_fde). */
+struct sf_fde_index {
 	uint32_t step;
 	uint32_t n;
 	uint8_t shift;
 	uint64_t start[];
 };
 
-/* An FDE of a sample per FDE, as a lookup first read it (its start is
- * the sample's): a lookup reads an FDE from the section once, when it
+/* An FDE of an index with an entry per FDE, as a lookup first read it (its start is
+ * the entry's): a lookup reads an FDE from the section once, when it
  * first lands on it and the FDE reads well, and from here after that.
  * found_err: what a lookup that finds the pc in it says (sf_fde_check_shape,
  * outside the text). */
-struct sf_sample_fde {
+struct sf_kept_fde {
 	uint32_t size;
 	uint32_t first_fre;  /* section offset of the first FRE */
 	uint32_t num_fres;
@@ -287,30 +287,30 @@ int sf_index_build(struct sf_table *t, void *mem, uint64_t size);
 
 /*
  * A lighter index for a section read in place (the kernel's): the starts
- * of at most max FDEs, every step-th one, in sf_sample_size(t, max) bytes
+ * of at most max FDEs, every step-th one, in sf_fde_index_size(t, max) bytes
  * of the caller's memory (8-byte aligned). Building it reads those starts
  * only (bounded work, no validation: they must increase); a lookup then
  * searches them in ordinary memory and reads from the section only the
- * FDEs of one block of step, checking all it reads against the samples
- * and its neighbours. With a sample per FDE (num_fdes <= max) the index
- * also keeps each FDE a lookup read well (struct sf_sample_fde), so that
+ * FDEs of one block of step, checking all it reads against the entries
+ * and its neighbours. With an entry per FDE (num_fdes <= max) the index
+ * also keeps each FDE a lookup read well (struct sf_kept_fde), so that
  * the next lookup of that function reads only its rows: such lookups
  * write to the index, and must not run at the same time on one table
- * unless sf_sample_read_all() has read every FDE. It is a snapshot: a
- * lookup that finds the section's start of a sampled FDE changed since
+ * unless sf_fde_index_read_all() has read every FDE. It is a snapshot: a
+ * lookup that finds the section's start of an indexed FDE changed since
  * the build says SF_E_FDE_UNSORTED (an FDE kept is not read again).
- * sf_sample_build sets t->sample; SF_E_FDE_UNSORTED for a section without
- * SF_F_FDE_SORTED (or empty) or whose sampled starts decrease,
- * SF_E_NOSPACE when size holds no sample, SF_E_INVAL for misaligned
+ * sf_fde_index_build sets t->fde_index; SF_E_FDE_UNSORTED for a section without
+ * SF_F_FDE_SORTED (or empty) or whose indexed starts decrease,
+ * SF_E_NOSPACE when size holds no entry, SF_E_INVAL for misaligned
  * memory, SF_E_FAULT when a read fails.
  */
-uint64_t sf_sample_size(const struct sf_table *t, uint32_t max);
-int sf_sample_build(struct sf_table *t, void *mem, uint64_t size);
+uint64_t sf_fde_index_size(const struct sf_table *t, uint32_t max);
+int sf_fde_index_build(struct sf_table *t, void *mem, uint64_t size);
 
-/* With a sample per FDE: read and keep every FDE now (bounded by
+/* With an entry per FDE: read and keep every FDE now (bounded by
  * num_fdes), so that lookups only read the index; the first FDE that
  * does not read well is the error. With step > 1, nothing to do. */
-int sf_sample_read_all(const struct sf_table *t);
+int sf_fde_index_read_all(const struct sf_table *t);
 
 /* The idx-th FDE. */
 int sf_fde_get(const struct sf_table *t, uint32_t idx, struct sf_fde *fde);
@@ -383,7 +383,7 @@ bool sf_quick_of(const struct sf_table *t, const struct sf_rule *rule,
 
 /*
  * The quick rule at pc in one pass, for the common case only: a table
- * with a sample per FDE (sf_sample_build), pc's FDE of the default type,
+ * with an entry per FDE (sf_fde_index_build), pc's FDE of the default type,
  * its row at pc of the quick shape. It reads from the section pc's FDE
  * once (then the index keeps it, as any lookup through it does) and
  * pc's function's rows, and builds no struct sf_fde, sf_fre or sf_rule

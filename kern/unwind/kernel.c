@@ -132,15 +132,15 @@ void kunwind_print_here(uint64_t skip_sp)
 	print(ips, kunwind_here(skip_sp, ips, KUNWIND_MAX_FRAMES));
 }
 
-/* The kernel's FDE index (sf_sample_build): every FDE's start and the
+/* The kernel's FDE index (sf_fde_index_build): every FDE's start and the
  * FDE itself while there are at most this many, in memory of its own
  * (before the page allocator runs), so that a kernel unwind, in the NMI
  * too, finds its functions by a search in a dense array instead of in
- * the section. Every FDE is read at boot (sf_sample_read_all): lookups
+ * the section. Every FDE is read at boot (sf_fde_index_read_all): lookups
  * then write nothing, and NMIs on several CPUs may search at once. */
 #define KINDEX_MAX 2048
-static uint64_t kindex[(sizeof(struct sf_sample) +
-			KINDEX_MAX * (12 + sizeof(struct sf_sample_fde)) + 7) / 8];
+static uint64_t kindex[(sizeof(struct sf_fde_index) +
+			KINDEX_MAX * (12 + sizeof(struct sf_kept_fde)) + 7) / 8];
 
 void kunwind_init(void)
 {
@@ -160,10 +160,10 @@ void kunwind_init(void)
 	if (!err)
 		err = sf_validate(&ktable);
 	if (!err)
-		err = sf_sample_build(&ktable, kindex, MIN(sizeof kindex,
-							   sf_sample_size(&ktable, KINDEX_MAX)));
+		err = sf_fde_index_build(&ktable, kindex, MIN(sizeof kindex,
+							   sf_fde_index_size(&ktable, KINDEX_MAX)));
 	if (!err)
-		err = sf_sample_read_all(&ktable);
+		err = sf_fde_index_read_all(&ktable);
 	/* A kernel built without --gsframe would have an empty table. */
 	if (!err)
 		err = sf_fde_find(&ktable, (uint64_t)kunwind_init, &fde);
@@ -172,7 +172,7 @@ void kunwind_init(void)
 		      src.vaddr, sf_strerror(err));
 	ready = true;
 	kprintf("kunwind: .sframe v%u, %u functions, %u rows, %u bytes, index of %u\n",
-		ktable.version, ktable.num_fdes, ktable.num_fres, src.size, ktable.sample->n);
+		ktable.version, ktable.num_fdes, ktable.num_fres, src.size, ktable.fde_index->n);
 }
 
 const struct sf_table *kunwind_table(void)

@@ -130,7 +130,7 @@ static int remove_section(struct uvm *mm, uint64_t text_start)
 			if (mm->sframe_last == s)
 				mm->sframe_last = NULL;
 			mm->sframe_gen++;
-			kfree((void *)s->table.sample);
+			kfree((void *)s->table.fde_index);
 			kfree(s);
 			return 0;
 		}
@@ -182,7 +182,7 @@ void sframe_reg_init(void)
 #define FDE_INDEX_MAX 2048
 
 /*
- * A sorted section's FDE index (sf_sample_build, a sample per FDE), built
+ * A sorted section's FDE index (sf_fde_index_build, a sample per FDE), built
  * at its first use into kernel memory the section owns: the lookups then
  * find their function's FDE through the index's bucket directory in
  * kernel memory and read from the section only that FDE, the first time,
@@ -201,13 +201,13 @@ static int index_section(struct sframe_section *s)
 	if (!fde_index_on || !(t->flags & SF_F_FDE_SORTED) || t->num_fdes == 0 ||
 	    t->num_fdes > FDE_INDEX_MAX)
 		return SF_OK;
-	uint64_t size = sf_sample_size(t, FDE_INDEX_MAX);
+	uint64_t size = sf_fde_index_size(t, FDE_INDEX_MAX);
 	arch_user_access_end();
 	void *mem = kmalloc(size);
 	arch_user_access_begin();
 	if (!mem)
 		return SF_OK;
-	int err = sf_sample_build(t, mem, size);
+	int err = sf_fde_index_build(t, mem, size);
 	if (err) {
 		kfree(mem);
 		return err;
@@ -302,7 +302,7 @@ static void cache_put(struct sframe_rule_cache *c, uint64_t pc, uint64_t tag,
  * lookup (w->rule, and w->quick when it has that shape). */
 static int lookup(const struct sf_table *t, uint64_t pc, struct sframe_walk *w)
 {
-	w->index_lookups += t->sample != NULL;
+	w->index_lookups += t->fde_index != NULL;
 	int err = sf_find_quick(t, pc, &w->quick, &w->work);
 	if (err != SF_E_NOT_QUICK) {
 		w->quick_lookups++;

@@ -2,7 +2,7 @@
  * make bench-sframe: nanoseconds per lookup (FDE + FRE + rule), and of
  * that the FDE search alone (sf_fde_find), without and with the optional
  * index (sf_index_build, in memory this program
- * allocates) or the sampled index (sf_sample_build, a sample per FDE, as
+ * allocates) or the FDE index (sf_fde_index_build, an entry per FDE, as
  * the kernel builds it for a section of up to 1 024 FDEs), and per unwind
  * step, against libsframe's sframe_find_fre on the same pcs.
  *
@@ -33,8 +33,8 @@ struct bench {
 	struct sf_table direct;  /* section read in place */
 	struct sf_table viacb;   /* section read through a callback */
 	struct sf_table indexed; /* section in memory, with an index */
-	struct sf_table sampled; /* ... with a sampled index */
-	void *index, *sample;
+	struct sf_table fde_indexed; /* ... with a FDE index */
+	void *index, *fde_index;
 	sframe_decoder_ctx *d;
 	uint64_t vaddr;
 	uint64_t *pcs;
@@ -77,10 +77,10 @@ static uint64_t op_lookup_index(struct bench *b, uint64_t pc)
 	return (uint64_t)sf_find_rule(&b->indexed, pc, &r) + (uint64_t)r.cfa_off;
 }
 
-static uint64_t op_lookup_sampled(struct bench *b, uint64_t pc)
+static uint64_t op_lookup_fde_index(struct bench *b, uint64_t pc)
 {
 	struct sf_rule r;
-	return (uint64_t)sf_find_rule(&b->sampled, pc, &r) + (uint64_t)r.cfa_off;
+	return (uint64_t)sf_find_rule(&b->fde_indexed, pc, &r) + (uint64_t)r.cfa_off;
 }
 
 static uint64_t op_lookup_cb(struct bench *b, uint64_t pc)
@@ -153,7 +153,7 @@ static uint32_t disagreements(struct bench *b)
 		int e1 = sf_find_rule(&b->direct, b->pcs[i], &r1);
 		int e2 = sf_find_rule(&b->indexed, b->pcs[i], &r2);
 		bad += e1 != e2 || (!e1 && !same_rule(&r1, &r2));
-		e2 = sf_find_rule(&b->sampled, b->pcs[i], &r2);
+		e2 = sf_find_rule(&b->fde_indexed, b->pcs[i], &r2);
 		bad += e1 != e2 || (!e1 && !same_rule(&r1, &r2));
 	}
 	return bad;
@@ -194,9 +194,9 @@ static int run(void *arg, const char *member, const struct section *sec)
 	    sf_open(&b.indexed, &direct) ||
 	    !(b.index = malloc(sf_index_size(&b.indexed))) ||
 	    sf_index_build(&b.indexed, b.index, sf_index_size(&b.indexed)) ||
-	    sf_open(&b.sampled, &direct) ||
-	    !(b.sample = malloc(sf_sample_size(&b.sampled, UINT32_MAX))) ||
-	    sf_sample_build(&b.sampled, b.sample, sf_sample_size(&b.sampled, UINT32_MAX)) ||
+	    sf_open(&b.fde_indexed, &direct) ||
+	    !(b.fde_index = malloc(sf_fde_index_size(&b.fde_indexed, UINT32_MAX))) ||
+	    sf_fde_index_build(&b.fde_indexed, b.fde_index, sf_fde_index_size(&b.fde_indexed, UINT32_MAX)) ||
 	    !(b.d = sframe_decode((const char *)b.bytes, b.size, &err))) {
 		fprintf(stderr, "%s: cannot open its .sframe\n", path);
 		return 1;
@@ -205,15 +205,15 @@ static int run(void *arg, const char *member, const struct section *sec)
 	uint32_t bad = disagreements(&b);
 	double mine = ns_per_pc(&b, op_lookup), fde = ns_per_pc(&b, op_fde);
 	double indexed = ns_per_pc(&b, op_lookup_index);
-	double sampled = ns_per_pc(&b, op_lookup_sampled), theirs = ns_per_pc(&b, op_libsframe);
+	double fde_indexed = ns_per_pc(&b, op_lookup_fde_index), theirs = ns_per_pc(&b, op_libsframe);
 	printf("| %7" PRIu32 " | %7" PRIu32 " | %9" PRIu32 " | %8.1f | %8.1f | %8.1f | %8.1f | %8.1f | "
 	       "%8.1f | %9.1f | %5.2f | %5.2f | %5.2f |%s\n",
-	       b.direct.num_fdes, b.direct.num_fres, b.size, mine, fde, indexed, sampled,
+	       b.direct.num_fdes, b.direct.num_fres, b.size, mine, fde, indexed, fde_indexed,
 	       ns_per_pc(&b, op_lookup_cb), ns_per_pc(&b, op_step), theirs,
-	       theirs / mine, theirs / indexed, theirs / sampled, bad ? " DISAGREE" : "");
+	       theirs / mine, theirs / indexed, theirs / fde_indexed, bad ? " DISAGREE" : "");
 	sframe_decoder_free(&b.d);
 	free(b.index);
-	free(b.sample);
+	free(b.fde_index);
 	free(b.pcs);
 	return bad != 0;
 }
@@ -222,8 +222,8 @@ int main(int argc, char **argv)
 {
 	int status = 0;
 	printf("| FDEs    | FREs    | .sframe B | lookup ns | of which FDE ns | with index ns | "
-	       "with sampled index ns | via callback ns | step ns | libsframe sframe_find_fre ns | "
-	       "speedup | with index | with sampled index |\n");
+	       "with FDE index ns | via callback ns | step ns | libsframe sframe_find_fre ns | "
+	       "speedup | with index | with FDE index |\n");
 	printf("|--------:|--------:|----------:|---------:|---------:|---------:|---------:|---------:|"
 	       "---------:|----------:|------:|------:|------:|\n");
 	for (int i = 1; i < argc; i++)

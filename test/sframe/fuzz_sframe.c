@@ -6,8 +6,8 @@
  * - the buffer and the callback accessors must agree on every answer;
  * - a section that validates and re-encodes (v1, v2, v3) must still
  *   validate and give the same rule at every sampled pc;
- * - the optional indexes (sf_index_build, sf_sample_build) change no
- *   answer on a valid section, and lookups through a sampled index of
+ * - the optional indexes (sf_index_build, sf_fde_index_build) change no
+ *   answer on a valid section, and lookups through a FDE index of
  *   any section stay safe.
  *
  * Any violation traps, which libFuzzer reports as a crash.
@@ -150,7 +150,7 @@ static void indexed(const struct sf_table *t, const uint64_t *pcs, int n)
 	free(mem);
 }
 
-/* The sampled index, on any section (with one sample, three, or as many
+/* The FDE index, on any section (with one entry, three, or as many
  * as there are FDEs): refused only for a section not sorted, every lookup
  * safe, and on a valid section the same answers as without it. */
 static void sampled(const struct sf_table *t, const uint64_t *pcs, int n, bool valid)
@@ -158,9 +158,9 @@ static void sampled(const struct sf_table *t, const uint64_t *pcs, int n, bool v
 	static const uint32_t maxes[] = { 1, 3, 1u << 20 };
 	for (unsigned m = 0; m < sizeof maxes / sizeof maxes[0]; m++) {
 		struct sf_table x = *t;
-		uint64_t need = sf_sample_size(&x, maxes[m]);
+		uint64_t need = sf_fde_index_size(&x, maxes[m]);
 		uint64_t *mem = malloc(need);
-		int err = sf_sample_build(&x, mem, need);
+		int err = sf_fde_index_build(&x, mem, need);
 		CHECK(err == SF_OK || err == SF_E_FDE_UNSORTED);
 		CHECK(err || (t->flags & SF_F_FDE_SORTED));
 		for (int i = 0; !err && i < n; i++) {

@@ -339,7 +339,7 @@ static void indexed_many(void)
 	ok(built == 9 && diff == 0 && no_fre == 9 * 5 && text == 9 * 60 * 12, name);
 }
 
-/* The sampled index: refused misaligned, short or unsorted; with one
+/* The FDE index: refused misaligned, short or unsorted; with one
  * sample (every FDE in one block), two, or one per FDE, the same answers
  * as without it; and a sampled FDE whose start changed after the build
  * is caught. */
@@ -349,32 +349,32 @@ static void sampled(void)
 	const char *sorted[] = { "v1-sorted-fp", "v1-plt", "v2-plt-pcrel" };
 	for (unsigned v = 0; v < sizeof sorted / sizeof sorted[0]; v++) {
 		struct sf_table plain = open_vec(sorted[v]), t = plain;
-		bool refused = sf_sample_build(&t, (uint8_t *)mem + 4, sizeof mem - 8) == SF_E_INVAL &&
-			       sf_sample_build(&t, mem, sizeof(struct sf_sample)) == SF_E_NOSPACE &&
-			       !t.sample;
+		bool refused = sf_fde_index_build(&t, (uint8_t *)mem + 4, sizeof mem - 8) == SF_E_INVAL &&
+			       sf_fde_index_build(&t, mem, sizeof(struct sf_fde_index)) == SF_E_NOSPACE &&
+			       !t.fde_index;
 		uint32_t diff = 0, built = 0;
 		for (uint32_t max = 1; max <= 3; max++) {
 			t = plain;
-			uint64_t need = sf_sample_size(&t, max);
-			built += need <= sizeof mem && !sf_sample_build(&t, mem, need) &&
-				 t.sample == (void *)mem &&
-				 t.sample->n == (plain.num_fdes < max ? plain.num_fdes : max);
+			uint64_t need = sf_fde_index_size(&t, max);
+			built += need <= sizeof mem && !sf_fde_index_build(&t, mem, need) &&
+				 t.fde_index == (void *)mem &&
+				 t.fde_index->n == (plain.num_fdes < max ? plain.num_fdes : max);
 			for (uint64_t pc = V - 8192; pc < V + 8192; pc++)
 				diff += !same_answer(&plain, &t, pc);
 		}
 		char name[128];
-		snprintf(name, sizeof name, "sampled index on %s: refused misaligned and short, "
+		snprintf(name, sizeof name, "FDE index on %s: refused misaligned and short, "
 			 "built with 1-3 samples, same answers (%u differ)", sorted[v], diff);
 		ok(refused && built == 3 && diff == 0, name);
 	}
 	struct sf_table t = open_vec("v1-none-addr4");
-	ok(sf_sample_build(&t, mem, sizeof mem) == SF_E_FDE_UNSORTED && !t.sample,
-	   "no sampled index for a section without sorted FDEs");
+	ok(sf_fde_index_build(&t, mem, sizeof mem) == SF_E_FDE_UNSORTED && !t.fde_index,
+	   "no FDE index for a section without sorted FDEs");
 
 	/* FDE 1's start field moved after the build: the lookup sees it. */
 	t = open_vec("v1-sorted-fp");
 	struct sf_fde fde;
-	ok(!sf_sample_build(&t, mem, sf_sample_size(&t, 8)) && !sf_fde_get(&t, 1, &fde),
+	ok(!sf_fde_index_build(&t, mem, sf_fde_index_size(&t, 8)) && !sf_fde_get(&t, 1, &fde),
 	   "v1-sorted-fp: sampled, FDE 1 read");
 	uint8_t *field = (uint8_t *)t.src.base + t.fdes + t.fde_size;
 	field[0] ^= 1;
@@ -386,7 +386,7 @@ static void sampled(void)
 }
 
 /* The same quick rule from sf_find_quick as from sf_find_rule and
- * sf_quick_of on the same table (the sampled index gives the answers
+ * sf_quick_of on the same table (the FDE index gives the answers
  * of the plain one: sampled()), with the same charge to the allowance
  * (SF_E_END where the rule's RA is undefined: the outermost row);
  * SF_E_NOT_QUICK only where the rule has another shape, or its FDE is
@@ -415,8 +415,8 @@ static bool same_quick(const struct sf_table *plain, const struct sf_table *t, u
 }
 
 /* sf_find_quick on every pc of each sorted vector: the answers of the
- * whole lookup, from a fresh index and after sf_sample_read_all kept
- * every FDE; none without a sample per FDE; and a kept FDE is a
+ * whole lookup, from a fresh index and after sf_fde_index_read_all kept
+ * every FDE; none without an entry per FDE; and a kept FDE is a
  * snapshot (its size changed in the section afterwards changes no
  * answer). */
 static void quick(void)
@@ -428,15 +428,15 @@ static void quick(void)
 	for (unsigned v = 0; v < sizeof sorted / sizeof sorted[0]; v++) {
 		struct sf_table plain = open_vec(sorted[v]), t = plain, all = plain;
 		uint32_t diff = 0;
-		bool built = !sf_sample_build(&t, mem, sf_sample_size(&t, t.num_fdes)) &&
-			     t.sample->step == 1;
+		bool built = !sf_fde_index_build(&t, mem, sf_fde_index_size(&t, t.num_fdes)) &&
+			     t.fde_index->step == 1;
 		for (uint64_t pc = V - 8192; pc < V + 8192; pc++) {
 			bool a;
 			diff += !same_quick(&plain, &t, pc, &a);
 			answered += a;
 		}
-		bool read_all = !sf_sample_build(&all, mem + 128, sf_sample_size(&all, all.num_fdes)) &&
-				!sf_sample_read_all(&all);
+		bool read_all = !sf_fde_index_build(&all, mem + 128, sf_fde_index_size(&all, all.num_fdes)) &&
+				!sf_fde_index_read_all(&all);
 		uint32_t all_diff = 0;
 		for (uint64_t pc = V - 8192; pc < V + 8192; pc++) {
 			bool a;
@@ -444,7 +444,7 @@ static void quick(void)
 		}
 		char name[160];
 		snprintf(name, sizeof name, "sf_find_quick on %s: the whole lookup's answer at "
-			 "16384 pcs (%u differ; after sf_sample_read_all %u differ)", sorted[v],
+			 "16384 pcs (%u differ; after sf_fde_index_read_all %u differ)", sorted[v],
 			 diff, all_diff);
 		ok(built && diff == 0 && read_all && all_diff == 0, name);
 	}
@@ -456,15 +456,15 @@ static void quick(void)
 	struct sf_quick q;
 	uint32_t work = 1000;
 	ok(sf_find_quick(&t, V - 4096 + 0x10, &q, &work) == SF_E_NOT_QUICK,
-	   "sf_find_quick without a sampled index: SF_E_NOT_QUICK");
-	ok(!sf_sample_build(&t, mem, sf_sample_size(&t, 1)) && t.sample->step > 1 &&
+	   "sf_find_quick without a FDE index: SF_E_NOT_QUICK");
+	ok(!sf_fde_index_build(&t, mem, sf_fde_index_size(&t, 1)) && t.fde_index->step > 1 &&
 	   sf_find_quick(&t, V - 4096 + 0x10, &q, &work) == SF_E_NOT_QUICK,
 	   "... nor with a sample for several FDEs");
 
 	/* FDE 0's size field (bytes 4-7 of a v1 FDE) shrinks to 1 once kept. */
 	t = plain;
 	struct sf_rule r;
-	ok(!sf_sample_build(&t, mem, sf_sample_size(&t, t.num_fdes)) &&
+	ok(!sf_fde_index_build(&t, mem, sf_fde_index_size(&t, t.num_fdes)) &&
 	   !sf_find_quick(&t, V - 4096 + 0x10, &q, &work), "v1-sorted-fp: FDE 0 kept");
 	uint8_t *size = (uint8_t *)t.src.base + t.fdes + 4, saved = size[0];
 	size[0] = 1;
