@@ -1,5 +1,6 @@
 /*
- * The console: kprintf to COM1, and the formatter behind it.
+ * The console: kprintf to COM1 (and the screen, kern/lib/fbcon.h). The
+ * formatter behind kprintf and ksnprintf is kern/lib/printf.c.
  *
  * Conversions: %d %i %u %x %X %p %s %c %%, length modifiers l ll z, flags
  * '0' and '-', a width and, for %s, a precision (digits or '*').

@@ -1,11 +1,14 @@
 /*
  * irq work: the one thing an NMI handler may ask of the rest of the
- * kernel. An NMI cannot take a lock, allocate, or touch the task-work list
- * (task_work_add masks interrupts, which does not keep an NMI out), so it
- * queues an irq_work on a per-CPU lock-free list and raises a self-IPI
- * (arch_irq_work_raise); the arch's IPI handler, an ordinary interrupt,
- * calls irq_work_run a moment later (as soon as the interrupted code has
- * interrupts enabled).
+ * kernel. An NMI cannot take a lock or allocate, and it does no
+ * return-to-user work: it returns straight to the code it interrupted, so
+ * a task work it queued on a task in ring 3 would wait for that task's
+ * next kernel entry. Instead it queues an irq_work on a per-CPU lock-free
+ * list and raises a self-IPI (arch_irq_work_raise); the arch's IPI
+ * handler, an ordinary interrupt, calls irq_work_run a moment later (as
+ * soon as the interrupted code has interrupts enabled), and that
+ * interrupt's return to ring 3 goes through exit_to_user_mode, which runs
+ * the task work.
  *
  * Linux's kernel/irq_work.c in miniature: one list per CPU, pushed with
  * compare-and-swap, taken whole with one exchange.

@@ -11,7 +11,7 @@
  * schedule(), on its way back to user mode or when it sleeps), and a task
  * runs on one CPU at a time. sched_lock guards the process table, task
  * states and the run queue; `pending` changes atomically; the task-work
- * list has its own lock (docs/SMP.md).
+ * list is lock-free (kern/proc/task_work.c, docs/SMP.md).
  */
 #ifndef KERN_TASK_H
 #define KERN_TASK_H

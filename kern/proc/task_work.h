@@ -12,7 +12,8 @@
 
 /*
  * Queues work on t and sets TIF_TASK_WORK. Callable with interrupts on or
- * off (from an interrupt handler such as the self-IPI), not from an NMI.
+ * off (from an interrupt handler such as the self-IPI); an NMI goes
+ * through irq work (kern/proc/irq_work.h says why).
  * Returns 0, or -ESRCH when t is exiting (the work will never run).
  */
 int task_work_add(struct task *t, struct task_work *work);

@@ -150,8 +150,9 @@ static void stack_copy(struct sample_ctx *ctx, const uint64_t r[REC_NREGS])
 	ctx->rec->flags |= SAMPLE_STACK_COPY;
 }
 
-/* The modes that read user memory inside the NMI. */
-static void in_nmi(struct sample_ctx *ctx, struct task *t)
+/* The modes that read user memory inside the NMI: the frame-pointer
+ * chain, or a copy of the stack for the host. */
+static void read_user_now(struct sample_ctx *ctx, struct task *t)
 {
 	uint64_t r[REC_NREGS];
 	if (!user_regs(ctx, t, r))
@@ -176,11 +177,11 @@ void sample_user_callchain(struct sample_ctx *ctx)
 	switch (profile.mode) {
 	case MODE_FP:
 	case MODE_STACK_COPY:
-		in_nmi(ctx, t);
+		read_user_now(ctx, t);
 		break;
 	case MODE_VALIDATE:
 		defer_sampler(ctx, t);
-		in_nmi(ctx, t);
+		read_user_now(ctx, t);
 		break;
 	default: /* sframe, fp-deferred, guess */
 		defer_sampler(ctx, t);

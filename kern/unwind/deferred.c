@@ -90,7 +90,8 @@ static uint64_t new_cookie(unsigned cpu)
 }
 
 /* The request's way to the task work: from an NMI through irq work (an
- * NMI may not touch the task-work list), from anywhere else directly. */
+ * NMI returns to ring 3 without the return-to-user work; the self-IPI's
+ * return does it), from anywhere else directly. */
 static void queue_task_work(struct unwind_task_info *info, unsigned cpu)
 {
 	if (arch_in_nmi_on(cpu))
