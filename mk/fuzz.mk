@@ -17,7 +17,7 @@
 #   fuzz_elf     kern/proc/elf.c + kern/mm/uvm.c: ELF validation, build id, loading
 #                into a mock address space, demand faults
 #   fuzz_cpio    kern/fs/initrd.c: cpio newc lookups
-#   fuzz_uvm     kern/mm/uvm.c + kern/unwind/sframe_registry.c: sbrk/mmap/munmap/faults/
+#   fuzz_uvm     kern/mm/uvm.c + kern/unwind/sframe_registry.c (+ _lookup.c): sbrk/mmap/munmap/faults/
 #                SFrame registry calls
 #   fuzz_stream  tools/stitch: the record stream reader and the stitcher
 #
@@ -36,8 +36,9 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 $(WARN) -Iinclude $(ARCH_INCLUDE) -I. -iquote t
 
 FUZZ_MOCK := test/fuzz/mock.c test/fuzz/mock.h
 FUZZ_KERN_HDRS := $(wildcard kern/*.h kern/*/*.h) $(wildcard include/stitch/*.h)
-# kern/mm/uvm.c calls the SFrame registry, which calls the SFrame library.
-FUZZ_UVM_SRCS := kern/mm/uvm.c kern/unwind/sframe_registry.c test/fuzz/mock.c test/fuzz/mock_sframe.c \
+# kern/mm/uvm.c calls the SFrame registry (which frees the lookup's rule
+# cache with an address space), which calls the SFrame library.
+FUZZ_UVM_SRCS := kern/mm/uvm.c kern/unwind/sframe_registry.c kern/unwind/sframe_lookup.c test/fuzz/mock.c test/fuzz/mock_sframe.c \
 	$(wildcard sframe/*.c)
 FUZZ_UVM_DEPS := $(FUZZ_UVM_SRCS) $(FUZZ_MOCK) $(FUZZ_KERN_HDRS) $(wildcard sframe/*.h) \
 	$(wildcard $(ARCH_DIR)/include/arch/*.h)

@@ -62,7 +62,7 @@ struct region {
 };
 
 struct sframe_section;               /* kern/unwind/sframe_registry.h */
-struct sframe_rule_cache;            /* kern/unwind/sframe_registry.c */
+struct sframe_rule_cache;            /* kern/unwind/sframe_lookup.h */
 
 struct uvm {
 	struct vm_space vm;
@@ -73,10 +73,13 @@ struct uvm {
 	/* The SFrame registry's: only kern/unwind/sframe_registry.c changes them. */
 	struct sframe_section *sframes;        /* newest first */
 	int nsframes;
-	struct sframe_section *sframe_last;    /* the last one a lookup used */
-	struct sframe_rule_cache *rule_cache;  /* pc -> rule, NULL until first use */
 	uint64_t sframe_gen;  /* bumped when a section comes or goes, or text is
 				 unmapped: cached rules of an older one are void */
+	/* The lookup's: only kern/unwind/sframe_lookup.c changes them (the
+	 * registry forgets sframe_last with its section, frees the cache with
+	 * the address space). */
+	struct sframe_section *sframe_last;    /* the last one a lookup used */
+	struct sframe_rule_cache *rule_cache;  /* pc -> rule, NULL until first use */
 	/* The executable, for the profiler's MMAP record. */
 	const char *exe_path;     /* initrd name ("bin/fib") */
 	uint64_t text_start, text_end, text_pgoff;

@@ -1,6 +1,6 @@
 #include "kern/unwind/sframe_registry.h"
+#include "kern/unwind/sframe_lookup.h"
 #include <arch/uaccess.h>
-#include "kern/lib/cmdline.h"
 #include "kern/kernel.h"
 #include "kern/mm/kmalloc.h"
 #include "kern/profile/stats.h"
@@ -13,8 +13,8 @@
  * ranges disjoint. A registration is checked once, here, whichever way it
  * came (sframe_register); nothing further down checks it again. What the
  * header check does not see (the section is user memory and may change
- * meanwhile) is checked where the unwinder reads it, and in full at first
- * use with sframe.validate (open_section).
+ * meanwhile) is checked where the lookup reads it, and in full at first
+ * use with sframe.validate (kern/unwind/sframe_lookup.c).
  */
 
 /* SFrame's header and function descriptors sit at their natural
@@ -119,7 +119,8 @@ int sframe_register(struct uvm *mm, uint64_t sframe, uint64_t len,
 }
 
 /* Unlinks and frees the section registered for text_start, with the FDE
- * index built at its first use (index_section), if any: 0 or -EINVAL. */
+ * index a lookup built at its first use (kern/unwind/sframe_lookup.c), if
+ * any: 0 or -EINVAL. */
 static int remove_section(struct uvm *mm, uint64_t text_start)
 {
 	for (struct sframe_section **pp = &mm->sframes; *pp; pp = &(*pp)->next) {
@@ -155,192 +156,7 @@ void sframe_free(struct uvm *mm)
 {
 	while (mm->sframes)
 		remove_section(mm, mm->sframes->text_start);
-	kfree(mm->rule_cache);
-	mm->rule_cache = NULL;
-}
-
-/* The unwinder's switches (docs/DEFERRED.md): sframe.validate runs the
- * full validation when a section is first opened; unwind.rule_cache=0
- * turns the pc -> rule cache off, unwind.fde_index=0 the sections' FDE
- * index. */
-static bool validate_all;
-static bool rule_cache_on = true;
-static bool fde_index_on = true;
-
-void sframe_reg_init(void)
-{
-	validate_all = cmdline_flag(&boot_args, "sframe.validate");
-	rule_cache_on = cmdline_int(&boot_args, "unwind.rule_cache", 1, 0, 1);
-	fde_index_on = cmdline_int(&boot_args, "unwind.fde_index", 1, 0, 1);
-}
-
-/* The most FDEs a section may have to get an index: one sample per FDE,
- * 32 bytes each with the FDE kept (64 KiB at most). A sparser index of a bigger section
- * would still fault in every page of its FDE array at the first use
- * (funcs-100000's first unwind: 832 K instructions instead of 142 K),
- * for a few search probes a lookup. */
-#define FDE_INDEX_MAX 2048
-
-/*
- * A sorted section's FDE index (sf_fde_index_build, a sample per FDE), built
- * at its first use into kernel memory the section owns: the lookups then
- * find their function's FDE through the index's bucket directory in
- * kernel memory and read from the section only that FDE, the first time,
- * and after that only its rows (the index keeps it). Lookups write the
- * index, which is safe: only the task that owns the address space looks
- * up its sections (its deferred unwinds, its exit's). Building reads
- * each FDE's start once (and takes the FDE array's page faults). The
- * memory is allocated with the walk's user-access window closed;
- * remove_section frees it with the section. Without memory, off, or for a
- * bigger section, the section is searched as it is; a section whose
- * starts decrease is not valid.
- */
-static int index_section(struct sframe_section *s)
-{
-	struct sf_table *t = &s->table;
-	if (!fde_index_on || !(t->flags & SF_F_FDE_SORTED) || t->num_fdes == 0 ||
-	    t->num_fdes > FDE_INDEX_MAX)
-		return SF_OK;
-	uint64_t size = sf_fde_index_size(t, FDE_INDEX_MAX);
-	arch_user_access_end();
-	void *mem = kmalloc(size);
-	arch_user_access_begin();
-	if (!mem)
-		return SF_OK;
-	int err = sf_fde_index_build(t, mem, size);
-	if (err) {
-		kfree(mem);
-		return err;
-	}
-	stat_inc(STAT_SFRAME_INDEXED);
-	return SF_OK;
-}
-
-/* Header and layout, read in place (sframe_find_rule holds the window).
- * The section's own checks happen on each lookup path; the full pass is
- * opt-in. ld 2.40 makes PT_GNU_SFRAME larger than the merged section
- * (docs/KERNEL.md): reading past the header's end would read other data. */
-static int open_section(struct sframe_section *s)
-{
-	struct sf_src src = { .in_place = true, .size = (uint32_t)s->sframe_len,
-			      .vaddr = s->sframe_addr };
-	int err = sf_open(&s->table, &src);
-	if (!err) {
-		src.size = sf_used_size(&s->table);
-		err = sf_open(&s->table, &src);
-	}
-	if (!err)
-		err = sf_check_layout(&s->table);
-	if (!err && validate_all)
-		err = sf_validate(&s->table);
-	s->table.text_start = s->text_start;
-	s->table.text_end = s->text_end;
-	return err ? err : index_section(s);
-}
-
-/* The section covering pc: the last one used first (consecutive frames
- * are mostly in the same object), opened at its first use. */
-static struct sframe_section *section_for(struct uvm *mm, uint64_t pc,
-					 struct sframe_walk *w, int *err)
-{
-	struct sframe_section *s = mm->sframe_last;
-	*err = SF_OK;
-	if (s && pc >= s->text_start && pc < s->text_end) {
-		w->last_hits++;
-	} else {
-		s = sframe_find(mm, pc);
-		if (!s)
-			return NULL;
-		mm->sframe_last = s;
-	}
-	if (!s->checked) {
-		if ((*err = open_section(s)))
-			return s;
-		s->checked = true;
-	}
-	return s;
-}
-
-void sframe_walk_begin(struct sframe_walk *w, struct uvm *mm, uint32_t budget)
-{
-	/* The counters and the allowance; the rest is written by the
-	 * lookups before it is read. */
-	w->mm = mm;
-	w->work = budget;
-	w->lookups = w->cache_hits = w->cache_misses = w->last_hits = 0;
-	w->index_lookups = w->quick_lookups = 0;
-	/* Allocated here, outside the walk's user-access window. Without
-	 * memory the walk simply looks every rule up. */
-	if (rule_cache_on && !mm->rule_cache) {
-		mm->rule_cache = kzalloc(sizeof *mm->rule_cache);
-		mm->sframe_gen++; /* a zeroed entry (generation 0) is empty */
-	}
-}
-
-void sframe_walk_done(const struct sframe_walk *w)
-{
-	unsigned cpu = arch_cpu_id(); /* read once: any CPU's row adds to the sums */
-	stat_add_on(cpu, STAT_RULE_CACHE_HITS, w->cache_hits);
-	stat_add_on(cpu, STAT_RULE_CACHE_MISSES, w->cache_misses);
-	stat_add_on(cpu, STAT_SFRAME_LAST_HITS, w->last_hits);
-	stat_add_on(cpu, STAT_FDE_INDEX_LOOKUPS, w->index_lookups);
-	stat_add_on(cpu, STAT_QUICK_LOOKUPS, w->quick_lookups);
-}
-
-/* Fills the newest way of pc's set; the oldest entry goes. */
-static void cache_put(struct sframe_rule_cache *c, uint64_t pc, uint64_t tag,
-		      const struct sf_quick *q)
-{
-	struct sframe_rule_entry *set = sframe_rule_set(c, pc);
-	for (unsigned i = RULE_CACHE_WAYS - 1; i > 0; i--)
-		set[i] = set[i - 1];
-	set[0] = (struct sframe_rule_entry){ .pc = pc, .tag = tag, .q = q ? *q : (struct sf_quick){ 0 } };
-}
-
-/* pc's rule in t: in one pass through the index when pc's FDE and row
- * are of the common kind (sf_find_quick: w->quick), else by the whole
- * lookup (w->rule, and w->quick when it has that shape). */
-static int lookup(const struct sf_table *t, uint64_t pc, struct sframe_walk *w)
-{
-	w->index_lookups += t->fde_index != NULL;
-	int err = sf_find_quick(t, pc, &w->quick, &w->work);
-	if (err != SF_E_NOT_QUICK) {
-		w->quick_lookups++;
-		w->quick_ok = !err;
-		return err;
-	}
-	err = sf_find_rule_bounded(t, pc, &w->rule, &w->work);
-	w->quick_ok = !err && sf_quick_of(t, &w->rule, &w->quick);
-	return err;
-}
-
-int sframe_find_rule(uint64_t pc, struct sframe_walk *w)
-{
-	struct uvm *mm = w->mm;
-	struct sframe_rule_cache *c = mm->rule_cache;
-	int err;
-
-	w->sec = NULL;
-	if (c && sframe_rule_find(c, pc, sframe_rule_tag(mm, true))) {
-		w->cache_hits++; /* known to have no rule: the frame pointer's turn */
-		return SF_E_NO_FDE;
-	}
-	w->sec = section_for(mm, pc, w, &err);
-	if (!w->sec)
-		err = SF_E_NO_FDE;
-	else if (!err)
-		err = lookup(&w->sec->table, pc, w);
-	if (c && (err == SF_E_NO_FDE || err == SF_E_NO_FRE)) {
-		w->cache_misses++;
-		cache_put(c, pc, sframe_rule_tag(mm, true), NULL);
-	}
-	if (err)
-		return err;
-	if (c && w->quick_ok) {
-		w->cache_misses++;
-		cache_put(c, pc, sframe_rule_tag(mm, false), &w->quick);
-	}
-	return SF_OK;
+	sframe_rule_cache_free(mm);
 }
 
 void sframe_drop(struct sframe_section *s, int err)

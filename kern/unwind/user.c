@@ -6,6 +6,7 @@
 #include "kern/kernel.h"
 #include "kern/proc/sched.h"
 #include "kern/mm/mm.h"
+#include "kern/unwind/sframe_lookup.h"
 #include "kern/unwind/sframe_registry.h"
 #include "kern/profile/stats.h"
 #include "kern/proc/task.h"
@@ -28,7 +29,7 @@ void unwind_user_init(void)
 {
 	budget = (uint32_t)cmdline_int(&boot_args, "unwind.budget", UNWIND_BUDGET_DEFAULT,
 				       1, UINT32_MAX);
-	sframe_reg_init();
+	sframe_lookup_init();
 }
 
 typedef int (*read_word_fn)(uint64_t *val, uint64_t uaddr);
@@ -214,37 +215,30 @@ static uint32_t guess(const struct sf_frame *f, uint64_t *ips, uint32_t max,
 }
 
 /* One step of the SFrame walk from pc (the frame's pc, less one in a
- * caller) by a rule in the quick form: the rule cache's entry (c, NULL
- * when off; tag: the address space's, read once per walk), else the one
- * sframe_find_rule looks up; the step inline (sf_quick_step). Anything
- * else goes to rule_step on a copy of the frame, so that the walk's
- * frame stays in registers. A quick step fails only on the stack (a bad
- * frame, a fault, the end), never on its section. */
+ * caller): look the rule up (sframe_lookup: the rule cache, else the
+ * section), then step by it. A rule in the quick form is stepped inline
+ * (sf_quick_step); anything else goes to rule_step on a copy of the
+ * frame, so that the walk's frame stays in registers. A quick step fails
+ * only on the stack (a bad frame, a fault, the end), never on its
+ * section. */
 static inline __attribute__((always_inline)) enum unwind_stop
-walk_step(struct sf_frame *f, uint64_t pc, const struct sframe_rule_cache *c, uint64_t tag,
-	  struct sframe_walk *w)
+walk_step(struct sf_frame *f, uint64_t pc, struct sframe_walk *w)
 {
-	const struct sframe_rule_entry *e = c ? sframe_rule_find(c, pc, tag) : NULL;
-	const struct sf_quick *q = e ? &e->q : &w->quick;
+	const struct sf_quick *q;
 	struct sf_frame copy;
 	enum unwind_stop why;
-	int err;
+	int err = sframe_lookup(w, pc, &q);
 
-	/* A pc the cache knows has no rule, in a frame whose frame pointer
-	 * is 0: the outermost frame (_start's, every unwind's last), as the
-	 * fallback to the frame pointer would find (fp_fallback), without
-	 * a lookup. */
-	if (!e && c && f->fp == 0 && sframe_rule_find(c, pc, sframe_rule_none_tag(tag)))
-		return UNWIND_STOP_END;
-	if (!e) {
-		w->lookups++;
-		err = sframe_find_rule(pc, w);
-		if (err || !w->quick_ok) {
-			copy = *f;
-			why = rule_step(&copy, err, w);
-			*f = copy;
-			return why;
-		}
+	if (!q) {
+		/* No rule in a frame whose frame pointer is 0: the outermost
+		 * frame (_start's, every unwind's last), as the fallback to
+		 * the frame pointer would find (fp_fallback), without a call. */
+		if (err == SF_E_NO_FDE && f->fp == 0)
+			return UNWIND_STOP_END;
+		copy = *f;
+		why = rule_step(&copy, err, w);
+		*f = copy;
+		return why;
 	}
 	err = sf_quick_step(q, f, user_word, NULL);
 	if (!err)
@@ -276,19 +270,13 @@ static uint32_t sframe_walk(struct sf_frame f, uint64_t *ips, uint32_t max,
 			    enum unwind_stop *stop)
 {
 	struct task *t = current;
-	const struct uvm *mm = t->mm;
 	struct sframe_walk w;
 	uint32_t n = 1;
 	enum unwind_stop why;
 
 	sframe_walk_begin(&w, t->mm, budget);
-	/* Neither changes during the walk: the cache is allocated before it
-	 * (sframe_walk_begin), and only the task itself, not running its
-	 * own code meanwhile, adds or removes sections or unmaps text. */
-	const struct sframe_rule_cache *c = mm->rule_cache;
-	uint64_t tag = sframe_rule_tag(mm, false);
 	arch_user_access_begin();
-	why = walk_step(&f, f.caller ? f.pc - 1 : f.pc, c, tag, &w);
+	why = walk_step(&f, f.caller ? f.pc - 1 : f.pc, &w);
 	while (why == STEPPED) {
 		if (f.pc >= USER_END) {
 			why = UNWIND_STOP_BAD_FRAME;
@@ -298,12 +286,11 @@ static uint32_t sframe_walk(struct sf_frame f, uint64_t *ips, uint32_t max,
 			why = UNWIND_STOP_KILLED;
 		} else {
 			ips[n++] = f.pc;
-			why = walk_step(&f, f.pc - 1, c, tag, &w); /* f.caller now */
+			why = walk_step(&f, f.pc - 1, &w); /* f.caller now */
 		}
 	}
 	arch_user_access_end();
-	w.cache_hits += n - w.lookups; /* one step per frame, the last one too */
-	sframe_walk_done(&w);
+	sframe_walk_done(&w, n);
 	*stop = why;
 	return n;
 }

@@ -1,0 +1,192 @@
+#include "kern/unwind/sframe_lookup.h"
+#include <arch/arch.h>
+#include <arch/uaccess.h>
+#include "kern/kernel.h"
+#include "kern/lib/cmdline.h"
+#include "kern/mm/kmalloc.h"
+#include "kern/profile/stats.h"
+
+/* The switches (docs/DEFERRED.md): sframe.validate runs the full
+ * validation when a section is first opened; unwind.rule_cache=0 turns
+ * the pc -> rule cache off, unwind.fde_index=0 the sections' FDE index. */
+static bool validate_all;
+static bool rule_cache_on = true;
+static bool fde_index_on = true;
+
+void sframe_lookup_init(void)
+{
+	validate_all = cmdline_flag(&boot_args, "sframe.validate");
+	rule_cache_on = cmdline_int(&boot_args, "unwind.rule_cache", 1, 0, 1);
+	fde_index_on = cmdline_int(&boot_args, "unwind.fde_index", 1, 0, 1);
+}
+
+/* The most FDEs a section may have to get an index: an entry per FDE,
+ * 32 bytes each with the FDE kept (64 KiB at most). A sparser index of a
+ * bigger section would still fault in every page of its FDE array at the
+ * first use (funcs-100000's first unwind: 832 K instructions instead of
+ * 142 K), for a few search probes a lookup. */
+#define FDE_INDEX_MAX 2048
+
+/*
+ * A sorted section's FDE index (sf_fde_index_build, an entry per FDE),
+ * built at its first use into kernel memory the section owns: the lookups
+ * then find their function's FDE through the index's bucket directory in
+ * kernel memory and read from the section only that FDE, the first time,
+ * and after that only its rows (the index keeps it). Lookups write the
+ * index, which is safe: only the task that owns the address space looks
+ * up its sections (its deferred unwinds, its exit's). Building reads
+ * each FDE's start once (and takes the FDE array's page faults). The
+ * memory is allocated with the walk's user-access window closed; the
+ * registry frees it with the section. Without memory, off, or for a
+ * bigger section, the section is searched as it is; a section whose
+ * starts decrease is not valid.
+ */
+static int index_section(struct sframe_section *s)
+{
+	struct sf_table *t = &s->table;
+	if (!fde_index_on || !(t->flags & SF_F_FDE_SORTED) || t->num_fdes == 0 ||
+	    t->num_fdes > FDE_INDEX_MAX)
+		return SF_OK;
+	uint64_t size = sf_fde_index_size(t, FDE_INDEX_MAX);
+	arch_user_access_end();
+	void *mem = kmalloc(size);
+	arch_user_access_begin();
+	if (!mem)
+		return SF_OK;
+	int err = sf_fde_index_build(t, mem, size);
+	if (err) {
+		kfree(mem);
+		return err;
+	}
+	stat_inc(STAT_SFRAME_INDEXED);
+	return SF_OK;
+}
+
+/* Header and layout, read in place (the walk holds the window). The
+ * section's own checks happen on each lookup path; the full pass is
+ * opt-in. ld 2.40 makes PT_GNU_SFRAME larger than the merged section
+ * (docs/KERNEL.md): reading past the header's end would read other data. */
+static int open_section(struct sframe_section *s)
+{
+	struct sf_src src = { .in_place = true, .size = (uint32_t)s->sframe_len,
+			      .vaddr = s->sframe_addr };
+	int err = sf_open(&s->table, &src);
+	if (!err) {
+		src.size = sf_used_size(&s->table);
+		err = sf_open(&s->table, &src);
+	}
+	if (!err)
+		err = sf_check_layout(&s->table);
+	if (!err && validate_all)
+		err = sf_validate(&s->table);
+	s->table.text_start = s->text_start;
+	s->table.text_end = s->text_end;
+	return err ? err : index_section(s);
+}
+
+/* The section covering pc: the last one used first (consecutive frames
+ * are mostly in the same object), opened at its first use. */
+static struct sframe_section *section_for(struct sframe_walk *w, uint64_t pc, int *err)
+{
+	struct uvm *mm = w->mm;
+	struct sframe_section *s = mm->sframe_last;
+	*err = SF_OK;
+	if (s && pc >= s->text_start && pc < s->text_end) {
+		w->last_hits++;
+	} else {
+		s = sframe_find(mm, pc);
+		if (!s)
+			return NULL;
+		mm->sframe_last = s;
+	}
+	if (!s->checked) {
+		if ((*err = open_section(s)))
+			return s;
+		s->checked = true;
+	}
+	return s;
+}
+
+void sframe_walk_begin(struct sframe_walk *w, struct uvm *mm, uint32_t budget)
+{
+	/* The counters and the allowance; the rest is written by the
+	 * lookups before it is read. */
+	w->mm = mm;
+	w->budget = budget;
+	w->lookups = w->cache_misses = w->last_hits = 0;
+	w->index_lookups = w->quick_lookups = 0;
+	/* Allocated here, outside the walk's user-access window. Without
+	 * memory the walk simply looks every rule up. */
+	if (rule_cache_on && !mm->rule_cache) {
+		mm->rule_cache = kzalloc(sizeof *mm->rule_cache);
+		mm->sframe_gen++; /* a zeroed entry (generation 0) is empty */
+	}
+	/* Neither changes during the walk: only the task itself, not running
+	 * its own code meanwhile, adds or removes sections or unmaps text. */
+	w->cache = mm->rule_cache;
+	w->tag = mm->sframe_gen * 2;
+}
+
+void sframe_walk_done(const struct sframe_walk *w, uint32_t frames)
+{
+	unsigned cpu = arch_cpu_id(); /* read once: any CPU's row adds to the sums */
+	/* One step per frame, the last one too; a step the cache answered
+	 * (a rule, or "none") took no lookup. */
+	stat_add_on(cpu, STAT_RULE_CACHE_HITS, frames - w->lookups);
+	stat_add_on(cpu, STAT_RULE_CACHE_MISSES, w->cache_misses);
+	stat_add_on(cpu, STAT_SFRAME_LAST_HITS, w->last_hits);
+	stat_add_on(cpu, STAT_FDE_INDEX_LOOKUPS, w->index_lookups);
+	stat_add_on(cpu, STAT_QUICK_LOOKUPS, w->quick_lookups);
+}
+
+void sframe_rule_cache_free(struct uvm *mm)
+{
+	kfree(mm->rule_cache);
+	mm->rule_cache = NULL;
+}
+
+/* Fills the newest way of pc's set; the oldest entry goes. q NULL: pc
+ * has no rule. */
+static void cache_put(struct sframe_walk *w, uint64_t pc, const struct sf_quick *q)
+{
+	struct sframe_rule_entry *set = sframe_rule_set(w->cache, pc);
+	for (unsigned i = RULE_CACHE_WAYS - 1; i > 0; i--)
+		set[i] = set[i - 1];
+	set[0] = (struct sframe_rule_entry){ .pc = pc, .tag = w->tag | !q,
+					     .q = q ? *q : (struct sf_quick){ 0 } };
+	w->cache_misses++;
+}
+
+/* pc's rule in t: in one pass through the index when pc's FDE and row
+ * are of the common kind (sf_find_quick: w->quick), else by the whole
+ * lookup (w->rule, and w->quick when it has that shape). */
+static int lookup(const struct sf_table *t, uint64_t pc, struct sframe_walk *w)
+{
+	w->index_lookups += t->fde_index != NULL;
+	int err = sf_find_quick(t, pc, &w->quick, &w->budget);
+	if (err != SF_E_NOT_QUICK) {
+		w->quick_lookups++;
+		w->quick_ok = !err;
+		return err;
+	}
+	err = sf_find_rule_bounded(t, pc, &w->rule, &w->budget);
+	w->quick_ok = !err && sf_quick_of(t, &w->rule, &w->quick);
+	return err;
+}
+
+int sframe_lookup_slow(struct sframe_walk *w, uint64_t pc)
+{
+	int err;
+	w->sec = section_for(w, pc, &err);
+	if (!w->sec)
+		err = SF_E_NO_FDE;
+	else if (!err)
+		err = lookup(&w->sec->table, pc, w);
+	/* The cache keeps "no rule" and quick rules; a rule of another
+	 * shape is looked up each time. */
+	if (w->cache && (err == SF_E_NO_FDE || err == SF_E_NO_FRE))
+		cache_put(w, pc, NULL);
+	else if (w->cache && !err && w->quick_ok)
+		cache_put(w, pc, &w->quick);
+	return err;
+}
