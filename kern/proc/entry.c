@@ -47,7 +47,7 @@ static void print_user_stack(struct task *t)
 {
 	uint64_t ips[KILL_FRAMES];
 	enum unwind_stop stop;
-	uint32_t n = unwind_user(UNWIND_METHOD_SFRAME, ips, KILL_FRAMES, &stop);
+	uint32_t n = unwind_user_by(UNWIND_METHOD_SFRAME, ips, KILL_FRAMES, &stop);
 	/* The stop's name is its counter's, "unwind_stop_<reason>". */
 	kprintf("stitch: pid %d user stack (%u frames, stop %s):\n", t->pid, n,
 		stat_name(STAT_UNWIND_STOP_END + stop) + sizeof "unwind_stop_" - 1);

@@ -89,11 +89,6 @@ struct task {
 	/* The deferred user unwind (kern/unwind/deferred.c): cookie, the
 	 * consumers that asked, the bounded trace buffer. */
 	struct unwind_task_info *unwind;
-	/* The sampler's marks (kern/profile/sample_user.c): the cookie of the last
-	 * entry it sampled, and the entries it sampled that its answers have
-	 * not yet added to entries_with_samples. */
-	uint64_t sampled_cookie;
-	uint64_t sampled_entries;
 
 	/* Kernel stack and saved CPU state. */
 	uint64_t kstack;            /* lowest address; 0 for the idle task */

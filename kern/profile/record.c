@@ -120,6 +120,7 @@ static inline int put_normal(unsigned cpu, uint32_t type, void *rec, uint32_t le
 int record_write(uint32_t type, void *rec, uint32_t size)
 {
 	assert(valid_size(size));
+	summary_record(type, rec);
 	return put_normal(arch_cpu_id(), type, rec, size, NULL, 0);
 }
 
@@ -141,7 +142,6 @@ int record_comm(uint32_t pid, uint32_t tid, uint32_t ppid, const char *name)
 	struct rec_comm r = { .time = record_time(), .pid = pid, .tid = tid,
 			      .ppid = ppid };
 	strlcpy(r.name, name, sizeof r.name);
-	summary_comm(pid, r.name);
 	return record_write(REC_COMM, &r, sizeof r);
 }
 
@@ -149,7 +149,6 @@ int record_exit(uint32_t pid, uint32_t tid, int32_t status)
 {
 	struct rec_exit r = { .time = record_time(), .pid = pid, .tid = tid,
 			      .status = status };
-	summary_exit(pid, tid);
 	return record_write(REC_EXIT, &r, sizeof r);
 }
 
@@ -175,8 +174,6 @@ int record_mmap(uint32_t pid, uint32_t tid, uint64_t start, uint64_t len,
 	r.m.build_id_size = MIN(build_id_size, sizeof r.m.build_id);
 	memcpy(r.m.build_id, build_id, r.m.build_id_size);
 	memcpy(r.path, path, plen);
-	if (!(flags & MMAP_KERNEL))
-		summary_mmap(pid, start, len, pgoff, r.path);
 	return record_write(REC_MMAP, &r, size);
 }
 

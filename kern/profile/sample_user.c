@@ -34,19 +34,45 @@
 
 static struct unwind_work sampler_work;
 
+/*
+ * The sampler's marks on a task, from its samples (NMI) to its answer (the
+ * task's way back to user mode): the cookie of the last entry it sampled,
+ * the entries it sampled that its answers have not yet added to
+ * entries_with_samples, and the samples (in user and in kernel mode)
+ * waiting for the entry's user stack. One per slot of the process table,
+ * here rather than in struct task, which knows nothing of the profiler.
+ * Each is the sampler's alone: its NMIs on the CPU the task runs on, and
+ * its answer in the task's context. Every request is answered, at the
+ * latest when the task exits (unwind_deferred_task_exit), so the answer
+ * empties the marks before the slot can hold another task.
+ */
+struct sampler_marks {
+	uint64_t cookie;
+	uint64_t entries;
+	uint32_t user, kernel;
+};
+static struct sampler_marks marks[NPROC];
+
+static struct sampler_marks *marks_of(const struct task *t)
+{
+	return &marks[t - tasks];
+}
+
 /* The answer to the sampler's requests of one entry: its REC_DEFERRED,
  * built from the trace, the entries the NMIs marked (see defer_sampler),
- * and the summary's count. */
+ * and the samples it answers, for the summary. */
 static void sampler_deferred(struct unwind_work *work,
 			     const struct unwind_trace *trace, uint64_t cookie)
 {
 	struct task *t = current;
+	struct sampler_marks *m = marks_of(t);
 	(void)work;
-	stat_add(STAT_ENTRIES_WITH_SAMPLES,
-		 __atomic_exchange_n(&t->sampled_entries, 0, __ATOMIC_RELAXED));
+	stat_add(STAT_ENTRIES_WITH_SAMPLES, __atomic_exchange_n(&m->entries, 0, __ATOMIC_RELAXED));
 	record_deferred((uint32_t)t->pid, (uint32_t)t->tid, REC_CONSUMER_SAMPLER,
 			cookie, trace->stop, trace->entries, trace->nr);
-	summary_user_stack(trace);
+	summary_user_stack((uint32_t)t->pid, trace,
+			   __atomic_exchange_n(&m->user, 0, __ATOMIC_RELAXED),
+			   __atomic_exchange_n(&m->kernel, 0, __ATOMIC_RELAXED));
 }
 
 /* The deferred modes' unwinding methods. */
@@ -63,28 +89,30 @@ void sample_user_init(void)
 	/* One unwind per entry serves every consumer, so its method and
 	 * bound are the profile's, not the sampler's alone: profile.frames
 	 * (the stream's max_frames), as much as one record holds. */
-	unwind_deferred_setup(method_of(profile.mode),
-			      MIN(profile.frames, RECORD_DEFERRED_MAX_ENTRIES));
+	unwind_user_set_method(method_of(profile.mode));
+	unwind_deferred_setup(MIN(profile.frames, RECORD_DEFERRED_MAX_ENTRIES));
 }
 
 /*
  * PERF_CONTEXT_USER_DEFERRED and the cookie of this entry's unwind. The
  * sampler marks the entry with that cookie: the first sample of an entry
- * (the cookie is the entry's, unique) counts it in the task's
- * sampled_entries, which its answer adds to entries_with_samples; the
- * tests hold that count against the sampler's records. (Added there, not
- * here: the counters are per CPU, and arch_cpu_id() would cost the NMI
- * more than the mark does.)
+ * (the cookie is the entry's, unique) counts it in the marks' entries,
+ * which its answer adds to entries_with_samples; the tests hold that
+ * count against the sampler's records. (Added there, not here: the
+ * counters are per CPU, and arch_cpu_id() would cost the NMI more than
+ * the mark does.) A sample whose cookie made it into the record waits in
+ * the marks for the answer, which hands it to the summary.
  */
 static void defer_sampler(struct sample_ctx *ctx, struct task *t)
 {
+	struct sampler_marks *m = marks_of(t);
 	uint64_t cookie;
 	if (unwind_deferred_request(&sampler_work, &cookie) < 0)
 		return;
-	if (__atomic_exchange_n(&t->sampled_cookie, cookie, __ATOMIC_RELAXED) != cookie)
-		__atomic_fetch_add(&t->sampled_entries, 1, __ATOMIC_RELAXED);
+	if (__atomic_exchange_n(&m->cookie, cookie, __ATOMIC_RELAXED) != cookie)
+		__atomic_fetch_add(&m->entries, 1, __ATOMIC_RELAXED);
 	if (sample_push(ctx, PERF_CONTEXT_USER_DEFERRED) && sample_push(ctx, cookie))
-		summary_note_sample(t, ctx->regs->user);
+		__atomic_fetch_add(ctx->regs->user ? &m->user : &m->kernel, 1, __ATOMIC_RELAXED);
 }
 
 /*

@@ -1,10 +1,10 @@
 /*
  * The kernel's own profile summary (kern/profile/summary.h).
  *
- * Samples wait per task (`pending`, NMI-safe: a fixed table, atomic
- * counters) until the deferred unwinder hands over the task's user stack
- * at its return to user mode; all of them belong to that stack, since one
- * kernel entry has one deferred unwind. Functions are counted in one open
+ * The sampler hands over each deferred user stack with the samples it
+ * answers (they wait in the sampler's marks, kern/profile/sample_user.c):
+ * all of them belong to that stack, since one kernel entry has one
+ * deferred unwind. Functions are counted in one open
  * hash table keyed by (pid, name); a sample counts once for every
  * function on its stack (total) however often recursion repeats it, and
  * for the leaf (self), or for "[kernel]" when it interrupted the kernel.
@@ -12,8 +12,7 @@
  *
  * Several CPUs: summary_lock guards the tables (taken in task context
  * only, under sched_lock when a process exits; kmalloc's lock is taken
- * under it). The NMI side takes no lock: it claims a pending slot with a
- * compare-and-swap and counts with atomic adds, as not_counted is.
+ * under it). Nothing here runs in an NMI.
  */
 #include "kern/profile/summary.h"
 #include <arch/arch.h>
@@ -24,28 +23,27 @@
 #include "kern/lib/spinlock.h"
 #include "kern/profile/stats.h"
 #include "kern/lib/string.h"
-#include "kern/proc/task.h"
+#include "stitch/records.h"
 
 #define MAX_PROCS   64
 #define MAX_MAPS    8
 #define MAX_FILES   32
-#define MAX_PENDING 64
 #define TABLE_BITS  13
 #define TABLE_SIZE  (1u << TABLE_BITS)
 #define CACHE_BITS  12
 #define TOP         4
 
-struct proc {
+struct sum_proc {
 	uint32_t pid;
 	char name[16];
 	uint64_t samples; /* counted on a user stack */
 	uint32_t nmaps;   /* until the process exits */
-	struct { uint64_t start, len, pgoff; struct file *f; } map[MAX_MAPS];
+	struct { uint64_t start, len, pgoff; struct sym_file *f; } map[MAX_MAPS];
 };
 
 /* An ELF file's symbols while processes map it: the names point into the
  * initrd, so the counts keep them after the table is freed. */
-struct file {
+struct sym_file {
 	struct elfsyms syms;
 	uint32_t refs; /* maps that use it; 0: free slot */
 };
@@ -62,15 +60,14 @@ struct slot {
 	struct fn *f;
 };
 
-static struct proc procs[MAX_PROCS];
+static struct sum_proc procs[MAX_PROCS];
 static struct slot cache[1u << CACHE_BITS];
 static uint32_t cache_gen = 1;
-static struct file files[MAX_FILES];
+static struct sym_file files[MAX_FILES];
 static uint32_t nprocs;
-static struct { uint32_t tid, user, kernel; } pending[MAX_PENDING];
 static struct fn *table;
 static uint64_t stamp;
-static uint64_t not_counted; /* samples: no room (tasks, table) */
+static uint64_t not_counted; /* samples: no room (processes, table) */
 static bool on;
 
 static bool wanted;
@@ -83,7 +80,7 @@ void summary_init(bool want)
 	on = table != NULL;
 }
 
-static struct proc *proc_of(uint32_t pid, bool add)
+static struct sum_proc *proc_of(uint32_t pid, bool add)
 {
 	for (uint32_t i = 0; i < nprocs; i++)
 		if (procs[i].pid == pid)
@@ -94,22 +91,18 @@ static struct proc *proc_of(uint32_t pid, bool add)
 	return &procs[nprocs++];
 }
 
-void summary_comm(uint32_t pid, const char *name)
+static void comm(const struct rec_comm *r)
 {
-	if (!on)
-		return;
-	irqflags_t fl = spin_lock_irqsave(&summary_lock);
-	struct proc *p = proc_of(pid, true);
+	struct sum_proc *p = proc_of(r->pid, true);
 	if (p)
-		strlcpy(p->name, name, sizeof(p->name));
-	spin_unlock_irqrestore(&summary_lock, fl);
+		strlcpy(p->name, r->name, sizeof(p->name));
 }
 
 /* The symbols of an initrd file, loaded once while any process maps it. */
-static struct file *file_get(const char *path)
+static struct sym_file *file_get(const char *path)
 {
 	struct initrd_file f;
-	struct file *free = NULL;
+	struct sym_file *free = NULL;
 	if (initrd_lookup(path, &f))
 		return NULL;
 	for (uint32_t i = 0; i < MAX_FILES; i++) {
@@ -126,7 +119,7 @@ static struct file *file_get(const char *path)
 	return free;
 }
 
-static void file_put(struct file *f)
+static void file_put(struct sym_file *f)
 {
 	if (--f->refs == 0) {
 		kfree(f->syms.sym);
@@ -134,78 +127,42 @@ static void file_put(struct file *f)
 	}
 }
 
-void summary_mmap(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
-		  const char *path)
+static void mmap(const struct rec_mmap *r)
 {
-	if (!on)
-		return;
-	irqflags_t fl = spin_lock_irqsave(&summary_lock);
-	struct proc *p = proc_of(pid, true);
-	struct file *f = p && p->nmaps < MAX_MAPS ? file_get(path) : NULL;
+	struct sum_proc *p = proc_of(r->pid, true);
+	struct sym_file *f = p && p->nmaps < MAX_MAPS ? file_get(r->path) : NULL;
 	if (f) {
-		p->map[p->nmaps++] = (typeof(p->map[0])){ start, len, pgoff, f };
+		p->map[p->nmaps++] = (typeof(p->map[0])){ r->start, r->len, r->pgoff, f };
 		cache_gen++;
 	}
-	spin_unlock_irqrestore(&summary_lock, fl);
 }
 
-void summary_note_sample(const struct task *t, bool user)
+/* The process is gone, and its stacks are all in (the sampler's answers
+ * come before the exit record): the symbol tables can go (no leak). */
+static void exit_proc(const struct rec_exit *r)
 {
-	uint32_t tid = (uint32_t)t->tid, free;
-	if (!on)
-		return;
-	/* An NMI on another CPU may claim the same free slot: the claim is a
-	 * compare-and-swap, and a lost one looks again (each loss is a slot
-	 * taken, so this ends). */
-	for (;;) {
-		uint32_t have = 0;
-		free = MAX_PENDING;
-		for (uint32_t i = 0; i < MAX_PENDING; i++) {
-			have = __atomic_load_n(&pending[i].tid, __ATOMIC_RELAXED);
-			if (have == tid) {
-				free = i;
-				break;
-			}
-			if (have == 0 && free == MAX_PENDING)
-				free = i;
-		}
-		if (free == MAX_PENDING) {
-			__atomic_add_fetch(&not_counted, 1, __ATOMIC_RELAXED);
-			return;
-		}
-		uint32_t empty = 0;
-		if (have == tid ||
-		    __atomic_compare_exchange_n(&pending[free].tid, &empty, tid, false,
-						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
-			break;
-	}
-	__atomic_add_fetch(user ? &pending[free].user : &pending[free].kernel, 1,
-			   __ATOMIC_RELAXED);
-}
-
-void summary_exit(uint32_t pid, uint32_t tid)
-{
-	if (!on)
-		return;
-	irqflags_t fl = spin_lock_irqsave(&summary_lock);
-	struct proc *p = proc_of(pid, false);
-	/* Its stacks are all in: the symbol tables can go (no leak). */
+	struct sum_proc *p = proc_of(r->pid, false);
 	while (p && p->nmaps)
 		file_put(p->map[--p->nmaps].f);
 	cache_gen++;
-	for (uint32_t i = 0; i < MAX_PENDING; i++)
-		if (pending[i].tid == tid) {
-			__atomic_add_fetch(&not_counted,
-				__atomic_exchange_n(&pending[i].user, 0, __ATOMIC_RELAXED) +
-				__atomic_exchange_n(&pending[i].kernel, 0, __ATOMIC_RELAXED),
-				__ATOMIC_RELAXED);
-			__atomic_store_n(&pending[i].tid, 0, __ATOMIC_RELAXED);
-		}
+}
+
+void summary_record(uint32_t type, const void *rec)
+{
+	if (!on || (type != REC_COMM && type != REC_MMAP && type != REC_EXIT))
+		return;
+	irqflags_t fl = spin_lock_irqsave(&summary_lock);
+	if (type == REC_COMM)
+		comm(rec);
+	else if (type == REC_MMAP && !(((const struct rec_mmap *)rec)->flags & MMAP_KERNEL))
+		mmap(rec);
+	else if (type == REC_EXIT)
+		exit_proc(rec);
 	spin_unlock_irqrestore(&summary_lock, fl);
 }
 
 /* The function at a user pc of process p, "[unknown]" without symbols. */
-static const char *name_at(const struct proc *p, uint64_t pc)
+static const char *name_at(const struct sum_proc *p, uint64_t pc)
 {
 	for (uint32_t i = 0; i < p->nmaps; i++) {
 		uint64_t vaddr;
@@ -242,7 +199,7 @@ static struct fn *fn_of(uint32_t pid, const char *name)
  * return addresses: a direct-mapped cache of (pid, pc) spares most the
  * symbol search (without it the demo at 20 kHz ran 1.8 times as long).
  * A new mapping or an exit (a pid may come back) empties it. */
-static struct fn *fn_at(const struct proc *p, uint64_t pc)
+static struct fn *fn_at(const struct sum_proc *p, uint64_t pc)
 {
 	struct slot *c = &cache[hash(pc ^ (uint64_t)p->pid << 48, CACHE_BITS)];
 	if (c->gen == cache_gen && c->pc == pc && c->pid == p->pid)
@@ -267,21 +224,13 @@ static bool count(struct fn *f, uint64_t total, uint64_t self)
 	return true;
 }
 
-void summary_user_stack(const struct unwind_trace *trace)
+void summary_user_stack(uint32_t pid, const struct unwind_trace *trace,
+			uint32_t user, uint32_t kernel)
 {
-	struct task *t = current;
-	uint32_t user = 0, kernel = 0;
-	if (!on)
-		return;
-	for (uint32_t i = 0; i < MAX_PENDING; i++)
-		if (pending[i].tid == (uint32_t)t->tid) {
-			user = __atomic_exchange_n(&pending[i].user, 0, __ATOMIC_RELAXED);
-			kernel = __atomic_exchange_n(&pending[i].kernel, 0, __ATOMIC_RELAXED);
-		}
-	if (user + kernel == 0)
+	if (!on || user + kernel == 0)
 		return;
 	irqflags_t fl = spin_lock_irqsave(&summary_lock);
-	struct proc *p = proc_of((uint32_t)t->pid, false);
+	struct sum_proc *p = proc_of(pid, false);
 	bool ok = p != NULL;
 	stamp++;
 	if (ok && kernel)
@@ -294,7 +243,7 @@ void summary_user_stack(const struct unwind_trace *trace)
 	if (ok)
 		p->samples += user + kernel;
 	else
-		__atomic_add_fetch(&not_counted, user + kernel, __ATOMIC_RELAXED);
+		not_counted += user + kernel;
 	spin_unlock_irqrestore(&summary_lock, fl);
 }
 
@@ -319,7 +268,7 @@ static uint32_t top(uint32_t pid, bool by_self, const struct fn *out[TOP])
 	return n;
 }
 
-static void print_top(const struct proc *p, bool by_self)
+static void print_top(const struct sum_proc *p, bool by_self)
 {
 	const struct fn *f[TOP];
 	uint32_t n = top(p->pid, by_self, f);
@@ -343,7 +292,7 @@ void summary_print(void)
 		stat_total(STAT_RECORDS_DRAINED), arch_channel_name(),
 		stat_total(STAT_RECORDS_LOST));
 	for (uint32_t i = 0; i < nprocs; i++) {
-		const struct proc *p = &procs[i];
+		const struct sum_proc *p = &procs[i];
 		if (p->samples == 0)
 			continue;
 		kprintf("  pid %u %s: %lu samples with a user stack\n", p->pid, p->name,

@@ -6,10 +6,10 @@
  * say whether the profile is whole. The record stream stays the full
  * profile; this is what can be read off the screen.
  *
- * Fed by the deferred unwinder's sampler (sframe, fp-deferred, guess and
- * validate modes): every sample is noted in NMI context against its task,
- * and when the task's deferred user stack arrives, the samples it answers
- * are counted on that stack.
+ * Fed from two places, both in task context: the record writer hands it
+ * the records that name processes and their files (summary_record), and
+ * the sampler's answer (sframe, fp-deferred, guess and validate modes)
+ * hands it a deferred user stack with the samples it answers.
  */
 #ifndef KERN_SUMMARY_H
 #define KERN_SUMMARY_H
@@ -19,22 +19,17 @@
 
 #include "kern/unwind/deferred.h"
 
-struct task;
-
 /* want: profile.summary (kern/profile/profile.h); off, every hook returns at once. */
 void summary_init(bool want);
-/* From the records the host gets too (kern/profile/record.c). */
-void summary_comm(uint32_t pid, const char *name);
-void summary_mmap(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
-		  const char *path);
-/* The task is gone: its waiting samples (if any) are not counted, and
- * the symbol tables only it used are freed. */
-void summary_exit(uint32_t pid, uint32_t tid);
-/* NMI context: one sample of task t, taken in user or kernel mode, whose
- * user stack was requested from the deferred unwinder. */
-void summary_note_sample(const struct task *t, bool user);
-/* Task context: the current task's deferred user stack. */
-void summary_user_stack(const struct unwind_trace *trace);
+/* A record the host gets too (kern/profile/record.c, record_write):
+ * REC_COMM names a process, REC_MMAP (a user one) maps a file whose
+ * symbols it loads, REC_EXIT ends the process (the symbol tables only it
+ * used are freed); any other is ignored. */
+void summary_record(uint32_t type, const void *rec);
+/* Process pid's deferred user stack, for `user` samples taken in user
+ * mode and `kernel` in kernel mode during the entry it belongs to. */
+void summary_user_stack(uint32_t pid, const struct unwind_trace *trace,
+			uint32_t user, uint32_t kernel);
 /* On the console: per process, top functions by self and total. */
 void summary_print(void);
 

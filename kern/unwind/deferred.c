@@ -61,7 +61,6 @@ struct unwind_task_info {
 };
 
 static struct unwind_work *works[UNWIND_MAX_WORKS];
-static enum unwind_method method = UNWIND_METHOD_SFRAME;
 static uint32_t max_entries = 1;
 static uint64_t cookie_counter[ARCH_MAX_CPUS];
 
@@ -77,9 +76,8 @@ int unwind_deferred_init(struct unwind_work *work, unwind_callback_t func)
 	return -STITCH_EBUSY;
 }
 
-void unwind_deferred_setup(enum unwind_method m, uint32_t max)
+void unwind_deferred_setup(uint32_t max)
 {
-	method = m;
 	max_entries = MAX(max, 1u);
 }
 
@@ -164,7 +162,7 @@ static const struct unwind_trace *unwind_user_faultable(struct unwind_task_info 
 	}
 	struct task *t = info->task;
 	uint64_t faults = t->kernel_page_faults, t0 = arch_cycles();
-	info->trace.nr = unwind_user(method, info->trace.entries, info->max,
+	info->trace.nr = unwind_user(info->trace.entries, info->max,
 				     &info->trace.stop);
 	uint64_t cycles = arch_cycles() - t0;
 	info->taken = true;

@@ -24,7 +24,6 @@
 #include <stdint.h>
 
 #include "kern/unwind/user.h"
-#include "stitch/records.h"
 
 struct task;
 
@@ -52,11 +51,11 @@ struct unwind_work {
 int unwind_deferred_init(struct unwind_work *work, unwind_callback_t func);
 
 /*
- * How the deferred unwind walks a user stack: the method and the most
- * entries a trace holds (each task's buffer). Once at boot, before the
- * first task; until then the SFrame method and one entry.
+ * The most entries a trace holds (each task's buffer). Once at boot,
+ * before the first task; until then one. (How the stack is walked is the
+ * user unwinder's: unwind_user_set_method, kern/unwind/user.h.)
  */
-void unwind_deferred_setup(enum unwind_method method, uint32_t max_entries);
+void unwind_deferred_setup(uint32_t max_entries);
 
 /*
  * Any context, NMI included, on behalf of current. *cookie: the entry's

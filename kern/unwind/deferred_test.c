@@ -25,7 +25,10 @@
 
 #define USER_PC 0x400123
 
-static struct task stand_in, *saved;
+/* The stand-in for a user task: a slot of the process table, like every
+ * task (the sampler keeps its marks by slot); the tests run at boot,
+ * before init, when every slot is free. It is never on the run queue. */
+static struct task *stand_in, *saved;
 static irqflags_t saved_flags;
 
 /* Two consumers of the tests' own (bits after the sampler's and tracer's). */
@@ -53,24 +56,28 @@ static bool begin(struct ktest *t)
 	if (!work_a.func &&
 	    (unwind_deferred_init(&work_a, note) || unwind_deferred_init(&work_b, note)))
 		return false;
-	memset(&stand_in, 0, sizeof stand_in);
+	stand_in = &tasks[NPROC - 1];
+	if (!ktest_check(t, stand_in->state == TASK_FREE, __FILE__, __LINE__,
+			 "a free slot of the process table"))
+		return false;
+	memset(stand_in, 0, sizeof *stand_in);
 	memset(got, 0, sizeof got);
-	stand_in.pid = stand_in.tid = 4242;
-	stand_in.state = TASK_RUNNABLE;
+	stand_in->pid = stand_in->tid = 4242;
+	stand_in->state = TASK_RUNNABLE;
 	uint64_t pa = pmm_alloc_pages(KSTACK_PAGES);
-	stand_in.mm = uvm_create();
-	if (!ktest_check(t, pa && stand_in.mm && unwind_task_init(&stand_in) == 0,
+	stand_in->mm = uvm_create();
+	if (!ktest_check(t, pa && stand_in->mm && unwind_task_init(stand_in) == 0,
 			 __FILE__, __LINE__, "a kernel stack, an mm, unwind state"))
 		return false;
-	stand_in.kstack = (uint64_t)p2v(pa);
-	stand_in.kstack_top = stand_in.kstack + KSTACK_SIZE;
-	struct trap_frame *tf = task_user_frame(&stand_in);
+	stand_in->kstack = (uint64_t)p2v(pa);
+	stand_in->kstack_top = stand_in->kstack + KSTACK_SIZE;
+	struct trap_frame *tf = task_user_frame(stand_in);
 	memset(tf, 0, sizeof *tf);
 	tf->rip = USER_PC;
 	tf->rsp = USER_END - 64;
 	saved_flags = irq_save();
 	saved = current;
-	current = &stand_in;
+	current = stand_in;
 	return true;
 }
 
@@ -78,9 +85,10 @@ static void end(void)
 {
 	current = saved;
 	irq_restore(saved_flags);
-	unwind_task_free(&stand_in);
-	uvm_destroy(stand_in.mm);
-	pmm_free_pages(v2p((void *)stand_in.kstack), KSTACK_PAGES);
+	unwind_task_free(stand_in);
+	uvm_destroy(stand_in->mm);
+	pmm_free_pages(v2p((void *)stand_in->kstack), KSTACK_PAGES);
+	memset(stand_in, 0, sizeof *stand_in); /* TASK_FREE */
 }
 
 /* One entry: one cookie for every request, one task work, one unwind for
@@ -96,20 +104,20 @@ KTEST(unwind_deferred_one_per_entry)
 	KEXPECT_EQ(t, unwind_deferred_request(&work_a, &c2), 1); /* coalesced */
 	KEXPECT_EQ(t, unwind_deferred_request(&work_b, &c3), 0);
 	KEXPECT(t, c2 == c1 && c3 == c1);
-	KEXPECT(t, stand_in.works && !stand_in.works->next); /* queued once */
-	KEXPECT(t, !unwind_exit_to_user(&stand_in));          /* work pending */
+	KEXPECT(t, stand_in->works && !stand_in->works->next); /* queued once */
+	KEXPECT(t, !unwind_exit_to_user(stand_in));          /* work pending */
 	task_work_run();
 	KEXPECT(t, got[0].calls == 1 && got[1].calls == 1);
 	KEXPECT(t, got[0].cookie == c1 && got[1].cookie == c1);
 	KEXPECT(t, got[0].nr == 1 && got[0].pc == USER_PC && got[0].stop == UNWIND_STOP_END);
 	KEXPECT_EQ(t, stat_total(STAT_UNWINDS_RUN) - runs, 1);
 	KEXPECT_EQ(t, stat_total(STAT_UNWIND_REUSED) - reused, 1);
-	KEXPECT(t, unwind_exit_to_user(&stand_in));
+	KEXPECT(t, unwind_exit_to_user(stand_in));
 	KEXPECT_EQ(t, unwind_deferred_request(&work_a, &c4), 0);
 	KEXPECT(t, c4 != 0 && c4 != c1);
 	task_work_run();
 	KEXPECT_EQ(t, got[0].calls, 2);
-	KEXPECT(t, unwind_exit_to_user(&stand_in));
+	KEXPECT(t, unwind_exit_to_user(stand_in));
 	end();
 }
 
@@ -149,7 +157,7 @@ KTEST(unwind_deferred_sampler_and_tracer)
 	KEXPECT(t, record_ready());
 	KEXPECT_EQ(t, stat_total(STAT_DEFERRED_RECORDS) - records, 2);
 	KEXPECT_EQ(t, stat_total(STAT_UNWINDS_RUN) - runs, 1);
-	KEXPECT(t, unwind_exit_to_user(&stand_in));
+	KEXPECT(t, unwind_exit_to_user(stand_in));
 
 	rec->nr = 0;
 	ctx.len = sizeof *rec;
@@ -158,7 +166,7 @@ KTEST(unwind_deferred_sampler_and_tracer)
 	task_work_run();
 	KEXPECT_EQ(t, stat_total(STAT_ENTRIES_WITH_SAMPLES) - entries, 2);
 	KEXPECT_EQ(t, stat_total(STAT_DEFERRED_RECORDS) - records, 3);
-	KEXPECT(t, unwind_exit_to_user(&stand_in));
+	KEXPECT(t, unwind_exit_to_user(stand_in));
 	end();
 }
 
@@ -174,8 +182,8 @@ KTEST(unwind_deferred_task_exit)
 	uint64_t exited = stat_total(STAT_UNWIND_STOP_TASK_EXITED);
 	KEXPECT_EQ(t, unwind_deferred_request(&work_a, &c), 0);
 	KEXPECT_EQ(t, unwind_deferred_request(&work_b, &c2), 0);
-	stand_in.works = NULL; /* task_work_exit drops the queued work */
-	unwind_deferred_task_exit(&stand_in);
+	stand_in->works = NULL; /* task_work_exit drops the queued work */
+	unwind_deferred_task_exit(stand_in);
 	KEXPECT(t, got[0].calls == 1 && got[0].cookie == c && got[1].calls == 1);
 	KEXPECT(t, got[0].nr == 1 && got[0].pc == USER_PC && got[1].pc == USER_PC);
 	KEXPECT(t, got[0].stop != UNWIND_STOP_TASK_EXITED);
@@ -195,15 +203,15 @@ KTEST(unwind_deferred_task_exit_no_mm)
 		return;
 	uint64_t exited = stat_total(STAT_UNWIND_STOP_TASK_EXITED);
 	KEXPECT_EQ(t, unwind_deferred_request(&work_a, &c), 0);
-	stand_in.works = NULL;
-	struct uvm *mm = stand_in.mm;
-	stand_in.mm = NULL;
-	unwind_deferred_task_exit(&stand_in);
+	stand_in->works = NULL;
+	struct uvm *mm = stand_in->mm;
+	stand_in->mm = NULL;
+	unwind_deferred_task_exit(stand_in);
 	KEXPECT(t, got[0].calls == 1 && got[0].cookie == c);
 	KEXPECT(t, got[0].nr == 0 && got[0].stop == UNWIND_STOP_TASK_EXITED);
 	KEXPECT_EQ(t, stat_total(STAT_UNWIND_STOP_TASK_EXITED) - exited, 1);
 	KEXPECT_EQ(t, unwind_deferred_request(&work_a, &c), -STITCH_EINVAL);
-	stand_in.mm = mm;
+	stand_in->mm = mm;
 	end();
 }
 
@@ -235,17 +243,17 @@ KTEST(unwind_deferred_from_nmi)
 	trap_set_handler(VEC_NMI, NULL);
 	KEXPECT_EQ(t, nmi_ret, 0);
 	KEXPECT(t, nmi_cookie != 0);
-	KEXPECT(t, stand_in.works == NULL); /* the IPI waits: interrupts are off */
-	KEXPECT(t, !unwind_exit_to_user(&stand_in));
+	KEXPECT(t, stand_in->works == NULL); /* the IPI waits: interrupts are off */
+	KEXPECT(t, !unwind_exit_to_user(stand_in));
 	uint64_t ipis = stat_total(STAT_SELF_IPIS);
 	irq_enable();
 	delay_us(100);
 	irq_disable();
 	KEXPECT_EQ(t, stat_total(STAT_SELF_IPIS) - ipis, 1);
-	KEXPECT(t, stand_in.works != NULL);
+	KEXPECT(t, stand_in->works != NULL);
 	task_work_run();
 	KEXPECT(t, got[0].calls == 1 && got[0].cookie == nmi_cookie);
-	KEXPECT(t, unwind_exit_to_user(&stand_in));
+	KEXPECT(t, unwind_exit_to_user(stand_in));
 	end();
 }
 
@@ -297,7 +305,7 @@ static struct irq_work delay_work = { .func = busy_1ms };
 static void request_on_cpu1(void *exiting)
 {
 	struct task *idle = current;
-	current = &stand_in;
+	current = stand_in;
 	nmi_work = &work_a;
 	nmi_ret = -1000;
 	trap_set_handler(VEC_NMI, request_in_nmi);
@@ -307,7 +315,7 @@ static void request_on_cpu1(void *exiting)
 		cpu_relax();
 	trap_set_handler(VEC_NMI, NULL);
 	if (exiting) {
-		task_work_exit(&stand_in);
+		task_work_exit(stand_in);
 		irq_work_queue(&delay_work);
 	}
 	current = idle;
@@ -321,7 +329,7 @@ static bool begin_on_cpu1(struct ktest *t, bool exiting)
 	}
 	if (!begin(t))
 		return false;
-	smp_call(1, request_on_cpu1, exiting ? &stand_in : NULL);
+	smp_call(1, request_on_cpu1, exiting ? stand_in : NULL);
 	return KEXPECT_EQ(t, nmi_ret, 0) && KEXPECT_EQ(t, nmi_cookie & 7, 1);
 }
 
@@ -333,17 +341,17 @@ KTEST(unwind_deferred_nmi_on_other_cpu)
 	uint64_t cross = stat_total(STAT_UNWIND_CROSS_CPU);
 	if (!begin_on_cpu1(t, false))
 		return;
-	KEXPECT(t, !unwind_exit_to_user(&stand_in)); /* PENDING until it ran */
+	KEXPECT(t, !unwind_exit_to_user(stand_in)); /* PENDING until it ran */
 	for (uint64_t end_tsc = arch_cycles() + tsc_hz; arch_cycles() < end_tsc &&
-	     !__atomic_load_n(&stand_in.works, __ATOMIC_ACQUIRE);)
+	     !__atomic_load_n(&stand_in->works, __ATOMIC_ACQUIRE);)
 		cpu_relax();
-	KEXPECT(t, stand_in.works != NULL);
+	KEXPECT(t, stand_in->works != NULL);
 	KEXPECT_EQ(t, stat_total(STAT_UNWIND_IPI_REMOTE_TASK) - remote, 1);
 	task_work_run();
 	KEXPECT(t, got[0].calls == 1 && got[0].cookie == nmi_cookie);
 	KEXPECT(t, got[0].nr == 1 && got[0].pc == USER_PC);
 	KEXPECT_EQ(t, stat_total(STAT_UNWIND_CROSS_CPU) - cross, 1);
-	KEXPECT(t, unwind_exit_to_user(&stand_in));
+	KEXPECT(t, unwind_exit_to_user(stand_in));
 	end();
 }
 
@@ -355,18 +363,18 @@ KTEST(unwind_deferred_exit_with_work_on_other_cpu)
 	uint64_t other = stat_total(STAT_UNWIND_IPI_OTHER_TASK);
 	if (!begin_on_cpu1(t, true))
 		return;
-	struct uvm *mm = stand_in.mm;
-	stand_in.mm = NULL;
-	unwind_deferred_task_exit(&stand_in);
+	struct uvm *mm = stand_in->mm;
+	stand_in->mm = NULL;
+	unwind_deferred_task_exit(stand_in);
 	/* The irq work has run on CPU 1 by now (it counts the task as not
 	 * current there), and found the task exiting. */
 	KEXPECT_EQ(t, stat_total(STAT_UNWIND_IPI_OTHER_TASK) - other, 1);
 	/* Its task_work_add was refused, and the list stays closed. */
 	static struct task_work late;
-	KEXPECT_EQ(t, task_work_add(&stand_in, &late), -STITCH_ESRCH);
+	KEXPECT_EQ(t, task_work_add(stand_in, &late), -STITCH_ESRCH);
 	KEXPECT(t, got[0].calls == 1 && got[0].cookie == nmi_cookie);
 	KEXPECT(t, got[0].nr == 0 && got[0].stop == UNWIND_STOP_TASK_EXITED);
-	stand_in.mm = mm;
+	stand_in->mm = mm;
 	end();
 }
 

@@ -24,12 +24,18 @@
  * few thousand; a million-row function needs more than this per step. */
 #define UNWIND_BUDGET_DEFAULT (1u << 16)
 static uint32_t budget = UNWIND_BUDGET_DEFAULT;
+static enum unwind_method method = UNWIND_METHOD_SFRAME;
 
 void unwind_user_init(void)
 {
 	budget = (uint32_t)cmdline_int(&boot_args, "unwind.budget", UNWIND_BUDGET_DEFAULT,
 				       1, UINT32_MAX);
 	sframe_lookup_init();
+}
+
+void unwind_user_set_method(enum unwind_method m)
+{
+	method = m;
 }
 
 typedef int (*read_word_fn)(uint64_t *val, uint64_t uaddr);
@@ -295,8 +301,13 @@ static uint32_t sframe_walk(struct sf_frame f, uint64_t *ips, uint32_t max,
 	return n;
 }
 
-uint32_t unwind_user(enum unwind_method m, uint64_t *ips, uint32_t max,
-		     enum unwind_stop *stop)
+uint32_t unwind_user(uint64_t *ips, uint32_t max, enum unwind_stop *stop)
+{
+	return unwind_user_by(method, ips, max, stop);
+}
+
+uint32_t unwind_user_by(enum unwind_method m, uint64_t *ips, uint32_t max,
+			enum unwind_stop *stop)
 {
 	struct sf_frame f;
 	unwind_user_start(task_user_frame(current), &f);

@@ -26,20 +26,27 @@ enum unwind_method {
 	UNWIND_METHOD_GUESS,  /* scan the stack for addresses in registered text */
 };
 
-/* Reads the command-line switches (unwind.budget, and sframe_reg's).
- * Boot, before the first process. */
+/* Reads the command-line switches (unwind.budget, and the lookup's:
+ * kern/unwind/sframe_lookup.h). Boot, before the first process. */
 void unwind_user_init(void);
+
+/* The method unwind_user() walks with (the profile's mode says which);
+ * boot, before the first process. Until then UNWIND_METHOD_SFRAME. */
+void unwind_user_set_method(enum unwind_method m);
 
 /*
  * Task context, faults allowed: ips[0] = the user pc at the latest kernel
  * entry, then return addresses, leaf first; at most max. Returns how many,
- * and why it stopped in *stop. An SFrame unwind spends at most
- * unwind.budget probes and rows (stop budget), reschedules between steps
- * when the tick asked for it, and ends when the task is killed (stop
- * killed).
+ * and why it stopped in *stop (enum unwind_stop: the stop reasons the
+ * record stream carries, include/stitch/records.h). An SFrame unwind
+ * spends at most unwind.budget probes and rows (stop budget), reschedules
+ * between steps when the tick asked for it, and ends when the task is
+ * killed (stop killed). unwind_user walks by the method set above,
+ * unwind_user_by by m.
  */
-uint32_t unwind_user(enum unwind_method m, uint64_t *ips, uint32_t max,
-		     enum unwind_stop *stop);
+uint32_t unwind_user(uint64_t *ips, uint32_t max, enum unwind_stop *stop);
+uint32_t unwind_user_by(enum unwind_method m, uint64_t *ips, uint32_t max,
+			enum unwind_stop *stop);
 
 /*
  * NMI context: a frame-pointer walk from *start that reads only pages
