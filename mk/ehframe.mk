@@ -62,7 +62,8 @@ ALL_TARGETS += $(EHFRAME_TOOL) $(EHFRAME_KERNEL_OBJS)
 
 # The unit test, plain and sanitized (each one compile of all sources).
 EHFRAME_TDIR := $(EHFRAME_DIR)/test
-EHFRAME_UNIT_SRCS := test/ehframe/unit.c test/ehframe/build.c test/ehframe/malformed.c
+EHFRAME_UNIT_SRCS := test/ehframe/unit.c test/ehframe/build.c test/ehframe/ways.c \
+	test/ehframe/malformed.c
 EHFRAME_UNIT_DEPS := $(EHFRAME_UNIT_SRCS) test/ehframe/build.h $(EHFRAME_SRCS) $(EHFRAME_HDRS)
 
 $(EHFRAME_TDIR)/unit: $(EHFRAME_UNIT_DEPS)
@@ -76,3 +77,12 @@ $(EHFRAME_TDIR)/unit-san: $(EHFRAME_UNIT_DEPS)
 		$(EHFRAME_UNIT_SRCS) $(EHFRAME_SRCS)
 
 TEST_PREREQS += $(EHFRAME_TDIR)/unit $(EHFRAME_TDIR)/unit-san
+
+# Test 28's own fixture: hand-written CFI of every kind the library runs
+# (and one it refuses), linked static with the search table.
+$(EHFRAME_TDIR)/cfi: test/ehframe/cfi.S
+	@mkdir -p $(dir $@)
+	$(HOST_CC) -nostdlib -static -no-pie -Wl,--eh-frame-hdr -Wl,--build-id=none \
+		-Wl,-z,noexecstack -o $@ $<
+
+TEST_PREREQS += $(EHFRAME_TDIR)/cfi
