@@ -5,15 +5,13 @@
  */
 #include "internal.h"
 
-/* The CIE an FDE's id field (at section offset idoff) points back to. */
+/* The CIE an FDE's id field (at section offset idoff) points back to:
+ * back, so only a distance past the section's start leaves it. */
 static int cie_of(const struct eh_table *t, uint64_t idoff, uint32_t id, struct eh_cie *cie)
 {
 	if (id > idoff)
 		return EH_E_CIE_POINTER;
-	uint64_t off = idoff - id;
-	if (off >= t->frame.size)
-		return EH_E_CIE_POINTER;
-	return eh_cie_at(t, off, cie);
+	return eh_cie_at(t, idoff - id, cie);
 }
 
 /* pc_begin, then pc_range: the same format, but a length, so without the
