@@ -86,3 +86,11 @@ $(EHFRAME_TDIR)/cfi: test/ehframe/cfi.S
 		-Wl,-z,noexecstack -o $@ $<
 
 TEST_PREREQS += $(EHFRAME_TDIR)/cfi
+
+# The tool under ASan and UBSan: test 28 runs it beside the plain one.
+$(EHFRAME_TDIR)/ehframe-san: $(EHFRAME_TOOL_SRCS) $(EHFRAME_TOOL_HDRS) $(EHFRAME_SRCS) $(EHFRAME_HDRS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(EHFRAME_TOOL_CFLAGS) $(EHFRAME_SAN) -iquote tools/ehframe -o $@ \
+		$(EHFRAME_TOOL_SRCS) $(EHFRAME_SRCS) -ldw -lelf
+
+TEST_PREREQS += $(EHFRAME_TDIR)/ehframe-san

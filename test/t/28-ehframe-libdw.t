@@ -8,7 +8,8 @@
 # pcs allowed to differ are those whose rule is a DWARF expression, which
 # the library refuses by name. Then the same rule struct from both
 # formats: `ehframe lookup` and `sframe lookup` agree at every pc of each
-# program's .text. Then what the tool says of damaged input.
+# program's .text. Then what the tool says of damaged input, and the tool
+# under ASan and UBSan.
 use strict;
 use warnings;
 use File::Temp qw(tempdir);
@@ -144,5 +145,19 @@ open($o, '>:raw', "$tmp/ciebad") or die; print $o $copy; close $o;
 ($out, $status) = run($eh, 'check', "$tmp/ciebad");
 ok($status == 1 && $out =~ /CIE pointer outside \.eh_frame/, 'check: a CIE pointer outside the section is damage')
 	or diag($out);
+
+# --- the tool under ASan and UBSan: the same words, no report --------------
+my @san_in = ($fib, 'build/ehframe/test/cfi', 'build/sframe/test/sample', "$tmp/unsorted", "$tmp/ciebad");
+my @san_bad;
+for my $f (@san_in) {
+	my $err = "$tmp/san.err";
+	my $a = `build/ehframe/test/ehframe-san check '$f' 2>'$err'`;
+	my $sa = $? >> 8;
+	my $e = do { local (@ARGV, $/) = $err; <> // '' };
+	my ($b, $sb) = run($eh, 'check', $f);
+	push @san_bad, "$f: status $sa vs $sb; $e" if $a ne $b || $sa != $sb || $e =~ /Sanitizer|runtime error/;
+}
+ok(!@san_bad, 'check under ASan+UBSan: same output and status on ' . scalar(@san_in) .
+   ' files (two damaged), no report') or diag(@san_bad);
 
 done();
