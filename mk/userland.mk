@@ -20,7 +20,11 @@ USER_CFLAGS := -std=gnu11 $(WARN) $(NEWLIB_CFLAGS) $(NEWLIB_ISYSTEM) \
 # .sframe into a PT_GNU_SFRAME segment. The build id lets host tools match
 # samples with the ELF they came from. newlib's memcpy.S, memset.S and
 # setjmp.S lack a .note.GNU-stack: say "no executable stack" explicitly.
-USER_LDFLAGS := -static -nostdlib -no-pie -Wl,--build-id -Wl,-z,noexecstack
+# gcc asks ld for .eh_frame_hdr (the sorted FDE table, PT_GNU_EH_FRAME)
+# only when linking dynamically; static programs get it explicitly, so that
+# .eh_frame can be searched like .sframe (docs/EHFRAME.md: its cost).
+USER_LDFLAGS := -static -nostdlib -no-pie -Wl,--build-id -Wl,-z,noexecstack \
+	-Wl,--eh-frame-hdr
 USER_LIBGCC  := $(shell $(HOST_CC) -print-libgcc-file-name)
 
 USER_CRT0     := $(USER_OUT)/crt0.o

@@ -1,0 +1,191 @@
+/*
+ * ehframe: look up the frame rule at a pc in .eh_frame, through the
+ * sorted table of .eh_frame_hdr.
+ *
+ * One freestanding library, compiled into the kernel (later) and into the
+ * host tools, like sframe/: no libc, no allocation, no globals, no
+ * recursion. Every byte of both sections is read through struct eh_src,
+ * after a bounds check, so a section that lies about its sizes can only
+ * make a call fail with an error code, never read outside the section.
+ *
+ * The answer is the SFrame library's struct sf_rule (sframe/sframe.h), so
+ * that one rule cache and one unwind step serve both formats. DWARF call
+ * frame information can say more than that struct holds; what it cannot
+ * hold is refused with an error, never approximated (docs/EHFRAME.md).
+ *
+ * Typical use:
+ *
+ *	struct eh_table t;
+ *	struct eh_src hdr = { .base = h, .size = hlen, .vaddr = hdr_addr };
+ *	struct eh_src frame = { .base = f, .size = flen, .vaddr = frame_addr };
+ *	uint32_t budget = 1000;
+ *	struct sf_rule r;
+ *	if (eh_open(&t, &hdr, &frame) == EH_OK &&
+ *	    eh_find_rule(&t, pc, &r, &budget) == EH_OK)
+ *		use(r);
+ */
+#ifndef STITCH_EHFRAME_H
+#define STITCH_EHFRAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sframe.h"
+
+/* Pointer encodings (LSB, "DWARF Exception Header Encoding"). */
+#define EH_PE_ABSPTR  0x00
+#define EH_PE_ULEB128 0x01
+#define EH_PE_UDATA2  0x02
+#define EH_PE_UDATA4  0x03
+#define EH_PE_UDATA8  0x04
+#define EH_PE_SLEB128 0x09
+#define EH_PE_SDATA2  0x0a
+#define EH_PE_SDATA4  0x0b
+#define EH_PE_SDATA8  0x0c
+#define EH_PE_PCREL   0x10
+#define EH_PE_DATAREL 0x30
+#define EH_PE_OMIT    0xff
+
+/* remember_state may nest this deep; deeper is EH_E_STATE_OVERFLOW.
+ * gcc nests one level (an epilogue in the middle of a function). */
+#define EH_STATE_DEPTH 8
+
+/* DWARF register numbers of the x86-64 psABI that the rule needs. */
+#define EH_REG_RBP 6
+#define EH_REG_RSP 7
+#define EH_REG_RA  16
+
+/* Every way a call can fail. 0 is success; eh_strerror() names them. */
+enum eh_err {
+	EH_OK = 0,
+	EH_E_INVAL,          /* bad argument (NULL, empty section) */
+	EH_E_FAULT,          /* the section reader failed */
+	EH_E_TRUNCATED,      /* a field runs past the end of its CIE, FDE or section */
+	EH_E_LEB,            /* LEB128 number truncated or wider than 64 bits */
+	EH_E_PTR_ENC,        /* pointer encoding not supported (textrel, indirect, ...) */
+	EH_E_HDR_VERSION,    /* .eh_frame_hdr version is not 1 */
+	EH_E_HDR_NO_TABLE,   /* .eh_frame_hdr has no search table */
+	EH_E_HDR_TABLE_ENC,  /* table entries are not fixed-size: cannot be searched */
+	EH_E_HDR_TABLE_SIZE, /* the table runs past the end of .eh_frame_hdr */
+	EH_E_HDR_FRAME_PTR,  /* eh_frame_ptr is not the .eh_frame given */
+	EH_E_HDR_UNSORTED,   /* table not sorted by initial location */
+	EH_E_HDR_FDE_ADDR,   /* a table entry points outside .eh_frame */
+	EH_E_HDR_MISMATCH,   /* the FDE a table entry names starts elsewhere */
+	EH_E_LENGTH,         /* a CIE or FDE length runs past the end of the section */
+	EH_E_LENGTH64,       /* 64-bit DWARF length: not used in .eh_frame */
+	EH_E_TERMINATOR,     /* the zero terminator where an FDE was expected */
+	EH_E_NOT_FDE,        /* a CIE where an FDE was expected */
+	EH_E_CIE_POINTER,    /* an FDE's CIE pointer leads outside the section */
+	EH_E_NOT_CIE,        /* an FDE's CIE pointer leads to an FDE */
+	EH_E_CIE_VERSION,    /* CIE version is not 1 or 3 */
+	EH_E_AUGMENTATION,   /* unknown augmentation, or string without its NUL */
+	EH_E_AUG_LENGTH,     /* augmentation data past the end of its CIE or FDE */
+	EH_E_CODE_ALIGN,     /* code alignment factor 0 */
+	EH_E_FDE_RANGE,      /* an FDE's address range wraps around */
+	EH_E_END,            /* end of .eh_frame (walks only) */
+	EH_E_NO_FDE,         /* no FDE covers the pc */
+	EH_E_UNSUPPORTED,    /* a CFA instruction this library does not run */
+	EH_E_EXPRESSION,     /* CFA, RA or rbp given by a DWARF expression */
+	EH_E_STATE_OVERFLOW, /* remember_state nested deeper than EH_STATE_DEPTH */
+	EH_E_STATE_UNDERFLOW,/* restore_state with nothing remembered */
+	EH_E_ADVANCE,        /* an advance past the end of the FDE's range */
+	EH_E_CIE_ADVANCE,    /* an advance in a CIE's initial instructions */
+	EH_E_BUDGET,         /* the instruction budget ran out */
+	EH_E_NO_CFA,         /* CFA offset or register changed, or needed, before def_cfa */
+	EH_E_OVERFLOW,       /* an offset overflows 64 bits */
+	EH_E_NOT_EXPRESSIBLE,/* valid, but struct sf_rule cannot hold it */
+	EH_E_NERR
+};
+
+/* Where the bytes of a section come from: a buffer in this address space,
+ * or a callback per field (sframe.h's reader type: another process, user
+ * memory that may fault). Every read is bounds-checked against size first. */
+struct eh_src {
+	const uint8_t *base; /* bytes readable directly, or NULL */
+	sf_read_fn read;     /* used when base is NULL */
+	void *ctx;           /* passed to read */
+	uint64_t size;       /* section length in bytes */
+	uint64_t vaddr;      /* run-time address of the section's first byte */
+};
+
+/* What eh_open checked: the two sections and the search table. */
+struct eh_table {
+	struct eh_src hdr;   /* .eh_frame_hdr (size 0 after eh_open_frame) */
+	struct eh_src frame; /* .eh_frame */
+	bool has_table;
+	uint8_t table_enc;   /* encoding of both fields of a table entry */
+	uint8_t field_size;  /* bytes of one field: an entry is two */
+	uint64_t table;      /* .eh_frame_hdr offset of the table */
+	uint64_t count;      /* table entries */
+};
+
+/* A CIE: what its FDEs and the interpreter need. */
+struct eh_cie {
+	uint64_t off;        /* .eh_frame offset of the CIE */
+	uint64_t insns;      /* offset of its initial instructions */
+	uint64_t insns_end;  /* offset just past them (the CIE's end) */
+	uint64_t code_align;
+	int64_t data_align;
+	uint64_t ra_reg;     /* the return-address column (x86-64: 16) */
+	uint8_t version;
+	uint8_t fde_enc;     /* 'R': how FDEs encode their addresses */
+	uint8_t lsda_enc;    /* 'L', or EH_PE_OMIT */
+	bool has_z;          /* 'z': augmentation data has a length */
+	bool signal;         /* 'S': a signal trampoline's frame */
+};
+
+/* An FDE: one function's address range and instructions. */
+struct eh_fde {
+	uint64_t off;        /* .eh_frame offset of the FDE */
+	uint64_t next;       /* offset of the entry after it */
+	uint64_t start;      /* the function's first address */
+	uint64_t size;       /* its length in bytes */
+	uint64_t insns;      /* offset of its instructions */
+	uint64_t insns_end;
+	struct eh_cie cie;
+};
+
+/*
+ * Check .eh_frame_hdr (version 1, a table of fixed-size entries that fits
+ * in the section, eh_frame_ptr naming frame->vaddr) and fill *t. Reads only
+ * the header's fields: the table is checked as lookups walk it (or all at
+ * once by eh_check_table).
+ */
+int eh_open(struct eh_table *t, const struct eh_src *hdr, const struct eh_src *frame);
+
+/* A table of .eh_frame alone, for walks (eh_fde_next) and eh_rule_at;
+ * eh_fde_find then says EH_E_HDR_NO_TABLE. */
+int eh_open_frame(struct eh_table *t, const struct eh_src *frame);
+
+/* The whole table: sorted, and each entry's FDE starting where it says. */
+int eh_check_table(const struct eh_table *t);
+
+/* The FDE that covers pc, by binary search of the table: EH_E_NO_FDE when
+ * none does; an unsorted stretch the search crosses is EH_E_HDR_UNSORTED. */
+int eh_fde_find(const struct eh_table *t, uint64_t pc, struct eh_fde *fde);
+
+/* Parse the FDE at .eh_frame offset off (and its CIE). */
+int eh_fde_at(const struct eh_table *t, uint64_t off, struct eh_fde *fde);
+
+/* Walk .eh_frame: the first FDE at or after *off (CIEs are parsed and
+ * skipped), *off moved past it; EH_E_END at the terminator or the end. */
+int eh_fde_next(const struct eh_table *t, uint64_t *off, struct eh_fde *fde);
+
+/*
+ * The rule at pc in fde: the CIE's initial instructions, then the FDE's up
+ * to pc. *budget drops by one per instruction run; EH_E_BUDGET when it
+ * would go below zero. row (may be NULL) receives the address where the
+ * row that applies at pc begins.
+ */
+int eh_rule_at(const struct eh_table *t, const struct eh_fde *fde, uint64_t pc,
+	       struct sf_rule *rule, uint64_t *row, uint32_t *budget);
+
+/* eh_fde_find then eh_rule_at. */
+int eh_find_rule(const struct eh_table *t, uint64_t pc, struct sf_rule *rule,
+		 uint32_t *budget);
+
+/* A short English name for an error code. */
+const char *eh_strerror(int err);
+
+#endif /* STITCH_EHFRAME_H */

@@ -1,0 +1,62 @@
+#!/usr/bin/perl
+# The .eh_frame library on hand-built sections (test/ehframe/unit.c): the
+# rules of known programs, each malformation's own error, every byte of a
+# valid pair of sections changed and every truncation, read both from an
+# exact-size heap copy and through a reader that counts any request
+# outside the section; once plainly and once under ASan and UBSan (which
+# abort on any read past the copy or undefined behaviour). Then the
+# library as the kernel will compile it (build/ehframe/kernel/): it needs
+# no symbol from outside itself but memcpy/memset/memmove/memcmp, has no
+# global state, and its code is in the kernel code model.
+use strict;
+use warnings;
+use File::Temp qw(tempdir);
+require './test/sframe/lib.pl';
+
+our ($tests, $failed);
+my $dir = tempdir(CLEANUP => 1);
+
+for my $bin (qw(unit unit-san)) {
+	my ($out, $status) = run("build/ehframe/test/$bin");
+	my $n = () = $out =~ /^ok \d+/mg;
+	my @not = $out =~ /^(not ok.*)$/mg;
+	my ($plan) = $out =~ /^1\.\.(\d+)$/m;
+	ok($status == 0 && !@not && $n >= 100 && $plan && $plan == $n,
+	   "$bin: $n checks pass" . ($bin eq 'unit-san' ? ' under ASan+UBSan' : '')) or diag(@not);
+	if ($bin eq 'unit') {
+		my @named = grep { /CIE pointer outside|augmentation length past the CIE|remember_state \d+ deep: r|advance_loc past|out of order|truncated ULEB|^DW_CFA_def_cfa_expression: / } $out =~ /^ok \d+ - (.*)$/mg;
+		ok(@named == 7, 'the seven named malformations are among them') or diag(@named);
+	}
+}
+
+my @objs = glob('build/ehframe/kernel/*.o');
+ok(@objs >= 5 && system('ld', '-r', '-o', "$dir/all.o", @objs) == 0,
+   'kernel-flag objects link together (' . scalar(@objs) . ' objects)');
+my ($undef) = run('nm', '-u', "$dir/all.o");
+my @outside = grep { !/^(memcpy|memset|memmove|memcmp)$/ } map { /U (\S+)/ ? $1 : () }
+	split /\n/, $undef;
+ok(!@outside, 'no undefined symbols beyond memcpy/memset/memmove/memcmp') or diag(@outside);
+my ($sizes) = run('size', '-A', "$dir/all.o");
+my @state = grep { /^\.(data|bss)\S*\s+(\d+)/ && $2 > 0 } split /\n/, $sizes;
+ok(!@state, 'no .data or .bss: no global state') or diag(@state);
+my ($relocs) = run('readelf', '-r', "$dir/all.o");
+my ($sec, @bad) = ('');
+for (split /\n/, $relocs) {
+	$sec = $1 if /^Relocation section '([^']+)'/;
+	push @bad, "$sec: $_" if $sec =~ /^\.rela\.text/ && /R_X86_64_(64|PC64|GOT\w*)\s/;
+}
+ok(!@bad, 'code in the kernel code model (no 64-bit or GOT relocations in .text)') or diag(@bad);
+
+# Only the three freestanding headers, and sframe.h for struct sf_rule.
+my @includes;
+for my $f (glob('ehframe/*.[ch]')) {
+	open(my $h, '<', $f) or die "$f: $!";
+	while (<$h>) {
+		push @includes, "$f: $1" if /^\s*#\s*include\s+([<"][^>"]+[>"])/ &&
+			$1 !~ /^<(stdint|stddef|stdbool)\.h>$|^"(ehframe|internal|sframe)\.h"$/;
+	}
+}
+ok(!@includes, 'ehframe/ includes only <stdint.h>, <stddef.h>, <stdbool.h> and its own headers')
+	or diag(@includes);
+
+done();

@@ -1,0 +1,238 @@
+/*
+ * ehframe check FILE...: at every pc that an FDE of FILE covers, the rule
+ * our library gives (looked up through .eh_frame_hdr when the file has
+ * one) against the one elfutils' libdw reads from the same CFI. libdw's
+ * answers are DWARF location expressions; the simple shapes it builds for
+ * register rules are turned back into struct sf_rule and compared field by
+ * field. A rule we refuse on purpose (expressions, instructions we do not
+ * run, rules sf_rule cannot hold) is counted by reason, not as a
+ * difference; any other error of ours means damaged input.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "input.h"
+
+/* Differences printed per file before the rest are only counted. */
+#define SHOW_DIFFS 10
+
+struct counts {
+	uint64_t fdes, pcs, agree, differ, libdw_none;
+	uint64_t ours[EH_E_NERR];   /* our errors, by code */
+};
+
+/* Errors that refuse what the library chose not to support. */
+static bool unsupported(int err)
+{
+	return err == EH_E_UNSUPPORTED || err == EH_E_EXPRESSION ||
+	       err == EH_E_NOT_EXPRESSIBLE || err == EH_E_PTR_ENC ||
+	       err == EH_E_LENGTH64 || err == EH_E_CIE_ADVANCE;
+}
+
+/* libdw's CFA: DW_OP_bregx reg, off (or a short bregN). */
+static bool libdw_cfa(Dwarf_Frame *f, struct sf_rule *r)
+{
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (dwarf_frame_cfa(f, &ops, &n) || n != 1)
+		return false;
+	if (ops[0].atom == DW_OP_bregx) {
+		r->cfa_reg = (uint8_t)ops[0].number;
+		r->cfa_off = (int32_t)(int64_t)ops[0].number2;
+		return ops[0].number <= UINT8_MAX &&
+		       (int64_t)ops[0].number2 == r->cfa_off;
+	}
+	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+		r->cfa_reg = (uint8_t)(ops[0].atom - DW_OP_breg0);
+		r->cfa_off = (int32_t)(int64_t)ops[0].number;
+		return (int64_t)ops[0].number == r->cfa_off;
+	}
+	return false;
+}
+
+/* The shapes dwarf_frame_register builds for the rules sf_where has. */
+static bool libdw_where(Dwarf_Frame *f, int regno, struct sf_where *w)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+
+	*w = (struct sf_where){ SF_SAME, 0, 0 };
+	if (dwarf_frame_register(f, regno, mem, &ops, &n))
+		return false;
+	if (n == 0) {
+		w->how = ops ? SF_UNDEFINED : SF_SAME;
+		return true;
+	}
+	if (n == 1 && (ops[0].atom == DW_OP_regx ||
+		       (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31))) {
+		uint64_t reg = ops[0].atom == DW_OP_regx ? ops[0].number :
+			       (uint64_t)(ops[0].atom - DW_OP_reg0);
+		w->how = SF_REG;
+		w->reg = (uint8_t)reg;
+		return reg <= UINT8_MAX;
+	}
+	if (ops[0].atom != DW_OP_call_frame_cfa)
+		return false;
+	size_t i = 1;
+	int64_t off = 0;
+	if (i < n && ops[i].atom == DW_OP_plus_uconst)
+		off = (int64_t)ops[i++].number;
+	w->how = SF_AT_CFA;
+	if (i < n && ops[i].atom == DW_OP_stack_value) {
+		w->how = SF_VAL_CFA;
+		i++;
+	}
+	w->off = (int32_t)off;
+	return i == n && off == w->off;
+}
+
+/* libdw's rule at pc: 1 found, 0 no answer (no frame), -1 an expression
+ * or other shape sf_rule does not hold. */
+static int libdw_rule(Dwarf_CFI *cfi, uint64_t pc, struct sf_rule *r)
+{
+	Dwarf_Frame *f;
+	bool signal;
+	int found = -1;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc, &f))
+		return 0;
+	*r = (struct sf_rule){ 0 };
+	dwarf_frame_info(f, NULL, NULL, &signal);
+	r->signal = signal;
+	if (libdw_cfa(f, r) && libdw_where(f, EH_REG_RA, &r->ra) &&
+	    libdw_where(f, EH_REG_RBP, &r->fp))
+		found = 1;
+	free(f);
+	return found;
+}
+
+static bool same_where(const struct sf_where *a, const struct sf_where *b)
+{
+	return a->how == b->how && a->reg == b->reg && a->off == b->off;
+}
+
+static bool same_rule(const struct sf_rule *a, const struct sf_rule *b)
+{
+	return a->cfa_reg == b->cfa_reg && a->cfa_off == b->cfa_off &&
+	       a->cfa_deref == b->cfa_deref && a->signal == b->signal &&
+	       same_where(&a->ra, &b->ra) && same_where(&a->fp, &b->fp);
+}
+
+static void show_diff(const char *path, uint64_t pc, int err, const struct sf_rule *ours,
+		      int found, const struct sf_rule *theirs)
+{
+	char a[128], b[128];
+
+	if (err)
+		snprintf(a, sizeof a, "%s", eh_strerror(err));
+	else
+		rule_str(ours, a, sizeof a);
+	if (found > 0)
+		rule_str(theirs, b, sizeof b);
+	else
+		snprintf(b, sizeof b, "an expression");
+	printf("%s: DIFFER at 0x%" PRIx64 ": ours %s, libdw %s\n", path, pc, a, b);
+}
+
+/* Ours through the table when there is one, else in the walked FDE. */
+static int our_rule(const struct eh_table *t, const struct eh_fde *fde, uint64_t pc,
+		    struct sf_rule *r)
+{
+	uint32_t budget = EHFRAME_BUDGET;
+	if (t->has_table)
+		return eh_find_rule(t, pc, r, &budget);
+	return eh_rule_at(t, fde, pc, r, NULL, &budget);
+}
+
+static void check_pc(const char *path, const struct eh_table *t, Dwarf_CFI *cfi,
+		     const struct eh_fde *fde, uint64_t pc, struct counts *c)
+{
+	struct sf_rule ours, theirs;
+	int err = our_rule(t, fde, pc, &ours);
+	int found = libdw_rule(cfi, pc, &theirs);
+
+	c->pcs++;
+	if (found == 0) {
+		c->libdw_none++;
+	} else if (err) {
+		c->ours[err]++;
+	} else if (found > 0 && same_rule(&ours, &theirs)) {
+		c->agree++;
+	} else if (c->differ++ < SHOW_DIFFS) {
+		show_diff(path, pc, err, &ours, found, &theirs);
+	}
+}
+
+/* One line of counts; true when the file passes. */
+static bool report(const char *path, const struct eh_table *t, const struct counts *c,
+		   int walk_err)
+{
+	bool damaged = walk_err != EH_E_END;
+
+	printf("%s: %s, %" PRIu64 " FDEs, %" PRIu64 " pcs: %" PRIu64 " agree, %" PRIu64
+	       " differ, %" PRIu64 " libdw-no-answer", path,
+	       t->has_table ? "table" : "no .eh_frame_hdr", c->fdes, c->pcs, c->agree,
+	       c->differ, c->libdw_none);
+	for (int e = 1; e < EH_E_NERR; e++) {
+		if (!c->ours[e])
+			continue;
+		printf(", %" PRIu64 " ours-%s (%s)", c->ours[e],
+		       unsupported(e) ? "unsupported" : "error", eh_strerror(e));
+		damaged |= !unsupported(e);
+	}
+	printf("\n");
+	if (walk_err != EH_E_END)
+		printf("%s: DAMAGED: .eh_frame walk stopped: %s\n", path, eh_strerror(walk_err));
+	return !damaged && c->differ == 0;
+}
+
+static bool check_file(const char *path)
+{
+	struct input in;
+	struct eh_table t;
+	struct eh_fde fde;
+	struct counts c = { 0 };
+	uint64_t off = 0;
+	int err;
+
+	if (!input_open(path, &in)) {
+		perror(path);
+		return false;
+	}
+	if (input_table(path, &in, true, &t) ||
+	    (t.has_table && (err = eh_check_table(&t)) &&
+	     printf("%s: DAMAGED: .eh_frame_hdr: %s\n", path, eh_strerror(err)))) {
+		input_close(&in);
+		return false;
+	}
+	Dwarf_CFI *cfi = dwarf_getcfi_elf(in.elf);
+	while ((err = eh_fde_next(&t, &off, &fde)) == EH_OK) {
+		c.fdes++;
+		for (uint64_t pc = fde.start; pc - fde.start < fde.size; pc++)
+			check_pc(path, &t, cfi, &fde, pc, &c);
+	}
+	bool ok = report(path, &t, &c, err);
+	if (cfi)
+		dwarf_cfi_end(cfi);
+	input_close(&in);
+	return ok;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	int status = 0;
+
+	if (argc < 1) {
+		fprintf(stderr, "usage: ehframe check FILE...\n");
+		return 2;
+	}
+	for (int i = 0; i < argc; i++)
+		status |= !check_file(argv[i]);
+	return status;
+}
