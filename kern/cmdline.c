@@ -36,13 +36,33 @@ const char *cmdline_get(const struct cmdline *c, const char *key)
 	return NULL;
 }
 
-bool cmdline_flag(const struct cmdline *c, const char *key)
+static bool is_any(const char *v, const char *const *words, size_t n)
 {
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v, words[i]))
+			return true;
+	return false;
+}
+
+bool cmdline_bool(const struct cmdline *c, const char *key, bool def)
+{
+	static const char *const on[] = { "", "1", "on", "yes", "true" };
+	static const char *const off[] = { "0", "off", "no", "false" };
 	const char *v = cmdline_get(c, key);
 	if (!v)
+		return def;
+	if (is_any(v, on, sizeof(on) / sizeof(on[0])))
+		return true;
+	if (is_any(v, off, sizeof(off) / sizeof(off[0])))
 		return false;
-	return !*v || !strcmp(v, "1") || !strcmp(v, "on") || !strcmp(v, "yes") ||
-	       !strcmp(v, "true");
+	kprintf("cmdline: %s=%s is neither on nor off; using %s\n", key, v,
+		def ? "on" : "off");
+	return def;
+}
+
+bool cmdline_flag(const struct cmdline *c, const char *key)
+{
+	return cmdline_bool(c, key, false);
 }
 
 /* Parses all of s as a long; false on junk, emptiness or overflow. */
