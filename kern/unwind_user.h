@@ -40,6 +40,9 @@ void unwind_user_init(void);
  */
 uint32_t unwind_user(enum unwind_method m, uint64_t *ips, uint32_t max,
 		     enum unwind_stop *stop);
+/* The SFrame unwind of unwind_user for the report of a task that is being
+ * killed (kern/entry.c): the kill, its reason to be, does not end it. */
+uint32_t unwind_user_dying(uint64_t *ips, uint32_t max, enum unwind_stop *stop);
 
 /*
  * NMI context: a frame-pointer walk from *start that reads only pages
