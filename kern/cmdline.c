@@ -14,8 +14,17 @@ int cmdline_parse(struct cmdline *c, const char *s)
 	for (;;) {
 		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
 			*p++ = '\0';
-		if (!*p || c->argc == CMDLINE_MAX_ARGS)
+		if (!*p)
 			break;
+		if (c->argc == CMDLINE_MAX_ARGS) {
+			int len = 0;
+			while (p[len] && p[len] != ' ' && p[len] != '\t' && p[len] != '\n' &&
+			       p[len] != '\r')
+				len++;
+			kprintf("cmdline: more than %d words; ignoring %.*s and the rest\n",
+				CMDLINE_MAX_ARGS, len, p);
+			break;
+		}
 		c->key[c->argc] = p;
 		c->val[c->argc] = "";
 		for (; *p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r'; p++)

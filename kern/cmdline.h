@@ -21,7 +21,7 @@ struct cmdline {
 extern struct cmdline boot_args; /* the command line the loader passed */
 
 /* Splits s (truncated to BOOT_CMDLINE_MAX - 1 bytes, and to
- * CMDLINE_MAX_ARGS words); returns the number of words. */
+ * CMDLINE_MAX_ARGS words, saying so); returns the number of words. */
 int cmdline_parse(struct cmdline *c, const char *s);
 /* The value of key ("" when given without '='), NULL when absent. */
 const char *cmdline_get(const struct cmdline *c, const char *key);

@@ -10,12 +10,13 @@
 #      record_init);
 #   2. every number and switch bad at once (profile.hz, .frames, .ring,
 #      .summary, unwind.budget, .rule_cache, .fde_index, sframe.validate,
-#      profile.source): each gets its line and its default; sampling runs
+#      profile.source, sched.migrate): each gets its line and its default; sampling runs
 #      in the mode given at 1000 Hz;
 #   3. profile.ring larger than the RAM: the default ring instead, and
 #      samples are still taken;
 #   4. more init.args than init takes: a line, and init runs with the
-#      first 31.
+#      first 31;
+#   5. more than 64 words: a line, the first 64 hold.
 use strict;
 use warnings;
 use FindBin;
@@ -88,6 +89,7 @@ for my $extra ('', ' profile.ring=3') {
 		'unwind.fde_index=-1'     => qr/cmdline: unwind\.fde_index=-1 is not an integer in \[0, 1\]; using 1/,
 		'sframe.validate=perhaps' => qr/cmdline: sframe\.validate=perhaps is neither on nor off; using off/,
 		'profile.source=bogus'    => qr/profile: profile\.source=bogus refused: unknown \(auto, pmu, lapic or ioapic\); choosing/,
+		'sched.migrate=sometimes' => qr/cmdline: sched\.migrate=sometimes is neither on nor off; using off/,
 	);
 	my $cmd = join ' ', 'init=/bin/fib', 'init.args=27', 'profile.mode=fp', sort keys %bad;
 	my ($status, $log, $stream) = boot($cmd);
@@ -124,6 +126,16 @@ for my $extra ('', ' profile.ring=3') {
 	is(lines($log, qr/stitch: init\.args holds more than 31 arguments; using the first 31/), 1,
 	   'one line: more than 31 arguments, the first 31 used');
 	like($log, qr/^fib: n=30 rounds=1 /m, 'init got its first arguments');
+}
+
+# ---- 5. more words than the kernel keeps ----
+{
+	my @words = ('init=/bin/fib', 'init.args=25', map { "w$_" } 3 .. 70);
+	my ($status, $log) = boot(join ' ', @words);
+	no_panic($status, $log, '70 words');
+	is(lines($log, qr/cmdline: more than 64 words; ignoring w65 and the rest/), 1,
+	   'one line: more than 64 words, the rest (from the 65th) ignored');
+	like($log, qr/^fib: n=25 rounds=1 /m, 'the first words still hold');
 }
 
 done_testing();
