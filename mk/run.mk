@@ -68,8 +68,9 @@ endif
 
 .PHONY: run qemu-gdb
 # The profile is shown even when the program failed; the kernel's verdict
-# is still make's exit status. A process an exception killed: its user
-# stack, symbolised from the full ELF files (tools/symbolise-kills).
+# is still make's exit status. A process the kernel killed (an exception,
+# kill(), abort()): its user stack, symbolised from the full ELF files
+# (tools/symbolise-kills).
 # QEMU writes into $(RUN_TMP); the console and the stream move to $(OUT)
 # (and stitch writes its files there) only if the guest wrote a stream
 # (its REC_STREAM magic, "STITCHRS"): a run that failed before that, or
