@@ -16,7 +16,7 @@ RUN_INIT ?= /bin/demo
 run_comma := ,
 run_space := $(subst ,, )
 RUN_ARGS = $(if $(strip $(ARGS)),init.args=$(subst $(run_space),$(run_comma),$(strip $(ARGS))))
-RUN_CMDLINE = init=$(RUN_INIT) $(RUN_ARGS) profile.mode=$(MODE) profile.hz=$(HZ)
+RUN_CMDLINE = $(strip init=$(RUN_INIT) $(RUN_ARGS) profile.mode=$(MODE) profile.hz=$(HZ))
 
 # What make run and qemu-gdb were given is checked here, before anything
 # is built or booted: one line saying what is wrong, and make stops with
