@@ -11,22 +11,92 @@ endif
 MODE ?= sframe
 HZ   ?= 1000
 CPUS ?= 1
+ICOUNT ?=
 RUN_INIT ?= /bin/demo
 run_comma := ,
 run_space := $(subst ,, )
 RUN_ARGS = $(if $(strip $(ARGS)),init.args=$(subst $(run_space),$(run_comma),$(strip $(ARGS))))
-RUN_CMDLINE = init=$(RUN_INIT) $(RUN_ARGS) profile.mode=$(MODE) profile.hz=$(HZ)
+RUN_CMDLINE = $(strip init=$(RUN_INIT) $(RUN_ARGS) profile.mode=$(MODE) profile.hz=$(HZ))
+
+# What make run and qemu-gdb were given is checked here, before anything
+# is built or booted: one line saying what is wrong, and make stops with
+# status 2. The kernel checks its command line again (kern/profile/profile.c).
+RUN_MODES := sframe fp fp-deferred stack-copy guess validate none
+# $(call run_uint,VALUE,MIN,MAX): y if VALUE is one decimal number in
+# [MIN, MAX] (the shell compares only what is known to be digits).
+run_digitless = $(strip $(foreach d,0 1 2 3 4 5 6 7 8 9,$(eval run_x := $(subst $(d),,$(run_x))))$(run_x))
+run_uint = $(if $(and $(filter 1,$(words $(1))),$(1)),$(eval run_x := $(1))$(if $(run_digitless),,$(shell \
+	[ $(1) -ge $(2) ] 2>/dev/null && [ $(1) -le $(3) ] && echo y)))
+ifneq ($(filter run qemu-gdb,$(MAKECMDGOALS)),)
+ifneq ($(words $(MODE)),1)
+$(error make run: MODE=$(MODE): one of $(RUN_MODES))
+endif
+ifeq ($(filter $(MODE),$(RUN_MODES)),)
+$(error make run: MODE=$(MODE) is no mode: one of $(RUN_MODES))
+endif
+ifeq ($(call run_uint,$(HZ),100,20000),)
+$(error make run: HZ=$(HZ) is not a number of samples per second from 100 to 20000)
+endif
+ifeq ($(call run_uint,$(CPUS),1,8),)
+$(error make run: CPUS=$(CPUS) is not a number of CPUs from 1 to 8)
+endif
+ifeq ($(filter-out 0 1,$(ICOUNT))$(filter-out 0 1,$(words $(ICOUNT))),)
+else
+$(error make run: ICOUNT=$(ICOUNT): 1 (guest time counts instructions) or 0)
+endif
+ifneq ($(APP),)
+ifneq ($(words $(APP)),1)
+$(error make run: APP=$(APP): one C file, whose path has no spaces)
+else ifeq ($(wildcard $(APP)),)
+$(error make run: APP=$(APP): no such file)
+else ifneq ($(wildcard $(APP)/.),)
+$(error make run: APP=$(APP) is a directory, not a C file)
+else ifeq ($(filter %.c,$(APP)),)
+$(error make run: APP=$(APP) is not a C file (name.c))
+endif
+endif
+ifneq ($(findstring $(run_comma),$(ARGS)),)
+$(error make run: ARGS="$(ARGS)": no commas (they separate init.args); arguments are split at spaces)
+endif
+ifneq ($(word 32,$(ARGS)),)
+$(error make run: ARGS: $(words $(ARGS)) arguments, init takes at most 31)
+endif
+ifeq ($(filter /%,$(RUN_INIT)),)
+$(error make run: RUN_INIT=$(RUN_INIT): the path of a program in the initrd, /bin/demo for example)
+endif
+endif
 
 .PHONY: run qemu-gdb
 # The profile is shown even when the program failed; the kernel's verdict
-# is still make's exit status. A process an exception killed: its user
-# stack, symbolised from the full ELF files (tools/symbolise-kills).
+# is still make's exit status. A process the kernel killed (an exception,
+# kill(), abort()): its user stack, symbolised from the full ELF files
+# (tools/symbolise-kills).
+# QEMU writes into $(RUN_TMP); the console and the stream move to $(OUT)
+# (and stitch writes its files there) only if the guest wrote a stream
+# (its REC_STREAM magic, "STITCHRS"): a run that failed before that, or
+# whose QEMU did not start, leaves the last profile in $(OUT) as it was.
+# ICOUNT=1: guest time counts instructions (QEMU -icount shift=0,sleep=off)
+# and QEMU loads the kernel and the initrd itself (tools/qemu-run --direct
+# --icount): no firmware, no disk, whose reads finish at host-timed
+# moments, so the same program gives the same stream, byte for byte. No
+# screen either: the kernel's summary is asked for on the command line.
+RUN_TMP := $(BUILD)/run
+RUN_ICOUNT := $(filter 1,$(ICOUNT))
+RUN_QEMU_ARGS = --cpus $(CPUS) $(if $(RUN_ICOUNT),--direct --icount)
+RUN_BOOT_CMDLINE = $(RUN_CMDLINE)$(if $(RUN_ICOUNT), profile.summary=on)
 run: all
-	@mkdir -p $(OUT)
-	@echo "make run: booting with: $(RUN_CMDLINE)"
-	@tools/qemu-run --cpus $(CPUS) --cmdline "$(RUN_CMDLINE)" --serial $(OUT)/console.txt \
-		--records $(OUT)/records.bin; status=$$?; \
-	tools/symbolise-kills $(USER_SYMFS) $(OUT)/console.txt | sed 's/^/make run: /'; \
+	@rm -rf $(RUN_TMP) && mkdir -p $(RUN_TMP) $(OUT)
+	@echo "make run: booting$(if $(RUN_ICOUNT), directly under QEMU -icount) with: $(RUN_BOOT_CMDLINE)"
+	@tools/qemu-run $(RUN_QEMU_ARGS) --cmdline "$(RUN_BOOT_CMDLINE)" --serial $(RUN_TMP)/console.txt \
+		--records $(RUN_TMP)/records.bin; status=$$?; \
+	[ ! -f $(RUN_TMP)/console.txt ] || \
+		tools/symbolise-kills $(USER_SYMFS) $(RUN_TMP)/console.txt | sed 's/^/make run: /'; \
+	if ! grep -aq STITCHRS $(RUN_TMP)/records.bin 2>/dev/null; then \
+		echo "make run: no record stream from this run: $(OUT)/ keeps the last run's files;" \
+			"this run's console is in $(RUN_TMP)/console.txt"; \
+		exit $$(( status ? status : 1 )); \
+	fi; \
+	mv -f $(RUN_TMP)/console.txt $(RUN_TMP)/records.bin $(OUT)/ && \
 	( $(STITCH_REPORT) ) || status=1; exit $$status
 
 qemu-gdb: all

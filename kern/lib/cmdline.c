@@ -14,8 +14,17 @@ int cmdline_parse(struct cmdline *c, const char *s)
 	for (;;) {
 		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
 			*p++ = '\0';
-		if (!*p || c->argc == CMDLINE_MAX_ARGS)
+		if (!*p)
 			break;
+		if (c->argc == CMDLINE_MAX_ARGS) {
+			int len = 0;
+			while (p[len] && p[len] != ' ' && p[len] != '\t' && p[len] != '\n' &&
+			       p[len] != '\r')
+				len++;
+			kprintf("cmdline: more than %d words; ignoring %.*s and the rest\n",
+				CMDLINE_MAX_ARGS, len, p);
+			break;
+		}
 		c->key[c->argc] = p;
 		c->val[c->argc] = "";
 		for (; *p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r'; p++)
@@ -36,13 +45,33 @@ const char *cmdline_get(const struct cmdline *c, const char *key)
 	return NULL;
 }
 
-bool cmdline_flag(const struct cmdline *c, const char *key)
+static bool is_any(const char *v, const char *const *words, size_t n)
 {
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v, words[i]))
+			return true;
+	return false;
+}
+
+bool cmdline_bool(const struct cmdline *c, const char *key, bool def)
+{
+	static const char *const on[] = { "", "1", "on", "yes", "true" };
+	static const char *const off[] = { "0", "off", "no", "false" };
 	const char *v = cmdline_get(c, key);
 	if (!v)
+		return def;
+	if (is_any(v, on, sizeof(on) / sizeof(on[0])))
+		return true;
+	if (is_any(v, off, sizeof(off) / sizeof(off[0])))
 		return false;
-	return !*v || !strcmp(v, "1") || !strcmp(v, "on") || !strcmp(v, "yes") ||
-	       !strcmp(v, "true");
+	kprintf("cmdline: %s=%s is neither on nor off; using %s\n", key, v,
+		def ? "on" : "off");
+	return def;
+}
+
+bool cmdline_flag(const struct cmdline *c, const char *key)
+{
+	return cmdline_bool(c, key, false);
 }
 
 /* Parses all of s as a long; false on junk, emptiness or overflow. */

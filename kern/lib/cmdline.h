@@ -21,11 +21,14 @@ struct cmdline {
 extern struct cmdline boot_args; /* the command line the loader passed */
 
 /* Splits s (truncated to BOOT_CMDLINE_MAX - 1 bytes, and to
- * CMDLINE_MAX_ARGS words); returns the number of words. */
+ * CMDLINE_MAX_ARGS words, saying so); returns the number of words. */
 int cmdline_parse(struct cmdline *c, const char *s);
 /* The value of key ("" when given without '='), NULL when absent. */
 const char *cmdline_get(const struct cmdline *c, const char *key);
-/* True for a bare `key` and for key=1|on|yes|true; false otherwise. */
+/* True for a bare `key` and for key=1|on|yes|true, false for
+ * key=0|off|no|false; def when absent, def with a warning otherwise. */
+bool cmdline_bool(const struct cmdline *c, const char *key, bool def);
+/* cmdline_bool with def false: a switch that is off unless given. */
 bool cmdline_flag(const struct cmdline *c, const char *key);
 /* The integer value of key (decimal or 0x hex, optional '-'), def when
  * absent; def with a warning when malformed or outside [min, max]. */

@@ -38,6 +38,12 @@ KTEST(cmdline_flags)
 	KEXPECT(t, !cmdline_flag(&c, "zero"));
 	KEXPECT(t, !cmdline_flag(&c, "other"));
 	KEXPECT(t, !cmdline_flag(&c, "absent"));
+	/* A value neither on nor off is the default (with a warning). */
+	KEXPECT(t, cmdline_bool(&c, "other", true));
+	KEXPECT(t, !cmdline_bool(&c, "other", false));
+	KEXPECT(t, !cmdline_bool(&c, "zero", true));
+	KEXPECT(t, cmdline_bool(&c, "bare", false));
+	KEXPECT(t, cmdline_bool(&c, "absent", true));
 }
 
 KTEST(cmdline_integers)

@@ -94,8 +94,7 @@ bool ktest_same(const uint8_t *buf, uint32_t len, uint8_t seed)
 
 bool ktest_skip_timing(struct ktest *t)
 {
-	const char *v = cmdline_get(&boot_args, "ktest.timing");
-	if (!v || strcmp(v, "off") != 0)
+	if (cmdline_bool(&boot_args, "ktest.timing", true))
 		return false;
 	ktest_skip(t, "ktest.timing=off: rates against a wall clock under emulation");
 	return true;

@@ -40,14 +40,14 @@ static void print_where(struct uvm *mm, uint64_t pc)
 		kprintf(" ?\n");
 }
 
-/* The user stack of a task that an exception killed, unwound as the
- * profiler would (SFrame, frame-pointer fallback), one frame a line;
- * `make run` symbolises the lines on the host (tools/symbolise-kills). */
+/* The user stack of a task being killed, unwound as the profiler would
+ * (SFrame, frame-pointer fallback), one frame a line; `make run`
+ * symbolises the lines on the host (tools/symbolise-kills). */
 static void print_user_stack(struct task *t)
 {
 	uint64_t ips[KILL_FRAMES];
 	enum unwind_stop stop;
-	uint32_t n = unwind_user_by(UNWIND_METHOD_SFRAME, ips, KILL_FRAMES, &stop);
+	uint32_t n = unwind_user_dying(ips, KILL_FRAMES, &stop);
 	/* The stop's name is its counter's, "unwind_stop_<reason>". */
 	kprintf("stitch: pid %d user stack (%u frames, stop %s):\n", t->pid, n,
 		stat_name(STAT_UNWIND_STOP_END + stop) + sizeof "unwind_stop_" - 1);
@@ -58,16 +58,16 @@ static void print_user_stack(struct task *t)
 }
 
 /* A condemned task dies here, in its own context, with its user frame at
- * hand for the report. A kill by an exception (kill_rip set) also shows
- * where the program was; a kill by a signal from elsewhere does not. */
+ * hand for the report: every kill shows where the program was, its user
+ * stack from the latest kernel entry (the fault; for a kill(), the
+ * system call or interrupt that brought it here). */
 __attribute__((noreturn)) static void die(struct task *t, struct trap_frame *tf)
 {
 	int sig = t->kill_sig;
 	uint64_t rip = t->kill_rip ? t->kill_rip : tf->rip;
 	kprintf("stitch: pid %d (%s) killed: %s rip=0x%lx addr=0x%lx status %d\n",
 		t->pid, t->name, t->kill_reason, rip, t->kill_addr, 128 + sig);
-	if (t->kill_rip)
-		print_user_stack(t);
+	print_user_stack(t);
 	task_exit(sig);
 }
 

@@ -358,7 +358,12 @@ static int init_argv(const char *path, const char *args, char *buf,
 	if (!args || !*args)
 		return argc;
 	strlcpy(buf, args, size);
-	for (char *p = buf; argc < max;) {
+	for (char *p = buf;;) {
+		if (argc == max) {
+			kprintf("stitch: init.args holds more than %d arguments; "
+				"using the first %d\n", max - 1, max - 1);
+			break;
+		}
 		argv[argc++] = p;
 		while (*p && *p != ',')
 			p++;

@@ -34,13 +34,19 @@ static bool parse_mode(const char *s, uint32_t *mode)
 	return false;
 }
 
+/* Every setting is filled in, whatever is wrong with the others: a bad
+ * value gets one console line and its documented fall-back (the mode:
+ * none). False when the mode was bad. */
 bool profile_parse(struct profile_config *c)
 {
 	const char *mode = cmdline_get(&boot_args, "profile.mode");
+	bool ok = true;
 	c->mode = MODE_SFRAME;
 	if (mode && !parse_mode(mode, &c->mode)) {
-		kprintf("profile: unknown profile.mode=%s\n", mode);
-		return false;
+		kprintf("profile: unknown profile.mode=%s (none sframe fp fp-deferred "
+			"stack-copy guess validate); using none\n", mode);
+		c->mode = MODE_NONE;
+		ok = false;
 	}
 	c->hz = (uint32_t)cmdline_int(&boot_args, "profile.hz", PROFILE_HZ_DEFAULT,
 				      PROFILE_HZ_MIN, PROFILE_HZ_MAX);
@@ -53,7 +59,7 @@ bool profile_parse(struct profile_config *c)
 			c->ring_kib, PROFILE_RING_KIB_DEFAULT);
 		c->ring_kib = PROFILE_RING_KIB_DEFAULT;
 	}
-	return true;
+	return ok;
 }
 
 /* The kernel image as the host should symbolize it: pid 0, its text at
@@ -70,9 +76,15 @@ static void record_kernel_mmap(void)
 		    "/stitch/kernel.elf");
 }
 
-static int begin_stream(const struct profile_config *c)
+static int begin_stream(struct profile_config *c)
 {
 	int err = record_init((uint64_t)c->ring_kib << 10, NORMAL_RING_BYTES);
+	if (err && c->ring_kib > PROFILE_RING_KIB_DEFAULT) {
+		kprintf("profile: no memory for profile.ring=%u (KiB) on each of %u CPU(s); "
+			"using %u\n", c->ring_kib, arch_ncpus(), PROFILE_RING_KIB_DEFAULT);
+		c->ring_kib = PROFILE_RING_KIB_DEFAULT;
+		err = record_init((uint64_t)c->ring_kib << 10, NORMAL_RING_BYTES);
+	}
 	if (!err)
 		err = sample_init();
 	if (err)
@@ -86,7 +98,8 @@ static int begin_stream(const struct profile_config *c)
 int profile_start(const struct profile_config *c)
 {
 	if (!record_stream_started()) {
-		int err = begin_stream(c);
+		struct profile_config mine = *c;
+		int err = begin_stream(&mine);
 		if (err)
 			return err;
 	}
@@ -115,13 +128,11 @@ void profile_stop(void)
 void profile_init(bool sample)
 {
 	struct profile_config c;
-	if (!profile_parse(&c))
-		c.mode = MODE_NONE;
+	profile_parse(&c); /* a bad mode is none */
 	/* The summary costs a symbol lookup per frame of every deferred user
 	 * stack: it is for a screen, on by default where there is one (not
 	 * in the direct boots the benchmarks use). */
-	summary_init(cmdline_get(&boot_args, "profile.summary") ?
-		     cmdline_flag(&boot_args, "profile.summary") : boot_info.fb.base != 0);
+	summary_init(cmdline_bool(&boot_args, "profile.summary", boot_info.fb.base != 0));
 	if (begin_stream(&c)) {
 		kprintf("profile: no memory for the record rings: no stream\n");
 		return;

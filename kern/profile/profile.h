@@ -45,7 +45,8 @@ struct profile_config {
 /* The settings of this run (the deferred unwinder reads mode and frames). */
 extern struct profile_config profile;
 
-/* From the command line into *c; false (and a message) on a bad mode. */
+/* From the command line into *c, every field set: a bad value gets a
+ * console line and its fall-back (a bad mode: none, and false). */
 bool profile_parse(struct profile_config *c);
 /* Parses the command line, starts the stream, and sampling if `sample`. */
 void profile_init(bool sample);

@@ -51,8 +51,18 @@ int record_init(uint64_t nmi_bytes, uint64_t normal_bytes)
 	ncpus = MIN(arch_ncpus(), ARCH_MAX_CPUS);
 	for (unsigned c = 0; c < ncpus; c++) {
 		void *a = alloc_ring(nmi_bytes), *b = alloc_ring(normal_bytes);
-		if (!a || !b)
-			return -STITCH_ENOMEM; /* boot-time, once: not worth freeing */
+		if (!a || !b) {
+			/* Given back: the caller may try smaller rings. */
+			if (a)
+				pmm_free_pages(v2p(a), nmi_bytes / PAGE_SIZE);
+			if (b)
+				pmm_free_pages(v2p(b), normal_bytes / PAGE_SIZE);
+			while (c--) {
+				pmm_free_pages(v2p(rings[c].nmi.buf), nmi_bytes / PAGE_SIZE);
+				pmm_free_pages(v2p(rings[c].normal.buf), normal_bytes / PAGE_SIZE);
+			}
+			return -STITCH_ENOMEM;
+		}
 		ring_init(&rings[c].nmi, a, nmi_bytes);
 		ring_init(&rings[c].normal, b, normal_bytes);
 	}

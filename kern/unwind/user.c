@@ -273,7 +273,7 @@ walk_step(struct sf_frame *f, uint64_t pc, struct sframe_walk *w)
  * not test which kind of frame they start from.
  */
 static uint32_t sframe_walk(struct sf_frame f, uint64_t *ips, uint32_t max,
-			    enum unwind_stop *stop)
+			    enum unwind_stop *stop, bool killable)
 {
 	struct task *t = current;
 	struct sframe_walk w;
@@ -288,7 +288,7 @@ static uint32_t sframe_walk(struct sf_frame f, uint64_t *ips, uint32_t max,
 			why = UNWIND_STOP_BAD_FRAME;
 		} else if (n == max) {
 			why = UNWIND_STOP_MAX_FRAMES;
-		} else if (n % PREEMPT_EVERY == 0 && !preempt_point(t, true)) {
+		} else if (n % PREEMPT_EVERY == 0 && !preempt_point(t, true) && killable) {
 			why = UNWIND_STOP_KILLED;
 		} else {
 			ips[n++] = f.pc;
@@ -303,12 +303,7 @@ static uint32_t sframe_walk(struct sf_frame f, uint64_t *ips, uint32_t max,
 
 uint32_t unwind_user(uint64_t *ips, uint32_t max, enum unwind_stop *stop)
 {
-	return unwind_user_by(method, ips, max, stop);
-}
-
-uint32_t unwind_user_by(enum unwind_method m, uint64_t *ips, uint32_t max,
-			enum unwind_stop *stop)
-{
+	enum unwind_method m = method;
 	struct sf_frame f;
 	unwind_user_start(task_user_frame(current), &f);
 	if (max == 0) {
@@ -321,7 +316,7 @@ uint32_t unwind_user_by(enum unwind_method m, uint64_t *ips, uint32_t max,
 	uint32_t n = 0;
 	ips[n++] = f.pc;
 	if (m == UNWIND_METHOD_SFRAME)
-		return sframe_walk(f, ips, max, stop);
+		return sframe_walk(f, ips, max, stop, true);
 	for (;;) {
 		enum unwind_stop why = fp_step(&f, read_faulting);
 		if (why == STEPPED && f.pc >= USER_END)
@@ -336,6 +331,18 @@ uint32_t unwind_user_by(enum unwind_method m, uint64_t *ips, uint32_t max,
 		}
 		ips[n++] = f.pc;
 	}
+}
+
+uint32_t unwind_user_dying(uint64_t *ips, uint32_t max, enum unwind_stop *stop)
+{
+	struct sf_frame f;
+	unwind_user_start(task_user_frame(current), &f);
+	if (max == 0) {
+		*stop = UNWIND_STOP_MAX_FRAMES;
+		return 0;
+	}
+	ips[0] = f.pc;
+	return sframe_walk(f, ips, max, stop, false);
 }
 
 uint32_t unwind_user_fp_nmi(const struct sf_frame *start, uint64_t *ips,

@@ -41,12 +41,12 @@ void unwind_user_set_method(enum unwind_method m);
  * record stream carries, include/stitch/records.h). An SFrame unwind
  * spends at most unwind.budget probes and rows (stop budget), reschedules
  * between steps when the tick asked for it, and ends when the task is
- * killed (stop killed). unwind_user walks by the method set above,
- * unwind_user_by by m.
+ * killed (stop killed). It walks by the method set above.
  */
 uint32_t unwind_user(uint64_t *ips, uint32_t max, enum unwind_stop *stop);
-uint32_t unwind_user_by(enum unwind_method m, uint64_t *ips, uint32_t max,
-			enum unwind_stop *stop);
+/* The SFrame unwind of unwind_user for the report of a task that is being
+ * killed (kern/proc/entry.c): the kill, its reason to be, does not end it. */
+uint32_t unwind_user_dying(uint64_t *ips, uint32_t max, enum unwind_stop *stop);
 
 /*
  * NMI context: a frame-pointer walk from *start that reads only pages

@@ -9,7 +9,9 @@
 #     with its pid, program and status 128 + signal (docs/USERLAND.md),
 #     then its user stack: frame #0 is the faulting rip, and where the
 #     fault was in t-fault's own code, tools/symbolise-kills names the
-#     frames down to main, stitch_start and _start.
+#     frames down to main, stitch_start and _start. A kill by kill() gets
+#     its user stack too (abort(): kill(), _kill_r, abort, 12 abort_deep
+#     frames, main, stitch_start, _start; t-proc's kill of a child).
 #  3. No leak: the free page count after every process has exited equals
 #     the count before init started.
 #  4. Boot with init=/bin/demo: all workloads run at once and print the
@@ -94,6 +96,25 @@ for my $pid (grep { $stop{$_} eq 'end' } @in_text) {
 		  "pid $pid: the stack from $names[0] ends in main, stitch_start, _start")
 		or diag("@names");
 }
+
+# Every kill, by a fault or by kill() (t-proc kills a child, t-fault's
+# abort() kills itself), is followed by its user stack.
+my @kills = $console =~ /^stitch: pid (\d+) \(\S+\) killed: .*\n(?!stitch: pid \1 user stack )/mg;
+is(scalar(@kills), 0, 'every kill report is followed by its user stack')
+	or diag("pids without one: @kills");
+ok($console =~ /^stitch: pid \d+ \(\/bin\/t-proc\) killed: kill\(9\) by pid \d+ .*\nstitch: pid \d+ user stack /m,
+   '... a kill() by another process too');
+# abort(): SIGABRT by a kill() of itself, 12 frames of abort_deep deep; the
+# kill does not cut the report's unwind (it ends the profiler's).
+my ($abort) = grep { $stack{$_} && grep { $_->[1] eq 'abort' } @{$stack{$_}} } sort keys %rip;
+my @anames = $abort ? map { $_->[1] } @{$stack{$abort}} : ();
+# (Frame #0 is the system call in kill(), whose innermost inlined
+# function addr2line names first.)
+is_deeply([@anames[1 .. $#anames]],
+	  [qw(_kill_r abort), ('abort_deep') x 12, qw(main stitch_start _start)],
+	  't-fault abort: killed with its whole user stack, kill() to _start (stop ' . ($abort ? $stop{$abort} : '?') . ')')
+	or diag("@anames");
+is($abort ? $stop{$abort} : '', 'end', '... the unwind reached its end');
 
 # ---- 3. no leak ----
 

@@ -78,6 +78,48 @@ static void perf_hint(const struct options *o, const struct run *r)
 	free(k);
 }
 
+/* Validate mode's verdict: how many samples' two user chains agree. */
+static void validate_verdict(FILE *f, const struct run *r)
+{
+	const struct counters *c = r->c;
+	if (r->stream->head.mode != MODE_VALIDATE && !c->validate_samples)
+		return;
+	fprintf(f, "validate: %" PRIu64 " of %" PRIu64 " samples agree (the deferred SFrame "
+		"chain and libdw's from the stack copy", c->validate_agree, c->validate_samples);
+	if (c->validate_disagree)
+		fprintf(f, "; report.txt lists those that differ");
+	fprintf(f, ")\n");
+}
+
+/*
+ * In the frame-pointer modes, a program built without frame pointers
+ * (the SDK's default, like newlib's) gives user stacks of one frame: the
+ * sampled pc, then rbp leads nowhere. With frame pointers even a sample in
+ * main has its caller. Most user stacks of one frame: say so, and how to
+ * build with them.
+ */
+static void fp_warning(FILE *f, const struct run *r)
+{
+	uint32_t mode = r->stream->head.mode;
+	uint64_t stacks = 0, one = 0;
+	if (mode != MODE_FP && mode != MODE_FP_DEFERRED)
+		return;
+	for (size_t i = 0; i < r->st->n; i++) {
+		const struct stack *k = &r->st->v[i];
+		if (k->user != USER_INLINE && k->user != USER_DEFERRED)
+			continue;
+		stacks++;
+		one += k->nu == 1;
+	}
+	if (!stacks || one * 2 <= stacks)
+		return;
+	fprintf(f, "stitch: warning: %" PRIu64 " of %" PRIu64 " user stacks have one frame in "
+		"mode %s: the program seems built without frame pointers; build it with "
+		"-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer (make run: "
+		"APP_CFLAGS=\"-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer\"), "
+		"or use MODE=sframe\n", one, stacks, mode_name(mode));
+}
+
 static int write_outputs(const struct options *o, const struct run *r,
 			 const uint8_t *buf, size_t len)
 {
@@ -106,6 +148,8 @@ static int write_outputs(const struct options *o, const struct run *r,
 		fprintf(o->out, "WARNING: damaged stream (%s), what could be read was used; ", damage);
 	fprintf(o->out, "wrote %s/{report.txt,profile.folded,flame.svg,"
 		"perf.data,records.bin,profile.speedscope.json}\n", o->outdir);
+	validate_verdict(o->out, r);
+	fp_warning(o->out, r);
 	perf_hint(o, r);
 	return err ? -1 : 0;
 }

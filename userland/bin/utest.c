@@ -41,6 +41,7 @@ static const struct test tests[] = {
 	FAULT("privileged"),
 	FAULT("ud2"),
 	FAULT("div0"),
+	FAULT("abort"),
 	{ "t-spawnlimit", { "/bin/t-spawnlimit", NULL } },
 };
 #define NTESTS (int)(sizeof(tests) / sizeof(tests[0]))

@@ -4,12 +4,14 @@
  * The parent spawns "t-fault child MODE", waits, and checks WTERMSIG.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include "check.h"
 
 #define SELF "/bin/t-fault"
 #define SIGILL 4
 #define SIGTRAP 5
+#define SIGABRT 6
 #define SIGFPE 8
 #define SIGSEGV 11
 
@@ -84,6 +86,21 @@ static void kernel_read(void) { (void)*(volatile long *)0xffffffff80000000UL; }
 static void kernel_jump(void) { jump_to(0xffffffff80000000UL); }
 static void noncanon_read(void) { (void)*(volatile long *)0x8000000000000000UL; }
 static void stack_overflow(void) { overflow_stack(0); }
+/* abort() under 12 frames of its own: newlib's abort raises SIGABRT, a
+ * kill() of itself, so the kill report's stack is a deep one. */
+static volatile int abort_depth;
+__attribute__((noipa)) static int abort_deep(int n)
+{
+	if (n <= 0) {
+		if (n == 0)
+			abort();
+		return 0;
+	}
+	int r = abort_deep(n - 1);
+	abort_depth = n;	/* after the call: neither a tail call nor a loop */
+	return r + 1;
+}
+static void do_abort(void) { abort_deep(11); }
 static void ud2(void) { __asm__ volatile("ud2"); }
 static void cli(void) { __asm__ volatile("cli"); }	/* privileged: #GP */
 static void int3(void) { __asm__ volatile("int3"); }	/* #BP: SIGTRAP */
@@ -102,6 +119,7 @@ static const struct mode modes[] = {
 	{ "ud2", SIGILL, ud2 },
 	{ "div0", SIGFPE, fault_div0 },
 	{ "int3", SIGTRAP, int3 },
+	{ "abort", SIGABRT, do_abort },
 };
 #define NMODES (int)(sizeof(modes) / sizeof(modes[0]))
 
