@@ -48,9 +48,10 @@ $(USER_LIB): $(USER_LIB_OBJS)
 
 # $(call user_program,ELF,SOURCES[,CFLAGS]): one static ring-3 executable,
 # compiled with CFLAGS (default USER_CFLAGS). libc needs the glue (write,
-# sbrk...) and the glue needs libc (errno), hence the group.
+# sbrk...) and the glue needs libc (errno), hence the group. The SDK's
+# flags are in this file: a change to them relinks every program.
 define user_program
-$(1): $(2) $(USER_CRT0) $(USER_LIB) $(USER_HEADERS) $(NEWLIB_STAMP)
+$(1): $(2) $(USER_CRT0) $(USER_LIB) $(USER_HEADERS) $(NEWLIB_STAMP) mk/userland.mk
 	@mkdir -p $$(@D)
 	$(HOST_CC) $(or $(3),$(USER_CFLAGS)) $(USER_LDFLAGS) -o $$@ $(USER_CRT0) $(2) \
 		-Wl,--start-group $(USER_LIB) $(NEWLIB_LIBC) $(NEWLIB_LIBM) \
