@@ -25,7 +25,7 @@ static bool in(uint64_t ip, const uint64_t range[2])
  * arch_user_access_begin/end window (this CPU's cpu_local.uaccess_open),
  * and the first instructions of the trap entry, before its clac. Every NMI
  * checks: AC set in the kernel code it interrupted anywhere else, AC set
- * in its own flags, or CR4.SMAP cleared is counted in smap_open (test 80
+ * in its own flags, or CR4.SMAP cleared is counted in smap_open (test/t/80-hostile.t
  * requires 0 after the hostile programs).
  */
 static void check_smap(const struct trap_frame *tf, unsigned cpu)

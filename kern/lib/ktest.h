@@ -71,7 +71,7 @@ void ktest_skip(struct ktest *t, const char *why);
  * how busy the host is: under QEMU's -icount it is instructions retired,
  * under plain TCG a loaded host delivers ticks late and merges them. They
  * call this first; `ktest.timing=off` on the command line makes them skip
- * (reported as SKIP), which the wall-clock boot of test 10 does.
+ * (reported as SKIP), which the wall-clock boot of test/t/10-kernel-unit.t does.
  */
 bool ktest_skip_timing(struct ktest *t);
 

@@ -4,30 +4,41 @@
 #include "kern/profile/strace.h"
 #include "stitch/syscall.h"
 
-static const syscall_fn syscalls[SYS_COUNT] = {
-	[SYS_exit] = sys_exit,
-	[SYS_write] = sys_write,
-	[SYS_read] = sys_read,
-	[SYS_open] = sys_open,
-	[SYS_close] = sys_close,
-	[SYS_lseek] = sys_lseek,
-	[SYS_fstat] = sys_fstat,
-	[SYS_isatty] = sys_isatty,
-	[SYS_sbrk] = sys_sbrk,
-	[SYS_mmap] = sys_mmap,
-	[SYS_munmap] = sys_munmap,
-	[SYS_getpid] = sys_getpid,
-	[SYS_kill] = sys_kill,
-	[SYS_gettimeofday] = sys_gettimeofday,
-	[SYS_times] = sys_times,
-	[SYS_yield] = sys_yield,
-	[SYS_sleep] = sys_sleep,
-	[SYS_spawn] = sys_spawn,
-	[SYS_wait] = sys_wait,
-	[SYS_pipe] = sys_pipe,
-	[SYS_stacktrace_setup] = sys_stacktrace_setup,
-	[SYS_getppid] = sys_getppid,
+/* The table: each call's handler and its name (for the tracer's
+ * trace.syscalls= and what it prints). */
+#define SYSCALL(name) [SYS_##name] = { sys_##name, #name }
+static const struct {
+	syscall_fn fn;
+	const char *name;
+} syscalls[SYS_COUNT] = {
+	SYSCALL(exit),
+	SYSCALL(write),
+	SYSCALL(read),
+	SYSCALL(open),
+	SYSCALL(close),
+	SYSCALL(lseek),
+	SYSCALL(fstat),
+	SYSCALL(isatty),
+	SYSCALL(sbrk),
+	SYSCALL(mmap),
+	SYSCALL(munmap),
+	SYSCALL(getpid),
+	SYSCALL(kill),
+	SYSCALL(gettimeofday),
+	SYSCALL(times),
+	SYSCALL(yield),
+	SYSCALL(sleep),
+	SYSCALL(spawn),
+	SYSCALL(wait),
+	SYSCALL(pipe),
+	SYSCALL(stacktrace_setup),
+	SYSCALL(getppid),
 };
+
+const char *syscall_name(long nr)
+{
+	return nr >= 0 && nr < SYS_COUNT ? syscalls[nr].name : NULL;
+}
 
 long syscall_dispatch(long nr, const long *arg)
 {
@@ -37,7 +48,7 @@ long syscall_dispatch(long nr, const long *arg)
 		stat_inc(STAT_SYSCALLS_TRACED);
 		sample_software(SAMPLE_EVENT_SYSCALL, (uint32_t)nr, 1, strace_request());
 	}
-	if (nr < 0 || nr >= SYS_COUNT || !syscalls[nr])
+	if (nr < 0 || nr >= SYS_COUNT || !syscalls[nr].fn)
 		return -STITCH_ENOSYS;
-	return syscalls[nr](arg);
+	return syscalls[nr].fn(arg);
 }

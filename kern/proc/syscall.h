@@ -1,6 +1,6 @@
 /*
  * System calls: one table indexed by number (include/stitch/syscall.h),
- * as in xv6. Each handler gets the six argument registers as longs and
+ * as in xv6, with each call's handler and name. Each handler gets the six argument registers as longs and
  * returns the result or -errno; syscall_dispatch is the one place every
  * call passes through (for a tracer, too).
  */
@@ -10,6 +10,8 @@
 typedef long (*syscall_fn)(const long *arg);
 
 long syscall_dispatch(long nr, const long *arg);
+/* The call's name ("write"), or NULL for a number no call has. */
+const char *syscall_name(long nr);
 
 /* kern/proc/sys_file.c */
 long sys_read(const long *arg);

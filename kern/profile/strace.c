@@ -3,21 +3,11 @@
 #include "kern/kernel.h"
 #include "kern/profile/record.h"
 #include "kern/lib/string.h"
+#include "kern/proc/syscall.h"
 #include "kern/proc/task.h"
 #include "kern/unwind/deferred.h"
 
 bool strace_traced[SYS_COUNT];
-
-static const char *const names[SYS_COUNT] = {
-	[SYS_exit] = "exit", [SYS_write] = "write", [SYS_read] = "read",
-	[SYS_open] = "open", [SYS_close] = "close", [SYS_lseek] = "lseek",
-	[SYS_fstat] = "fstat", [SYS_isatty] = "isatty", [SYS_sbrk] = "sbrk",
-	[SYS_mmap] = "mmap", [SYS_munmap] = "munmap", [SYS_getpid] = "getpid",
-	[SYS_kill] = "kill", [SYS_gettimeofday] = "gettimeofday",
-	[SYS_times] = "times", [SYS_yield] = "yield", [SYS_sleep] = "sleep",
-	[SYS_spawn] = "spawn", [SYS_wait] = "wait", [SYS_pipe] = "pipe",
-	[SYS_stacktrace_setup] = "stacktrace_setup", [SYS_getppid] = "getppid",
-};
 
 static struct unwind_work tracer_work;
 
@@ -40,12 +30,13 @@ uint64_t strace_request(void)
 /* Marks the system call called name[0 .. len). */
 static bool trace_name(const char *name, size_t len)
 {
-	for (int nr = 0; nr < SYS_COUNT; nr++)
-		if (names[nr] && strlen(names[nr]) == len &&
-		    strncmp(names[nr], name, len) == 0) {
+	for (int nr = 0; nr < SYS_COUNT; nr++) {
+		const char *n = syscall_name(nr);
+		if (n && strlen(n) == len && strncmp(n, name, len) == 0) {
 			strace_traced[nr] = true;
 			return true;
 		}
+	}
 	return false;
 }
 
@@ -66,6 +57,6 @@ void strace_init(void)
 	kprintf("strace: tracing");
 	for (int nr = 0; nr < SYS_COUNT; nr++)
 		if (strace_traced[nr])
-			kprintf(" %s", names[nr]);
+			kprintf(" %s", syscall_name(nr));
 	kprintf("\n");
 }

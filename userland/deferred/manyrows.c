@@ -1,6 +1,6 @@
 /*
  * manyrows: a valid SFrame section whose one function has a million rows
- * costs only its own process (test 55).
+ * costs only its own process (test/t/55-deferred-budget.t).
  *
  *   manyrows spin   builds the function and its section in memory: NROWS
  *                   bytes of nop, then a loop (pause; jmp) that spins until

@@ -1,6 +1,6 @@
 /*
  * sf246 [rounds]: deferred unwinds through SFrame sections that GNU
- * binutils 2.46 wrote (test/sframe/binutils-2.46, test 54). Debian's ld
+ * binutils 2.46 wrote (test/sframe/binutils-2.46, test/t/54-deferred-sframe246.t). Debian's ld
  * 2.40 drops version 3 .sframe input, so the two objects come in as C arrays
  * (stitch-mkobj: their .text, .sframe as stored, .rela.sframe) and this
  * program loads them itself, as a loader would: each object's code into

@@ -11,7 +11,7 @@
  * A leaf: its SFrame row says CFA = rsp + 8, return address at CFA - 8.
  * It runs with rsp = sp and rbp = bp, then puts both back. The labels
  * *_loop and *_loop_end bound the instructions that run with the lie
- * (test 80 picks the samples taken there).
+ * (test/t/80-hostile.t picks the samples taken there).
  */
 	.globl spin_with_sp, spin_with_sp_loop, spin_with_sp_loop_end
 	.type spin_with_sp, @function

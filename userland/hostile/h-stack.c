@@ -8,7 +8,7 @@
  *
  * The unwinder reads only user addresses through the fault-handling copy
  * helpers, and every walk ends, by reason (counted in REC_STATS,
- * unwind_stop_*, and written into each REC_DEFERRED): test 80 checks the
+ * unwind_stop_*, and written into each REC_DEFERRED): test/t/80-hostile.t checks the
  * records of each case's pid. The process itself must live on (exit 0),
  * except in stack-overflow, which the guard page kills (SIGSEGV).
  */
@@ -112,7 +112,7 @@ static int ret_noncanonical(void)
 }
 
 /* Deeper than any unwind buffer: the walk stops at its bound. */
-/* The bottom of the recursion (test 80 picks the samples taken here). */
+/* The bottom of the recursion (test/t/80-hostile.t picks the samples taken here). */
 __attribute__((noipa)) void deep_bottom(void)
 {
 	for (uint64_t end = tsc_deadline(SPIN_MS); rdtsc() < end;)

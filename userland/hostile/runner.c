@@ -3,7 +3,7 @@
  * init=/bin/hostile and the profiler on; test/t/80-hostile.t does).
  *
  * Normal workloads run the whole time next to the cases, whose profiles
- * test 80 checks. Each case is a process, run under a watchdog: a case that
+ * test/t/80-hostile.t checks. Each case is a process, run under a watchdog: a case that
  * outlives its time is reported as a hang. TAP on stdout: "1..N", then for
  * each case a "# case" line and "ok N - NAME (pid P): exit 0"
  * or "... killed by signal S", "not ok ..." when the outcome is not the
@@ -11,7 +11,7 @@
  * expected. With arguments: only the cases whose names start with one.
  *
  * Before each case: "# case NAME: expect exit 0: what it does" (or
- * "expect signal S"); test 80 makes docs/SECURITY-cases.md from these.
+ * "expect signal S"); test/t/80-hostile.t makes docs/SECURITY-cases.md from these.
  */
 #include <stdlib.h>
 #include "hostile.h"
@@ -96,7 +96,7 @@ static const struct entry last = {
 	"oom", "/bin/h-proc", SIGKILL, "1 GiB mappings touched until no frame is left"
 };
 
-/* The normal workloads that run next to the cases (test 80 checks their
+/* The normal workloads that run next to the cases (test/t/80-hostile.t checks their
  * checksums and profiles). */
 static char *const workloads[][4] = {
 	{ "/bin/fib", "29", "40", NULL },

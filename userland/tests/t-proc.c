@@ -5,7 +5,7 @@
  * The same program is its own child: "t-proc child-<mode> ..." runs one
  * child behaviour and reports through its exit status.
  *
- * "t-proc orphan-<mode>", run as init (test 32), leaves processes behind
+ * "t-proc orphan-<mode>", run as init (test/t/32-proc-init.t), leaves processes behind
  * that never end by themselves, printing "t-proc: orphan pid N" for each,
  * and exits 0: the kernel must kill and reap them all and shut down.
  */

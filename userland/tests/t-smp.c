@@ -1,5 +1,5 @@
 /*
- * t-smp: what CPUs doing things at once must not break (test 13 boots it
+ * t-smp: what CPUs doing things at once must not break (test/t/13-smp-boot.t boots it
  * under -icount, where guest time is instructions).
  *
  * "t-smp kill" (3 CPUs): a child spins in ring 3 on an AP, never entering
@@ -9,7 +9,7 @@
  * brings the victim to its return path. Prints the cycles it took.
  *
  * "t-smp print": two children on two CPUs each write LINES lines to the
- * console at once, one write() per line; test 13 checks that every line
+ * console at once, one write() per line; test/t/13-smp-boot.t checks that every line
  * arrived whole (the console lock serialises writers).
  */
 #include <signal.h>
