@@ -357,8 +357,9 @@ tap(rc == 0 and 'DAMAGED: chunk 1 (bytes 65536-131071)' in log and
     re.search(r'1 of \d+ chunks DAMAGED', txt) and m and int(m.group(1)) == len(saved) > 0,
     'a damaged chunk: named on the screen and in records.txt, the region saved as it is'
     ' (%d bytes)' % len(saved))
-if 'DAMAGED' not in txt:
-    diag(err + log[-2000:] + txt)
+if not (rc == 0 and 'DAMAGED: chunk 1 (bytes 65536-131071)' in log):
+    # Which part failed: the verdict, or the loader's line on COM1.
+    diag('qemu-run exit %s\n%s%s\n--- records.txt:\n%s' % (rc, err, log[-3000:], txt))
 # The area starts with the 64-byte shared-memory header, records.bin
 # with the stream after it: the damaged bytes are in the file as they
 # were in RAM, where records.txt says.
