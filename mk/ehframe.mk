@@ -49,13 +49,14 @@ $(EHFRAME_DIR)/kernel/%.o: ehframe/%.c $(EHFRAME_HDRS)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(EHFRAME_KERNEL_CFLAGS) -c $< -o $@
 
-# The host tool: libelf finds the sections, libdw is the reference.
-EHFRAME_TOOL_SRCS := $(wildcard tools/ehframe/*.c)
-EHFRAME_TOOL_HDRS := $(wildcard tools/ehframe/*.h)
+# The host tool: libelf finds the sections, libdw is the reference. A
+# rule is spelled as `sframe lookup` spells it (tools/sframe/rule_str.c).
+EHFRAME_TOOL_SRCS := $(wildcard tools/ehframe/*.c) tools/sframe/rule_str.c
+EHFRAME_TOOL_HDRS := $(wildcard tools/ehframe/*.h) tools/sframe/rule_str.h
 
 $(EHFRAME_TOOL): $(EHFRAME_TOOL_SRCS) $(EHFRAME_TOOL_HDRS) $(EHFRAME_HOST_OBJS)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(EHFRAME_TOOL_CFLAGS) -iquote tools/ehframe -o $@ $(EHFRAME_TOOL_SRCS) \
+	$(HOST_CC) $(EHFRAME_TOOL_CFLAGS) -iquote tools/ehframe -iquote tools/sframe -o $@ $(EHFRAME_TOOL_SRCS) \
 		$(EHFRAME_HOST_OBJS) -ldw -lelf
 
 ALL_TARGETS += $(EHFRAME_TOOL) $(EHFRAME_KERNEL_OBJS)
@@ -90,7 +91,7 @@ TEST_PREREQS += $(EHFRAME_TDIR)/cfi
 # The tool under ASan and UBSan: test 28 runs it beside the plain one.
 $(EHFRAME_TDIR)/ehframe-san: $(EHFRAME_TOOL_SRCS) $(EHFRAME_TOOL_HDRS) $(EHFRAME_SRCS) $(EHFRAME_HDRS)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(EHFRAME_TOOL_CFLAGS) $(EHFRAME_SAN) -iquote tools/ehframe -o $@ \
+	$(HOST_CC) $(EHFRAME_TOOL_CFLAGS) $(EHFRAME_SAN) -iquote tools/ehframe -iquote tools/sframe -o $@ \
 		$(EHFRAME_TOOL_SRCS) $(EHFRAME_SRCS) -ldw -lelf
 
 TEST_PREREQS += $(EHFRAME_TDIR)/ehframe-san

@@ -1,4 +1,5 @@
 #include "commands.h"
+#include "rule_str.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -178,21 +179,7 @@ int cmd_convert(const struct options *o)
 	return r != 0;
 }
 
-/* Lookup: one line per PC, the rule spelled out. */
-static void where_str(const struct sf_where *w, char *buf, size_t n)
-{
-	switch (w->how) {
-	case SF_SAME:      snprintf(buf, n, "same"); return;
-	case SF_UNDEFINED: snprintf(buf, n, "undefined"); return;
-	case SF_AT_CFA:    snprintf(buf, n, "[cfa%+d]", w->off); return;
-	case SF_VAL_CFA:   snprintf(buf, n, "cfa%+d", w->off); return;
-	case SF_REG:       snprintf(buf, n, "r%u%+d", w->reg, w->off); return;
-	case SF_AT_REG:    snprintf(buf, n, "[r%u%+d]", w->reg, w->off); return;
-	}
-	snprintf(buf, n, "?");
-}
-
-/* The FDE attributes readelf 2.46 prints: S(ignal), F(lexible). */
+/* Lookup: one line per PC, the rule spelled out (rule_str.c). */
 static const char *attr_str(const struct sf_fde *fde)
 {
 	bool flex = fde->fde_type == SF_FDE_FLEX;
@@ -212,7 +199,7 @@ static int lookup_pc(const struct sf_table *t, const struct options *o, uint64_t
 	struct sf_fde fde;
 	struct sf_fre fre;
 	struct sf_rule r;
-	char ra[32], fp[32];
+	char rule[128];
 	int err;
 
 	if ((err = fde_of(t, o, pc, &fde)) || (err = sf_fre_find(t, &fde, pc, &fre)) ||
@@ -220,12 +207,9 @@ static int lookup_pc(const struct sf_table *t, const struct options *o, uint64_t
 		printf("0x%" PRIx64 ": %s\n", pc, sf_strerror(err));
 		return 1;
 	}
-	where_str(&r.ra, ra, sizeof ra);
-	where_str(&r.fp, fp, sizeof fp);
+	sf_rule_str(&r, rule, sizeof rule);
 	printf("0x%" PRIx64 ": fde %" PRIu32 " [0x%" PRIx64 ",+%" PRIu32 ") fre +0x%" PRIx32
-	       " cfa=%sr%u%+d%s ra=%s fp=%s%s\n", pc, fde.index, fde.start, fde.size,
-	       fre.start, r.cfa_deref ? "[" : "", r.cfa_reg, r.cfa_off,
-	       r.cfa_deref ? "]" : "", ra, fp, attr_str(&fde));
+	       " %s%s\n", pc, fde.index, fde.start, fde.size, fre.start, rule, attr_str(&fde));
 	return 0;
 }
 
