@@ -29,23 +29,7 @@ for my $bin (qw(unit unit-san)) {
 	}
 }
 
-my @objs = glob('build/ehframe/kernel/*.o');
-ok(@objs >= 5 && system('ld', '-r', '-o', "$dir/all.o", @objs) == 0,
-   'kernel-flag objects link together (' . scalar(@objs) . ' objects)');
-my ($undef) = run('nm', '-u', "$dir/all.o");
-my @outside = grep { !/^(memcpy|memset|memmove|memcmp)$/ } map { /U (\S+)/ ? $1 : () }
-	split /\n/, $undef;
-ok(!@outside, 'no undefined symbols beyond memcpy/memset/memmove/memcmp') or diag(@outside);
-my ($sizes) = run('size', '-A', "$dir/all.o");
-my @state = grep { /^\.(data|bss)\S*\s+(\d+)/ && $2 > 0 } split /\n/, $sizes;
-ok(!@state, 'no .data or .bss: no global state') or diag(@state);
-my ($relocs) = run('readelf', '-r', "$dir/all.o");
-my ($sec, @bad) = ('');
-for (split /\n/, $relocs) {
-	$sec = $1 if /^Relocation section '([^']+)'/;
-	push @bad, "$sec: $_" if $sec =~ /^\.rela\.text/ && /R_X86_64_(64|PC64|GOT\w*)\s/;
-}
-ok(!@bad, 'code in the kernel code model (no 64-bit or GOT relocations in .text)') or diag(@bad);
+check_freestanding('ehframe/', $dir, glob('build/ehframe/kernel/*.o'));
 
 # Only the three freestanding headers, and sframe.h for struct sf_rule.
 my @includes;
