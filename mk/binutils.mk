@@ -62,6 +62,15 @@ USER_SRCS_dmreal   := userland/real/dmreal.c $(REAL_DEM_SRCS)
 USER_CFLAGS_dmreal := -DHAVE_CONFIG_H -Iuserland/real/libiberty \
 	-I$(BU_SRC)/include
 
+# make bench's "real" part runs the fp modes on frame-pointer builds, as
+# it does the first suite's (mk/bench.mk, BENCH_FP_CFLAGS: zlib's and the
+# demangler's functions keep an rbp frame; newlib keeps none).
+USER_EXTRA_PROGRAMS += zreal-fp dmreal-fp
+USER_SRCS_zreal-fp   := $(USER_SRCS_zreal)
+USER_SRCS_dmreal-fp  := $(USER_SRCS_dmreal)
+USER_CFLAGS_zreal-fp  := $(USER_CFLAGS_zreal) $(BENCH_FP_CFLAGS)
+USER_CFLAGS_dmreal-fp := $(USER_CFLAGS_dmreal) $(BENCH_FP_CFLAGS)
+
 # The sources exist once the tarball is extracted.
 $(REAL_ZLIB_SRCS) $(REAL_DEM_SRCS): | $(BU_STAMP) ;
 
