@@ -41,7 +41,8 @@ FRAMES = 512
 # workloads (/bin/NAME-fp, mk/bench.mk), against a run without sampling of
 # the same builds: so they walk as many frames as SFrame does.
 FP_MODES = ("fp", "fp-deferred")
-FP_BUILDS = ("/bin/fib", "/bin/chain", "/bin/sort", "/bin/reader", "/bin/piper", "/bin/kentry")
+FP_BUILDS = ("/bin/fib", "/bin/chain", "/bin/sort", "/bin/reader", "/bin/piper", "/bin/kentry",
+             "/bin/zreal", "/bin/dmreal")
 
 
 def fp_build(progs):
@@ -58,6 +59,14 @@ SUITE = [
     ["/bin/piper", "8388608", "16384"],
 ]
 
+# The second suite, "real": third-party code on real inputs (mk/binutils.mk,
+# docs/USERLAND.md "Real workloads"): zlib deflating and inflating newlib's
+# libm.a, libiberty's demangler on libstdc++'s 5 864 mangled names.
+REAL_SUITE = [
+    ["/bin/zreal"],
+    ["/bin/dmreal", "/data/real-cxxsyms.txt", "2"],
+]
+
 CONFIGS = {
     # make bench
     "full": {
@@ -69,6 +78,7 @@ CONFIGS = {
         "rate": [100, 200, 500, 1000, 2000, 5000, 10000, 20000], "rate_rounds": 40000,
         "cpus": [1, 2, 4], "cpus_rounds": 4000,
         "cache": ["/bin/chain", "64", "4000"],
+        "real": REAL_SUITE,
         # stack-copy: what its sample costs in all, beside sframe's
         "breakdown": ["sframe", "fp-deferred", "stack-copy"],
         "host": True,
@@ -83,6 +93,7 @@ CONFIGS = {
         "rate": [100, 20000], "rate_rounds": 500,
         "cpus": [1, 4], "cpus_rounds": 500,
         "cache": ["/bin/chain", "16", "1000"],
+        "real": REAL_SUITE,
         "breakdown": ["sframe", "fp-deferred", "stack-copy"],
         "host": True,
     },
@@ -190,6 +201,15 @@ class Bench:
                      "cycles than the usual builds, without sampling\n")
         return {"hz": self.cfg["hz"], "suite": [" ".join(p) for p in self.cfg["suite"]],
                 "rows": rows, "fp_build_cost_pct": self.fp_build_cost_pct}
+
+    # --- the second suite: real workloads ---------------------------------
+    def real(self):
+        self.say(f"real: the real workloads at {self.cfg['hz']} Hz, once per mode")
+        rows = self.measure("real", self.cfg["real"], self.cfg["modes"], self.cfg["hz"])
+        output.write_csv(os.path.join(self.args.out, "real.csv"), rows, MODE_KEYS)
+        self.say("\n" + output.table(rows))
+        return {"hz": self.cfg["hz"], "suite": [" ".join(p) for p in self.cfg["real"]],
+                "rows": rows}
 
     # --- the curves -----------------------------------------------------
     def curve(self, name, points, title, xlabel, cpus=lambda x: 1):
@@ -396,6 +416,12 @@ def write_tables(out, results):
                  output.markdown(m["rows"])]
         text += [f"{r['mode']}: {r['status']}\n" for r in m["rows"] if r["status"] != "ok"]
         text += ["## modes: slowdown % of each workload\n", output.per_workload(m["rows"])]
+    if "real" in results:
+        m = results["real"]
+        text += [f"## real ({m['hz']} Hz; suite: {', '.join(m['suite'])})\n",
+                 output.markdown(m["rows"])]
+        text += [f"{r['mode']}: {r['status']}\n" for r in m["rows"] if r["status"] != "ok"]
+        text += ["## real: slowdown % of each workload\n", output.per_workload(m["rows"])]
     for name, rows in results.get("curves", {}).items():
         for key, f, caption in CURVE_TABLES[name]:
             text += [f"## {name}: {caption}\n", output.pivot(rows, key, f, name)]
@@ -403,7 +429,7 @@ def write_tables(out, results):
         f.write("\n".join(text))
 
 
-PARTS = ("modes", "depth", "funcs", "kentry", "rate", "cpus", "cache", "breakdown", "host")
+PARTS = ("modes", "real", "depth", "funcs", "kentry", "rate", "cpus", "cache", "breakdown", "host")
 # The programs each curve boots, for the plan (their arguments do not count).
 CURVE_PROGRAM = {"depth": "/bin/chain", "funcs": "/bin/funcs-10", "kentry": "/bin/kentry",
                  "rate": "/bin/chain", "cpus": "/bin/chain"}
@@ -418,6 +444,8 @@ def plan(cfg, parts, runs):
     for part in parts:
         if part == "modes":
             n += per_point(cfg["suite"], cfg["modes"])
+        elif part == "real":
+            n += per_point(cfg["real"], cfg["modes"])
         elif part == "breakdown":
             n += 1 + len(cfg["breakdown"])  # + the boot without sampling
         elif part == "cache":
@@ -493,6 +521,8 @@ def main():
         for part in parts:
             if part == "modes":
                 results["modes"] = b.modes()
+            elif part == "real":
+                results["real"] = b.real()
             elif part == "breakdown":
                 results["breakdown"] = b.breakdown()
             elif part == "cache":

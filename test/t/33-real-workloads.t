@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+# Real workloads (mk/binutils.mk, docs/USERLAND.md "Real workloads"): code
+# from the binutils 2.40 tarball of Debian's binutils-source, built with
+# the SDK's flags, on real inputs, profiled with deferred SFrame unwinding.
+#   /bin/zreal   zlib 1.2.12: newlib's libm.a (no DWARF) deflated and
+#                inflated back, and the host's level-9 stream inflated;
+#   /bin/dmreal  libiberty's demangler: the 5000-odd "_Z" dynamic symbols
+#                of Debian's libstdc++.so.6, as c++filt demangles them.
+# Two boots (direct, -icount, 1000 Hz), one after the other under
+# /bin/bsuite, a few seconds of guest time each:
+#   sframe    the programs' output equals the host's oracle line for line
+#             (build/real/zreal.expected: python3's zlib; dmreal.expected:
+#             c++filt on the same list); every sample has its deferred
+#             stack, and every one ends "main stitch_start _start", all
+#             frames named, unless its leaf pc has no SFrame FDE at all
+#             (newlib's memcpy/memset are assembly without CFI,
+#             docs/USERLAND.md), which `sframe lookup` on the host confirms;
+#   validate  the same output; the deferred SFrame chains against libdw's
+#             unwind of the 8 KiB stack copy taken in the same NMI (stitch
+#             --stats and report.txt): every sample agrees, or libdw's chain
+#             is a proper prefix of SFrame's (the copy ended first: the
+#             demangler keeps its component arrays on the stack, several KiB
+#             deep), never a different frame.
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'deferred'))
+os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+from records import *  # noqa: E402
+
+PROGS = ('zreal', 'dmreal')
+EXPECTED = {p: 'build/real/%s.expected' % p for p in PROGS}
+SUITE = ','.join('/bin/' + p for p in PROGS)
+
+if not all(os.path.exists(p) for p in
+           [KERNEL, ROOT + '/bin/zreal', ROOT + '/bin/dmreal'] + list(EXPECTED.values())):
+    print('1..0 # SKIP kernel, userland or the real workloads\' oracles not built')
+    sys.exit(0)
+tmp = tempfile.mkdtemp(prefix='stitch-t58-')
+
+
+def fnv1a(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+    return h
+
+
+def check_output(mode, console):
+    lines = [l.rstrip('\r') for l in console.split('\n')]
+    # zreal: the three lines the oracle states, in order; its own deflate
+    # is reported (another zlib release may compress differently).
+    want = [l for l in open(EXPECTED['zreal']).read().split('\n') if l and l[0] != '#']
+    got = [l for l in lines if l.startswith('zreal: ') and not l.startswith('zreal: deflate level')]
+    tap(got == want, '%s: zreal prints what the host\'s zlib says (%s)'
+        % (mode, want[0][len('zreal: '):] if want else '?'))
+    if got != want:
+        diag('guest: %s\nhost:  %s' % (got, want))
+    own = [l for l in lines if 'zreal: deflate level 6: ' in l]
+    host = [l for l in open(EXPECTED['zreal']).read().split('\n') if l.startswith('# ')]
+    diag('%s: guest %s; host %s' % (mode, own[0][7:] if own else '?', host[0][9:] if host else '?'))
+    # dmreal: c++filt's lines, then its summary line with the count and
+    # the FNV-1a of those lines.
+    text = open(EXPECTED['dmreal']).read()
+    want = text.split('\n')[:-1]
+    try:
+        i = lines.index(want[0])
+    except ValueError:
+        i = -1
+    got = lines[i:i + len(want)] if i >= 0 else []
+    bad = [k for k in range(len(want)) if k >= len(got) or got[k] != want[k]]
+    names = open(ROOT + '/data/real-cxxsyms.txt').read().split('\n')[:-1]
+    summary = 'dmreal: %d names, %d demangled, checksum=%016x' % (
+        len(want), sum(1 for a, b in zip(names, want) if a != b), fnv1a(text.encode()))
+    tap(want and not bad and summary in lines,
+        '%s: dmreal demangles all %d names as c++filt does' % (mode, len(want)))
+    for k in bad[:3]:
+        diag('line %d: guest %r, c++filt %r' % (k + 1, got[k] if k < len(got) else None, want[k]))
+    if summary not in lines:
+        diag('expected %r; guest: %s' % (summary, [l for l in lines if l.startswith('dmreal: ')]))
+
+
+def boot_mode(mode):
+    recs, console, rc = boot('init=/bin/bsuite init.args=%s profile.mode=%s profile.hz=1000'
+                             % (SUITE, mode), '%s/%s.bin' % (tmp, mode), timeout=300)
+    tap(rc == 0 and 'bsuite: 2 of 2 programs ok' in console and of(recs, 'END')
+        and recs[0]['mode'] == MODES.index(mode),
+        '%s: zreal and dmreal ran, the stream is whole and says mode %s' % (mode, mode))
+    if rc != 0 or not recs:
+        diag(console[-2000:])
+    return recs, console
+
+
+def no_fde(path, pc):
+    r = subprocess.run(['build/bin/sframe', 'lookup', path, '0x%x' % pc],
+                       capture_output=True, text=True)
+    return 'no FDE for pc' in r.stdout
+
+
+# 1. sframe mode.
+recs, console = boot_mode('sframe')
+check_output('sframe', console)
+comm = {c['pid']: c['name'] for c in of(recs, 'COMM')}
+deferred = {(d['tid'], d['cookie']): d for d in of(recs, 'DEFERRED') if d['consumer'] == SAMPLER}
+for prog in PROGS:
+    samples = [s for s in of(recs, 'SAMPLE') if comm.get(s['pid']) == prog
+               and s['event'] == EVENT_CPU_CLOCK]
+    whole, leafless, bad, frames = 0, 0, [], 0
+    for s in samples:
+        d = deferred.get((s['tid'], s['cookie'])) if s['cookie'] else None
+        chain = d['user'] if d else None
+        if not chain:
+            bad.append((s, 'no deferred stack'))
+            continue
+        names = Symbols(recs, s['pid']).names(chain)
+        frames += len(chain)
+        if names[-3:] == ['main', 'stitch_start', '_start'] and '?' not in names:
+            whole += 1
+        elif len(chain) == 1 and no_fde(ROOT + '/bin/' + prog, chain[0]):
+            leafless += 1
+        else:
+            bad.append((s, ' <- '.join(names)))
+    tap(len(samples) >= 50 and not bad,
+        'sframe: %s: %d samples, %d deferred stacks down to _start (%.1f frames each), '
+        '%d stopped at a leaf without SFrame' % (prog, len(samples), whole,
+                                                 frames / max(1, len(samples)), leafless))
+    for s, why in bad[:5]:
+        diag('  time %d: %s' % (s['time'], why))
+
+# 2. validate mode.
+recs, console = boot_mode('validate')
+check_output('validate', console)
+run = subprocess.run(['build/bin/stitch', '--symfs', ROOT, '--kernel', KERNEL, '-o', tmp + '/v',
+                      '--stats', tmp + '/v.json', tmp + '/validate.bin'],
+                     capture_output=True, text=True)
+st = json.load(open(tmp + '/v.json'))['stitch'] if run.returncode == 0 else {}
+report = open(tmp + '/v/report.txt').read() if run.returncode == 0 else ''
+n, agree, differ = (st.get(k, 0) for k in ('validate_samples', 'validate_agree', 'validate_disagree'))
+listed = re.findall(r'^  (\w+) pid \d+ tid \d+ time \d+ ns: first difference at frame (\d+)\n'
+                    r'    sframe: (.*)\n    libdw:  (.*)\n', report, re.M)
+prefix = [x for x in listed if x[3] != x[2] and x[2].startswith(x[3] + ' <- ')]
+tap(run.returncode == 0 and n >= 100 and agree + differ == n and len(listed) == differ
+    and len(prefix) == differ,
+    'validate: of %d samples, the SFrame chain equals libdw\'s on %d; on the other %d '
+    'libdw\'s chain is a proper prefix of it (libdw stopped early)'
+    % (n, agree, differ))
+if len(listed) != differ or len(prefix) != differ:
+    diag('%d disagreements listed in report.txt (at most 20), %d of them prefixes'
+         % (len(listed), len(prefix)))
+    for x in listed:
+        if x not in prefix:
+            diag('  %s: sframe %s\n  libdw  %s' % (x[0], x[2], x[3]))
+done()
