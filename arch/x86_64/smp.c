@@ -250,6 +250,24 @@ static void sampling_stop_here(void *arg)
 	arch_sampling_stop();
 }
 
+static void watchdog_start_here(void *hz)
+{
+	arch_watchdog_start((unsigned)(uintptr_t)hz);
+}
+
+void arch_watchdog_start_all(unsigned hz)
+{
+	for (unsigned cpu = 0; cpu < arch_ncpus(); cpu++)
+		smp_call(cpu, watchdog_start_here, (void *)(uintptr_t)hz);
+}
+
+/* Writes ICR high then low: not NMI-safe against this CPU's own sends,
+ * which is why only the watchdog's last act uses it from an NMI. */
+void arch_nmi_cpu(unsigned cpu)
+{
+	lapic_send_nmi(cpu_apic_id[cpu]);
+}
+
 void arch_sampling_start_all(unsigned hz)
 {
 	for (unsigned cpu = 0; cpu < arch_ncpus(); cpu++)
