@@ -5,6 +5,7 @@
 #include "kern/lib/console.h"
 #include "kern/mm/mm.h"
 #include "kern/profile/profile.h"
+#include "kern/proc/watchdog.h"
 
 /* QEMU's isa-debug-exit at port 0xf4 exits with status (value << 1) | 1. */
 #define DEBUG_EXIT_PORT    0xf4
@@ -58,6 +59,7 @@ static void warm_reset(void)
 void arch_shutdown(bool success)
 {
 	irq_disable();
+	watchdog_stop(); /* the end may take long with interrupts off */
 	profile_finish(); /* the end of the record stream, on every way out */
 	kprintf("stitch: shutdown (%s)\n", success ? "success" : "failure");
 	outb(DEBUG_EXIT_PORT, success ? DEBUG_EXIT_SUCCESS : DEBUG_EXIT_FAILURE);

@@ -183,6 +183,14 @@ void arch_sampling_start(unsigned hz)
 		lapic_timer_periodic(1000000000ull / hz, LAPIC_TIMER_NMI);
 }
 
+/* The LAPIC timer is the watchdog's clock too: its NMIs find no
+ * sampling handler (counted ignored) and go to watchdog_nmi. */
+void arch_watchdog_start(unsigned hz)
+{
+	lapic_timer_periodic(1000000000ull / hz, LAPIC_TIMER_NMI);
+	running = SRC_LAPIC; /* so that arch_sampling_stop stops it */
+}
+
 void arch_sampling_stop(void)
 {
 	if (running == SRC_PMU)

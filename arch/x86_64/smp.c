@@ -21,6 +21,7 @@
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/madt.h"
+#include "arch/x86_64/x86.h"
 #include <arch/task.h>
 #include <arch/trap.h>
 #include "kern/kernel.h"
@@ -32,6 +33,11 @@
 
 #define AP_STACK_SIZE 16384
 #define START_WAIT_US 200000 /* per start-up IPI: TCG on a loaded host is slow */
+/* After the second start-up IPI, as long as Linux waits (10 s): under
+ * multi-threaded TCG on a loaded host an AP's thread was seen to take
+ * longer than 2 x 200 ms to run its first instructions (docs/SMP.md,
+ * "Parallel runs"). Only a CPU that never starts costs this. */
+#define LAST_WAIT_US  10000000
 
 extern const char smp_trampoline[], smp_trampoline_end[], smp_trampoline_params[];
 extern const char ap_entry[];
@@ -42,6 +48,14 @@ static void resched_ipi(struct trap_frame *tf);
 uint32_t cpu_apic_id[ARCH_MAX_CPUS];
 static unsigned ncpus_online = 1;
 static bool online[ARCH_MAX_CPUS];
+/* Who decides an AP's fate, by compare-and-swap: the AP claims its start
+ * (AP_CLAIMED) as it reaches ap_main, the boot CPU gives up on it
+ * (AP_ABANDONED) when it waited long enough. Whichever comes first wins:
+ * a claimed AP is waited for until online, an abandoned one halts for
+ * good instead of running tasks the kernel does not know it runs (its
+ * CPU index past arch_ncpus(), no record rings, no sampling). */
+enum { AP_WAITING, AP_CLAIMED, AP_ABANDONED };
+static int ap_state[ARCH_MAX_CPUS];
 static uint8_t ap_stacks[ARCH_MAX_CPUS][AP_STACK_SIZE] __attribute__((aligned(16)));
 
 unsigned arch_ncpus(void)
@@ -93,10 +107,11 @@ static void place_trampoline(uint64_t page, uint64_t cr3)
 	p->entry = (uint64_t)ap_entry;
 }
 
-static bool wait_online(unsigned cpu, uint64_t us)
+/* Until the AP claimed its start, or us passed. */
+static bool wait_claimed(unsigned cpu, uint64_t us)
 {
 	uint64_t end = arch_cycles() + us * (tsc_hz / 1000000);
-	while (!__atomic_load_n(&online[cpu], __ATOMIC_ACQUIRE)) {
+	while (__atomic_load_n(&ap_state[cpu], __ATOMIC_ACQUIRE) == AP_WAITING) {
 		if (arch_cycles() >= end)
 			return false;
 		cpu_relax(); /* under -icount, lets QEMU run the other CPUs */
@@ -116,10 +131,17 @@ static bool start_ap(uint64_t page, unsigned cpu)
 	delay_us(10000);
 	for (int sipi = 0; sipi < 2; sipi++) {
 		lapic_send_sipi(apic, (uint8_t)(page >> 12));
-		if (wait_online(cpu, START_WAIT_US))
-			return true;
+		if (wait_claimed(cpu, sipi ? LAST_WAIT_US : START_WAIT_US))
+			break;
 	}
-	return false;
+	int waiting = AP_WAITING;
+	if (__atomic_compare_exchange_n(&ap_state[cpu], &waiting, AP_ABANDONED, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return false;
+	/* Claimed: it runs kernel code now, and comes online. */
+	while (!__atomic_load_n(&online[cpu], __ATOMIC_ACQUIRE))
+		cpu_relax();
+	return true;
 }
 
 void arch_start_cpus(void)
@@ -163,6 +185,11 @@ void arch_start_cpus(void)
 void ap_main(unsigned cpu)
 {
 	vm_switch(&kernel_space); /* the trampoline's identity page goes */
+	int waiting = AP_WAITING;
+	if (!__atomic_compare_exchange_n(&ap_state[cpu], &waiting, AP_CLAIMED, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		for (;;) /* too late: the boot CPU went on without it */
+			hlt(); /* interrupts are still off (trampoline.S) */
 	gdt_init(cpu);
 	trap_load_idt();
 	arch_init_cpu_regs();
@@ -248,6 +275,24 @@ static void sampling_stop_here(void *arg)
 {
 	(void)arg;
 	arch_sampling_stop();
+}
+
+static void watchdog_start_here(void *hz)
+{
+	arch_watchdog_start((unsigned)(uintptr_t)hz);
+}
+
+void arch_watchdog_start_all(unsigned hz)
+{
+	for (unsigned cpu = 0; cpu < arch_ncpus(); cpu++)
+		smp_call(cpu, watchdog_start_here, (void *)(uintptr_t)hz);
+}
+
+/* Writes ICR high then low: not NMI-safe against this CPU's own sends,
+ * which is why only the watchdog's last act uses it from an NMI. */
+void arch_nmi_cpu(unsigned cpu)
+{
+	lapic_send_nmi(cpu_apic_id[cpu]);
 }
 
 void arch_sampling_start_all(unsigned hz)

@@ -9,6 +9,7 @@
 #include "kern/lib/console.h"
 #include "kern/proc/entry.h"
 #include "kern/kernel.h"
+#include "kern/proc/watchdog.h"
 
 struct idt_gate {
 	uint16_t off_lo, selector;
@@ -135,6 +136,7 @@ void trap_dispatch(struct trap_frame *tf)
 		/* Acknowledge first: a handler may switch to another task and
 		 * come back much later (the scheduler tick). */
 		lapic_eoi();
+		watchdog_touch();
 		if (fn)
 			fn(tf);
 		else

@@ -23,6 +23,7 @@
 #include "kern/proc/task.h"
 #include "kern/mm/uvm.h"
 #include "kern/mm/vm.h"
+#include "kern/proc/watchdog.h"
 #include "stitch/syscall.h"
 
 struct spinlock sched_lock = SPINLOCK_INIT("sched");
@@ -78,6 +79,7 @@ static void rq_push(struct task *t)
 	else
 		rq_head = t;
 	rq_tail = t;
+	watchdog_queued(t);
 }
 
 void sched_add(struct task *t)
@@ -136,6 +138,7 @@ static void switch_to(struct task *prev, struct task *next)
 static bool sched_locked(void)
 {
 	struct task *prev = current;
+	watchdog_touch();
 	__atomic_store_n(&kicked[arch_cpu_id()], false, __ATOMIC_RELAXED);
 	task_clear_pending(prev, TIF_NEED_RESCHED);
 	if (prev->state == TASK_RUNNABLE && prev != &idle_task)
@@ -299,6 +302,7 @@ void sched_tick(void)
 		if (cpu != self)
 			arch_resched_ipi(cpu);
 	}
+	watchdog_tick();
 	spin_unlock_irqrestore(&sched_lock, f);
 }
 

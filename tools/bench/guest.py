@@ -33,10 +33,12 @@ def cmdline(progs, mode, hz, frames, parallel=False, extra=""):
     progs are lists such as ["/bin/chain", "64", "4000"]; bsuite takes each
     as one word with ':' between the arguments (init.args splits at ',').
     extra: more kernel parameters (unwind.rule_cache=0), or "".
+    watchdog=off: the lockup detector's own NMIs (10 Hz when nothing
+    samples, docs/SMP.md) would be in mode none's baseline only.
     """
     args = ",".join((["-j"] if parallel else []) + [":".join(p) for p in progs])
     return (f"init=/bin/bsuite init.args={args} profile.mode={mode} "
-            f"profile.hz={hz} profile.frames={frames}" + (f" {extra}" if extra else ""))
+            f"profile.hz={hz} profile.frames={frames} watchdog=off" + (f" {extra}" if extra else ""))
 
 
 def run(tools, workdir, name, progs, mode, hz, frames, reuse=False, timeout=600, plugin=None,

@@ -157,6 +157,15 @@ void arch_sampling_start_all(unsigned hz);
 void arch_sampling_stop_all(void);
 void arch_nmi_quiesce(void);
 
+/* The watchdog (kern/proc/watchdog.c): this CPU's timer raising an NMI hz
+ * times a second, for when nothing samples (every CPU: the _all form;
+ * arch_sampling_stop, arch_sampling_stop_all and arch_sampling_start take
+ * the timer back); and an NMI to another CPU, so that it prints its own
+ * stack (may be sent from NMI context: the run ends after). */
+void arch_watchdog_start(unsigned hz);
+void arch_watchdog_start_all(unsigned hz);
+void arch_nmi_cpu(unsigned cpu);
+
 /*
  * The record channel (arch/x86_64/channel.c): records out to the host,
  * through ivshmem shared memory if QEMU has it, else COM2; init says which.
