@@ -103,10 +103,18 @@ enum eh_err {
  * memory that may fault). Every read is bounds-checked against size first. */
 struct eh_src {
 	const uint8_t *base; /* bytes readable directly, or NULL */
-	sf_read_fn read;     /* used when base is NULL */
+	sf_read_fn read;     /* used when base is NULL and not in_place */
 	void *ctx;           /* passed to read */
 	uint64_t size;       /* section length in bytes */
 	uint64_t vaddr;      /* run-time address of the section's first byte */
+	/* The bytes are at vaddr itself, read with the environment's load
+	 * (-DEH_ENV_LOAD_H: the kernel's single user load, which may fault);
+	 * without that header an in_place source fails every read. */
+	bool in_place;
+	/* Bytes the reads of this source may still take (NULL: no bound);
+	 * a read past it fails with EH_E_BUDGET. The kernel points both
+	 * sources of a table at one allowance. */
+	uint64_t *read_left;
 };
 
 /* What eh_open checked: the two sections and the search table. */
@@ -153,6 +161,10 @@ struct eh_fde {
  * once by eh_check_table).
  */
 int eh_open(struct eh_table *t, const struct eh_src *hdr, const struct eh_src *frame);
+
+/* The address of .eh_frame that the header's eh_frame_ptr names (read
+ * alone: the caller may need it to bound .eh_frame before eh_open). */
+int eh_hdr_frame_ptr(const struct eh_src *hdr, uint64_t *frame);
 
 /* A table of .eh_frame alone, for walks (eh_fde_next) and eh_rule_at;
  * eh_fde_find then says EH_E_HDR_NO_TABLE. */

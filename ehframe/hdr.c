@@ -12,7 +12,24 @@
 
 static bool src_ok(const struct eh_src *s)
 {
-	return s && s->size && (s->base || s->read);
+	return s && s->size && (s->base || s->read || s->in_place);
+}
+
+int eh_hdr_frame_ptr(const struct eh_src *hdr, uint64_t *frame)
+{
+	if (!src_ok(hdr) || !frame)
+		return EH_E_INVAL;
+	struct eh_cur c = eh_cur(hdr, 0, hdr->size, EH_E_TRUNCATED);
+	uint8_t version = eh_u8(&c), frame_enc = eh_u8(&c);
+	eh_skip(&c, 2);
+	if (c.err)
+		return c.err;
+	if (version != HDR_VERSION)
+		return EH_E_HDR_VERSION;
+	if (frame_enc == EH_PE_OMIT)
+		return EH_E_HDR_FRAME_PTR;
+	*frame = eh_ptr(&c, frame_enc, hdr->vaddr);
+	return c.err;
 }
 
 int eh_open_frame(struct eh_table *t, const struct eh_src *frame)

@@ -5,6 +5,22 @@
  */
 #include "internal.h"
 
+/* The environment's load for in_place sources: the kernel's is one user
+ * load inside the unwinder's user-access window
+ * (arch/$(ARCH)/include/arch/ehframe_load.h): bool eh_env_load(addr, len, dst). */
+#ifdef EH_ENV_LOAD_H
+#include EH_ENV_LOAD_H
+#endif
+
+static bool load(const struct eh_src *s, uint64_t addr, void *dst, uint32_t len)
+{
+#ifdef EH_ENV_LOAD_H
+	if (s->in_place)
+		return eh_env_load(addr, len, dst);
+#endif
+	return s->read && s->read(s->ctx, addr, dst, len);
+}
+
 void eh_bytes(struct eh_cur *c, void *dst, uint32_t len)
 {
 	if (c->err)
@@ -14,9 +30,16 @@ void eh_bytes(struct eh_cur *c, void *dst, uint32_t len)
 		goto zero;
 	}
 	const struct eh_src *s = c->s;
+	if (s->read_left) {
+		if (len > *s->read_left) {
+			eh_fail(c, EH_E_BUDGET);
+			goto zero;
+		}
+		*s->read_left -= len;
+	}
 	if (s->base)
 		__builtin_memcpy(dst, s->base + c->pos, len);
-	else if (!s->read(s->ctx, s->vaddr + c->pos, dst, len)) {
+	else if (!load(s, s->vaddr + c->pos, dst, len)) {
 		eh_fail(c, EH_E_FAULT);
 		goto zero;
 	}

@@ -16,12 +16,13 @@
 
 DEFERRED_ROOT := $(BUILD)/userland/root
 
-DEFERRED_PROGRAMS := cold dlwork sfreg sfbad sf246 manyrows
+DEFERRED_PROGRAMS := cold dlwork sfreg sfbad sf246 manyrows ehbad
 USER_EXTRA_PROGRAMS += $(DEFERRED_PROGRAMS)
 USER_SRCS_cold   := userland/deferred/cold.c
 USER_SRCS_dlwork := userland/deferred/dlwork.c
 USER_SRCS_sfreg  := userland/deferred/sfreg.c
 USER_SRCS_sfbad  := userland/deferred/sfbad.c
+USER_SRCS_ehbad  := userland/deferred/ehbad.c
 USER_SRCS_manyrows := userland/deferred/manyrows.c
 USER_SRCS_sf246  := userland/deferred/sf246.c $(BUILD)/deferred/sf246-objects.c
 

@@ -32,15 +32,17 @@ PACKAGES += clang libclang-rt-14-dev libdw-dev libelf-dev binutils-dev
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_CC  := clang
 FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_CFLAGS := -std=gnu11 -g -O1 $(WARN) -Iinclude $(ARCH_INCLUDE) -I. -iquote test/fuzz $(FUZZ_SAN)
+FUZZ_CFLAGS := -std=gnu11 -g -O1 $(WARN) -Iinclude $(ARCH_INCLUDE) -I. -iquote sframe -iquote test/fuzz $(FUZZ_SAN)
 
 FUZZ_MOCK := test/fuzz/mock.c test/fuzz/mock.h
 FUZZ_KERN_HDRS := $(wildcard kern/*.h kern/*/*.h) $(wildcard include/stitch/*.h)
 # kern/mm/uvm.c calls the SFrame registry (which frees the lookup's rule
-# cache with an address space), which calls the SFrame library.
+# cache with an address space), which calls the SFrame library and the
+# .eh_frame library (whose in-place reads, without the kernel's load, fail).
 FUZZ_UVM_SRCS := kern/mm/uvm.c kern/unwind/sframe_registry.c kern/unwind/sframe_lookup.c test/fuzz/mock.c test/fuzz/mock_sframe.c \
-	$(wildcard sframe/*.c)
+	$(wildcard sframe/*.c) $(wildcard ehframe/*.c)
 FUZZ_UVM_DEPS := $(FUZZ_UVM_SRCS) $(FUZZ_MOCK) $(FUZZ_KERN_HDRS) $(wildcard sframe/*.h) \
+	$(wildcard ehframe/*.h) \
 	$(wildcard $(ARCH_DIR)/include/arch/*.h)
 
 $(FUZZ_DIR)/fuzz_elf: test/fuzz/fuzz_elf.c kern/proc/elf.c $(FUZZ_UVM_DEPS)

@@ -2,7 +2,9 @@
 
 # The SFrame library (sframe/) is compiled in from its own sources with the
 # kernel's flags: the kernel unwinds itself with it (kern/unwind/kernel.c).
-KERNEL_SRCS := $(wildcard kern/*.c kern/*/*.c $(ARCH_DIR)/*.c $(ARCH_DIR)/*.S sframe/*.c)
+# So is the .eh_frame library (ehframe/), for the eh-frame mode's lookups.
+KERNEL_SRCS := $(wildcard kern/*.c kern/*/*.c $(ARCH_DIR)/*.c $(ARCH_DIR)/*.S sframe/*.c \
+	ehframe/*.c)
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(basename $(KERNEL_SRCS))) \
 	$(BUILD)/kernel/font.o
 
@@ -29,7 +31,8 @@ KERNEL_ASFLAGS := -std=gnu11 -ffreestanding -fno-pic -mcmodel=kernel \
 	-mno-red-zone -mgeneral-regs-only -fno-stack-protector -O2 -g $(WARN) \
 	-Iinclude $(ARCH_INCLUDE) -I. -fno-asynchronous-unwind-tables -fno-unwind-tables \
 	-fomit-frame-pointer -MMD -MP
-KERNEL_CFLAGS := $(KERNEL_ASFLAGS) -Wa,--gsframe
+# -iquote sframe: ehframe/ehframe.h includes "sframe.h" (the rule's type).
+KERNEL_CFLAGS := $(KERNEL_ASFLAGS) -Wa,--gsframe -iquote sframe
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=4096 -z noexecstack \
 	--build-id -T linker.ld
 
@@ -59,17 +62,21 @@ TEST_PREREQS += $(ESP_IMG)
 # kernel's single user loads (sframe/internal.h, arch/$(ARCH)/include/arch/sframe_load.h).
 SFRAME_ENV_LOAD := -DSF_ENV_LOAD_H='<arch/sframe_load.h>'
 $(BUILD)/kernel/sframe/%.o: KERNEL_CFLAGS += $(SFRAME_ENV_LOAD)
+# The .eh_frame library likewise (ehframe/read.c, arch/$(ARCH)/include/arch/ehframe_load.h).
+EHFRAME_ENV_LOAD := -DEH_ENV_LOAD_H='<arch/ehframe_load.h>'
+$(BUILD)/kernel/ehframe/%.o: KERNEL_CFLAGS += $(EHFRAME_ENV_LOAD)
 
-# The arch boundary (docs/ARCHITECTURE.md): kern/ and sframe/ use nothing
+# The arch boundary (docs/ARCHITECTURE.md): kern/, sframe/ and ehframe/ use nothing
 # of arch/$(ARCH)/ but its interface headers, arch/$(ARCH)/include/arch/,
 # and write no instruction of their own. tools/check-arch says where they
 # do; the kernel does not link until it is satisfied. `make check-arch`
 # runs it alone (test 14 gives it a file that breaks the rule).
-ARCH_CHECK_SRCS := $(wildcard kern/*.c kern/*.h kern/*/*.c kern/*/*.h sframe/*.c sframe/*.h)
+ARCH_CHECK_SRCS := $(wildcard kern/*.c kern/*.h kern/*/*.c kern/*/*.h sframe/*.c sframe/*.h \
+	ehframe/*.c ehframe/*.h)
 ARCH_OBJS := $(filter $(BUILD)/kernel/$(ARCH_DIR)/%,$(KERNEL_OBJS))
-ARCH_CHECK = @echo "tools/check-arch --arch $(ARCH_DIR) ... (kern/, sframe/)"; \
+ARCH_CHECK = @echo "tools/check-arch --arch $(ARCH_DIR) ... (kern/, sframe/, ehframe/)"; \
 	tools/check-arch --arch $(ARCH_DIR) \
-	--cpp "$(CC) -Iinclude $(ARCH_INCLUDE) -I. $(SFRAME_ENV_LOAD)" \
+	--cpp "$(CC) -Iinclude $(ARCH_INCLUDE) -I. -iquote sframe $(SFRAME_ENV_LOAD) $(EHFRAME_ENV_LOAD)" \
 	--objs "$(ARCH_OBJS)" $(ARCH_CHECK_SRCS)
 
 $(BUILD)/kernel/arch-check.ok: $(ARCH_CHECK_SRCS) $(ARCH_OBJS) tools/check-arch \

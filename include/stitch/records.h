@@ -52,6 +52,7 @@ enum rec_mode {
 	MODE_STACK_COPY  = 4, /* registers + user stack copy, unwound on the host */
 	MODE_GUESS       = 5, /* scan the user stack for text addresses, deferred */
 	MODE_VALIDATE    = 6, /* MODE_SFRAME and MODE_STACK_COPY in one sample */
+	MODE_EH_FRAME    = 7, /* deferred .eh_frame unwind */
 };
 
 struct rec_stream {

@@ -30,13 +30,17 @@
 #define SYS_spawn         18 /* (const char *path, char *const argv[]) -> pid */
 #define SYS_wait          19 /* (int pid, int *status) -> pid; pid -1: any child */
 #define SYS_pipe          20 /* (int fds[2]) */
-#define SYS_stacktrace_setup 21 /* (int op, addr, len, text_start, text_len): SFrame registration */
+#define SYS_stacktrace_setup 21 /* (int op, addr, len, text_start, text_len[, seg_end]): SFrame / .eh_frame registration */
 #define SYS_getppid       22 /* () */
 #define SYS_COUNT         23
 
 /* SYS_stacktrace_setup operations (after Linux's proposal). */
 #define STACKTRACE_SFRAME_ADD    1
 #define STACKTRACE_SFRAME_REMOVE 2
+/* (op, eh_frame_hdr, len, text_start, text_len, seg_end): .eh_frame is
+ * where the header says, bounded by seg_end, the end of its segment. */
+#define STACKTRACE_EH_FRAME_ADD    3
+#define STACKTRACE_EH_FRAME_REMOVE 4
 
 /* SYS_open flags (the subset the initrd supports: it is read-only). */
 #define STITCH_O_RDONLY 0

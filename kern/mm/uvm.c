@@ -128,6 +128,13 @@ int uvm_load_elf(struct uvm *mm, const struct elf_image *img, const char *path)
 	    sframe_register(mm, img->sframe_addr, img->sframe_size, text->vaddr,
 			    text->memsz, SFRAME_FROM_LOADER) == -STITCH_ENOMEM)
 		return -STITCH_ENOMEM;
+	if (img->eh_seg) {
+		const struct elf_segment *seg = &img->loads[img->eh_seg - 1];
+		if (ehframe_register(mm, img->eh_hdr_addr, img->eh_hdr_size, text->vaddr,
+				     text->memsz, seg->vaddr, seg->vaddr + seg->memsz,
+				     SFRAME_FROM_LOADER) == -STITCH_ENOMEM)
+			return -STITCH_ENOMEM;
+	}
 	return 0;
 }
 

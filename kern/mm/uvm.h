@@ -73,6 +73,8 @@ struct uvm {
 	/* The SFrame registry's: only kern/unwind/sframe_registry.c changes them. */
 	struct sframe_section *sframes;        /* newest first */
 	int nsframes;
+	struct sframe_section *ehframes;       /* .eh_frame sections, newest first */
+	int nehframes;
 	uint64_t sframe_gen;  /* bumped when a section comes or goes, or text is
 				 unmapped: cached rules of an older one are void */
 	/* The lookup's: only kern/unwind/sframe_lookup.c changes them (the
@@ -93,7 +95,7 @@ struct uvm *uvm_create(void);
 void uvm_destroy(struct uvm *mm);
 
 /* Regions for the executable's segments, an empty heap after them, the
- * stack; registers its PT_GNU_SFRAME. 0 or -ENOMEM. */
+ * stack; registers its PT_GNU_SFRAME and PT_GNU_EH_FRAME. 0 or -ENOMEM. */
 int uvm_load_elf(struct uvm *mm, const struct elf_image *img, const char *path);
 
 /* The region holding addr, or NULL. */

@@ -11,6 +11,7 @@
 #define PT_LOAD 1
 #define PT_NOTE 4
 #define PT_GNU_SFRAME 0x6474e554
+#define PT_GNU_EH_FRAME 0x6474e550
 #define PF_X 1
 #define PF_W 2
 #define NT_GNU_BUILD_ID 3
@@ -142,7 +143,18 @@ int elf_parse(const uint8_t *file, uint64_t size, struct elf_image *out)
 		} else if (p.type == PT_GNU_SFRAME) {
 			out->sframe_addr = p.vaddr;
 			out->sframe_size = p.memsz;
+		} else if (p.type == PT_GNU_EH_FRAME) {
+			out->eh_hdr_addr = p.vaddr;
+			out->eh_hdr_size = p.memsz;
 		}
+	}
+	/* .eh_frame's size is not in its header: the registry bounds it by
+	 * the PT_LOAD segment that holds .eh_frame_hdr, where ld puts
+	 * .eh_frame too (the first use checks that eh_frame_ptr lies in it). */
+	for (int i = 0; out->eh_hdr_addr && i < out->nloads; i++) {
+		const struct elf_segment *l = &out->loads[i];
+		if (out->eh_hdr_addr >= l->vaddr && out->eh_hdr_addr - l->vaddr < l->memsz)
+			out->eh_seg = i + 1;
 	}
 	out->text = entry_segment(out);
 	return out->text >= 0 ? 0 : NOEXEC;

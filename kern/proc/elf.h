@@ -46,6 +46,8 @@ struct elf_image {
 	uint64_t end;            /* end of the highest segment */
 	int text;                /* index of the executable segment holding entry */
 	uint64_t sframe_addr, sframe_size; /* PT_GNU_SFRAME, 0 if none */
+	uint64_t eh_hdr_addr, eh_hdr_size; /* PT_GNU_EH_FRAME, 0 if none */
+	int eh_seg;                        /* 1 + the index of the PT_LOAD holding it, or 0 */
 	uint8_t build_id[ELF_BUILD_ID_MAX];
 	uint32_t build_id_size;  /* 0 if the file has no NT_GNU_BUILD_ID */
 };

@@ -2,7 +2,7 @@
  * The profiler's switches and life cycle.
  *
  * Kernel command line:
- *   profile.mode=none|sframe|fp|fp-deferred|stack-copy|guess|validate
+ *   profile.mode=none|sframe|fp|fp-deferred|stack-copy|guess|validate|eh-frame
  *                        (enum rec_mode; default sframe). none: no
  *                        sampling NMIs, the record stream is still written
  *                        (the benchmarks' baseline).

@@ -1,7 +1,7 @@
 /*
  * The user part of a sample's callchain, per profile.mode (records.h):
  *
- *   sframe, fp-deferred, guess   PERF_CONTEXT_USER_DEFERRED + the cookie of
+ *   sframe, eh-frame, fp-deferred, guess   PERF_CONTEXT_USER_DEFERRED + the cookie of
  *                                a deferred unwind (kern/unwind/deferred.h),
  *                                answered by the sampler's REC_DEFERRED
  *   fp                           PERF_CONTEXT_USER + a frame-pointer walk
@@ -80,6 +80,7 @@ static enum unwind_method method_of(uint32_t mode)
 {
 	return mode == MODE_FP_DEFERRED ? UNWIND_METHOD_FP :
 	       mode == MODE_GUESS       ? UNWIND_METHOD_GUESS :
+	       mode == MODE_EH_FRAME    ? UNWIND_METHOD_EH_FRAME :
 					  UNWIND_METHOD_SFRAME;
 }
 
@@ -211,7 +212,7 @@ void sample_user_callchain(struct sample_ctx *ctx)
 		defer_sampler(ctx, t);
 		read_user_now(ctx, t);
 		break;
-	default: /* sframe, fp-deferred, guess */
+	default: /* sframe, eh-frame, fp-deferred, guess */
 		defer_sampler(ctx, t);
 		break;
 	}

@@ -59,6 +59,19 @@
 	X(FDE_INDEX_LOOKUPS, "fde_index_lookups", SUM) /* lookups through a section's FDE index */ \
 	X(QUICK_LOOKUPS, "quick_lookups", SUM) /* ... answered in one pass (sf_find_quick) */ \
 	X(UNWIND_PREEMPTED, "unwind_preempted", SUM) /* reschedules inside an unwind */ \
+	/* .eh_frame sections (profile.mode=eh-frame; docs/DEFERRED.md): */   \
+	X(EHFRAME_REGISTERED, "ehframe_registered", SUM)                      \
+	X(EHFRAME_REFUSED, "ehframe_refused", SUM) /* registrations refused, any reason */ \
+	X(EHFRAME_REMOVED, "ehframe_removed", SUM) /* unregistered */         \
+	X(EHFRAME_LOOKUPS, "ehframe_lookups", SUM) /* lookups in an .eh_frame section */ \
+	X(EHFRAME_UNSUPPORTED, "ehframe_unsupported", SUM) /* valid, not followed: stop no-info */ \
+	X(EHFRAME_DROPPED, "ehframe_dropped", SUM) /* bad at use; by reason: */ \
+	X(EHFRAME_BAD_FAULT, "ehframe_bad_fault", SUM) /* a read faulted */   \
+	X(EHFRAME_BAD_HEADER, "ehframe_bad_header", SUM) /* .eh_frame_hdr, eh_frame_ptr */ \
+	X(EHFRAME_BAD_TABLE, "ehframe_bad_table", SUM) /* search table: order, FDE addresses */ \
+	X(EHFRAME_BAD_CIE, "ehframe_bad_cie", SUM) /* CIE pointer, version, augmentation */ \
+	X(EHFRAME_BAD_FDE, "ehframe_bad_fde", SUM) /* lengths, ranges, encodings, LEB128 */ \
+	X(EHFRAME_BAD_PROGRAM, "ehframe_bad_program", SUM) /* CFA program: state, advance, CFA */ \
 	X(UNWIND_IPI_OTHER_TASK, "unwind_ipi_other_task", SUM)                \
 	/* ... of which the task was running on another CPU: */               \
 	X(UNWIND_IPI_REMOTE_TASK, "unwind_ipi_remote_task", SUM)              \
@@ -89,7 +102,7 @@ enum stat { STATS_LIST(STATS_ENUM) STAT_COUNT };
 /* A CPU's row of counters: a power of two, so that a counter's address is
  * a shift and an add away from the CPU index (the NMI counts on its hot
  * path), and each CPU's counters sit on cache lines of their own. */
-#define STAT_ROW 64
+#define STAT_ROW 128
 _Static_assert(STAT_COUNT <= STAT_ROW, "STAT_ROW: the next power of two");
 
 _Static_assert(STAT_UNWIND_STOP_KILLED - STAT_UNWIND_STOP_END ==

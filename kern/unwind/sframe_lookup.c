@@ -190,3 +190,100 @@ int sframe_lookup_slow(struct sframe_walk *w, uint64_t pc)
 		cache_put(w, pc, &w->quick);
 	return err;
 }
+
+/*
+ * .eh_frame sections (profile.mode=eh-frame). Opened at their first use:
+ * the header's eh_frame_ptr must lie in the segment registered with the
+ * section, and .eh_frame is taken to run from there to the segment's end
+ * (the header gives no size; the terminator or the FDE lengths end it
+ * earlier). Each lookup then reads the table, one FDE, its CIE and their
+ * programs in place, every read bounds-checked against its section by the
+ * library and done by one user load in the walk's window.
+ *
+ * The walk's budget pays for both what the CFA programs run (one unit an
+ * instruction, the library's budget) and what the lookup reads (one unit
+ * per EH_BYTES_PER_UNIT bytes, through the sources' read_left), so a
+ * section of any size or shape costs at most what is left.
+ */
+#define EH_BYTES_PER_UNIT 8
+
+static int open_eh(struct sframe_section *s, uint64_t *read_left)
+{
+	struct eh_src hdr = { .in_place = true, .size = s->sframe_len,
+			      .vaddr = s->sframe_addr, .read_left = read_left };
+	struct eh_src frame = { .in_place = true, .read_left = read_left };
+	int err = eh_hdr_frame_ptr(&hdr, &frame.vaddr);
+	if (err)
+		return err;
+	if (frame.vaddr < s->seg_start || frame.vaddr >= s->seg_end)
+		return EH_E_HDR_FRAME_PTR;
+	frame.size = s->seg_end - frame.vaddr;
+	return eh_open(&s->eh, &hdr, &frame);
+}
+
+/* The .eh_frame section covering pc: the last one used first. */
+static struct sframe_section *eh_section_for(struct sframe_walk *w, uint64_t pc)
+{
+	struct uvm *mm = w->mm;
+	struct sframe_section *s = mm->sframe_last;
+	if (s && s->kind == SECTION_EH_FRAME && pc >= s->text_start && pc < s->text_end) {
+		w->last_hits++;
+		return s;
+	}
+	s = ehframe_find(mm, pc);
+	if (s)
+		mm->sframe_last = s;
+	return s;
+}
+
+/* The library's answer in the walk's terms (sframe_lookup's). */
+static int eh_answer(struct sframe_section *s, int err)
+{
+	switch (err) {
+	case EH_OK:
+		return SF_OK;
+	case EH_E_NO_FDE:
+		return SF_E_NO_FDE;
+	case EH_E_BUDGET:
+		return SF_E_BUDGET;
+	case EH_E_EXPRESSION:     /* the PLT's CFA; a realignment's rbp */
+	case EH_E_UNSUPPORTED:    /* DW_CFA_set_loc, vendor opcodes */
+	case EH_E_NOT_EXPRESSIBLE:
+		stat_inc(STAT_EHFRAME_UNSUPPORTED);
+		return SF_E_REG; /* valid, not followed: stop no-info */
+	default:                  /* the section faulted or is damaged: drop it */
+		s->eh_err = err;
+		return err == EH_E_FAULT ? SF_E_FAULT : SF_E_MAGIC; /* not SF_E_NO_*: dropped */
+	}
+}
+
+int ehframe_lookup_slow(struct sframe_walk *w, uint64_t pc)
+{
+	struct sframe_section *s = eh_section_for(w, pc);
+	int err;
+	w->sec = s;
+	if (!s) {
+		err = SF_E_NO_FDE;
+	} else {
+		uint32_t insns = w->budget;
+		uint64_t left = (uint64_t)w->budget * EH_BYTES_PER_UNIT, start = left;
+		int e = EH_OK;
+		if (!s->checked && !(e = open_eh(s, &left)))
+			s->checked = true;
+		if (!e) {
+			s->eh.hdr.read_left = s->eh.frame.read_left = &left;
+			e = eh_find_rule(&s->eh, pc, &w->rule, &insns);
+		}
+		uint64_t spent = (w->budget - insns) +
+				 (start - left + EH_BYTES_PER_UNIT - 1) / EH_BYTES_PER_UNIT;
+		w->budget = spent >= w->budget ? 0 : w->budget - (uint32_t)spent;
+		stat_inc(STAT_EHFRAME_LOOKUPS);
+		err = eh_answer(s, e);
+		w->quick_ok = !err && sf_quick_of(&s->table, &w->rule, &w->quick);
+	}
+	if (w->cache && err == SF_E_NO_FDE)
+		cache_put(w, pc, NULL);
+	else if (w->cache && !err && w->quick_ok)
+		cache_put(w, pc, &w->quick);
+	return err;
+}

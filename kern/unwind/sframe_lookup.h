@@ -107,8 +107,11 @@ sframe_rule_find(const struct sframe_rule_cache *c, uint64_t pc, uint64_t tag)
 	return NULL;
 }
 
-/* The lookup the cache did not answer (kern/unwind/sframe_lookup.c). */
+/* The lookup the cache did not answer (kern/unwind/sframe_lookup.c): in
+ * the SFrame sections, or in the .eh_frame sections (same answers; a
+ * section's bad read is left in its eh_err for the drop's counters). */
 int sframe_lookup_slow(struct sframe_walk *w, uint64_t pc);
+int ehframe_lookup_slow(struct sframe_walk *w, uint64_t pc);
 
 /*
  * The frame rule at pc (the frame's pc, less one in a caller), with the
@@ -123,10 +126,12 @@ int sframe_lookup_slow(struct sframe_walk *w, uint64_t pc);
  *   another SF_E_*      the lookup failed: w->sec is the section it is
  *                       about, to drop when it faulted or is not SFrame.
  * Inline: a cached rule, the common case, costs a probe and no call.
+ * kind (a constant) says whose sections a miss looks up: the cache, its
+ * answers and the errors are the same for SFrame and .eh_frame.
  * Reads may take page faults.
  */
 static inline __attribute__((always_inline)) int
-sframe_lookup(struct sframe_walk *w, uint64_t pc, const struct sf_quick **q)
+unwind_lookup(struct sframe_walk *w, uint64_t pc, const struct sf_quick **q, int kind)
 {
 	const struct sframe_rule_cache *c = w->cache;
 	const struct sframe_rule_entry *e;
@@ -139,9 +144,18 @@ sframe_lookup(struct sframe_walk *w, uint64_t pc, const struct sf_quick **q)
 		return SF_E_NO_FDE;
 	}
 	w->lookups++;
-	int err = sframe_lookup_slow(w, pc);
+	int err = kind == SECTION_EH_FRAME ? ehframe_lookup_slow(w, pc) :
+					     sframe_lookup_slow(w, pc);
 	*q = !err && w->quick_ok ? &w->quick : NULL;
 	return err;
+}
+
+/* The SFrame sections' lookup (kind a constant: the other kind's code is
+ * not compiled into a walk). */
+static inline __attribute__((always_inline)) int
+sframe_lookup(struct sframe_walk *w, uint64_t pc, const struct sf_quick **q)
+{
+	return unwind_lookup(w, pc, q, SECTION_SFRAME);
 }
 
 #endif

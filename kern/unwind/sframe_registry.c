@@ -62,9 +62,20 @@ static int check_header(uint64_t sframe, uint64_t len)
 	return err ? -STITCH_ENOEXEC : 0;
 }
 
-static bool text_taken(const struct uvm *mm, uint64_t start, uint64_t end)
+/* The list of one kind's sections, and its length. */
+static struct sframe_section **list_of(struct uvm *mm, int kind)
 {
-	for (const struct sframe_section *s = mm->sframes; s; s = s->next)
+	return kind == SECTION_EH_FRAME ? &mm->ehframes : &mm->sframes;
+}
+
+static int *count_of(struct uvm *mm, int kind)
+{
+	return kind == SECTION_EH_FRAME ? &mm->nehframes : &mm->nsframes;
+}
+
+static bool text_taken(const struct sframe_section *list, uint64_t start, uint64_t end)
+{
+	for (const struct sframe_section *s = list; s; s = s->next)
 		if (s->text_start < end && start < s->text_end)
 			return true;
 	return false;
@@ -84,24 +95,89 @@ static int check(const struct uvm *mm, uint64_t sframe, uint64_t len,
 		return -STITCH_ENOEXEC;
 	if (from == SFRAME_FROM_USER && (err = check_header(sframe, len)))
 		return err;
-	if (text_taken(mm, text, text + text_len))
+	if (text_taken(mm->sframes, text, text + text_len))
 		return -STITCH_EEXIST;
 	return mm->nsframes < SFRAME_MAX_SECTIONS ? 0 : -STITCH_ENOMEM;
 }
 
-static int insert(struct uvm *mm, uint64_t sframe, uint64_t len, uint64_t text,
+static int insert(struct uvm *mm, int kind, uint64_t sframe, uint64_t len, uint64_t text,
 		  uint64_t text_len)
 {
 	struct sframe_section *s = kzalloc(sizeof(*s));
 	if (!s)
 		return -STITCH_ENOMEM;
 	*s = (struct sframe_section){
-		.next = mm->sframes, .sframe_addr = sframe, .sframe_len = len,
-		.text_start = text, .text_end = text + text_len,
+		.next = *list_of(mm, kind), .sframe_addr = sframe, .sframe_len = len,
+		.text_start = text, .text_end = text + text_len, .kind = (uint8_t)kind,
 	};
-	mm->sframes = s;
-	mm->nsframes++;
+	*list_of(mm, kind) = s;
+	++*count_of(mm, kind);
 	mm->sframe_gen++;
+	return 0;
+}
+
+/*
+ * An .eh_frame_hdr, read now from the caller's memory: version 1 with a
+ * search table of fixed-size entries (eh_open, with .eh_frame taken where
+ * the header says, up to the segment's end): -ENOEXEC, or -EFAULT when
+ * unreadable.
+ */
+static int check_eh_header(uint64_t hdr, uint64_t len, uint64_t seg_start, uint64_t seg_end)
+{
+	struct eh_src h = { .in_place = true, .size = len, .vaddr = hdr };
+	struct eh_src f = { .in_place = true };
+	struct eh_table t;
+	arch_user_access_begin();
+	int err = eh_hdr_frame_ptr(&h, &f.vaddr);
+	if (!err && (f.vaddr < seg_start || f.vaddr >= seg_end))
+		err = EH_E_HDR_FRAME_PTR;
+	if (!err) {
+		f.size = seg_end - f.vaddr;
+		err = eh_open(&t, &h, &f);
+	}
+	arch_user_access_end();
+	if (err == EH_E_FAULT)
+		return -STITCH_EFAULT;
+	return err ? -STITCH_ENOEXEC : 0;
+}
+
+static int check_eh(const struct uvm *mm, uint64_t hdr, uint64_t len, uint64_t text,
+		    uint64_t text_len, uint64_t seg_start, uint64_t seg_end,
+		    enum sframe_origin from)
+{
+	int err;
+	if (!user_range_ok(hdr, len) || !user_range_ok(text, text_len) ||
+	    seg_end < seg_start || !user_range_ok(seg_start, seg_end - seg_start))
+		return -STITCH_EFAULT;
+	if (len == 0 || len > UINT32_MAX || text_len == 0 || seg_end == seg_start ||
+	    seg_end - seg_start > UINT32_MAX)
+		return -STITCH_EINVAL;
+	/* The header's four encoding bytes then 4-byte fields (ld's layout). */
+	if (hdr % SFRAME_ALIGN)
+		return -STITCH_ENOEXEC;
+	if (from == SFRAME_FROM_USER && (err = check_eh_header(hdr, len, seg_start, seg_end)))
+		return err;
+	if (text_taken(mm->ehframes, text, text + text_len))
+		return -STITCH_EEXIST;
+	return mm->nehframes < SFRAME_MAX_SECTIONS ? 0 : -STITCH_ENOMEM;
+}
+
+int ehframe_register(struct uvm *mm, uint64_t hdr, uint64_t len, uint64_t text,
+		     uint64_t text_len, uint64_t seg_start, uint64_t seg_end,
+		     enum sframe_origin from)
+{
+	int err = check_eh(mm, hdr, len, text, text_len, seg_start, seg_end, from);
+	if (!err)
+		err = insert(mm, SECTION_EH_FRAME, hdr, len, text, text_len);
+	if (err) {
+		stat_inc(STAT_EHFRAME_REFUSED);
+		return err;
+	}
+	mm->ehframes->seg_start = seg_start;
+	mm->ehframes->seg_end = seg_end;
+	/* sf_step_rule and sf_quick_of read only the ABI of the table. */
+	mm->ehframes->table.abi = SF_ABI_AMD64_LE;
+	stat_inc(STAT_EHFRAME_REGISTERED);
 	return 0;
 }
 
@@ -110,7 +186,7 @@ int sframe_register(struct uvm *mm, uint64_t sframe, uint64_t len,
 {
 	int err = check(mm, sframe, len, text, text_len, from);
 	if (!err)
-		err = insert(mm, sframe, len, text, text_len);
+		err = insert(mm, SECTION_SFRAME, sframe, len, text, text_len);
 	if (err)
 		count_refused(err);
 	else
@@ -121,13 +197,13 @@ int sframe_register(struct uvm *mm, uint64_t sframe, uint64_t len,
 /* Unlinks and frees the section registered for text_start, with the FDE
  * index a lookup built at its first use (kern/unwind/sframe_lookup.c), if
  * any: 0 or -EINVAL. */
-static int remove_section(struct uvm *mm, uint64_t text_start)
+static int remove_section(struct uvm *mm, int kind, uint64_t text_start)
 {
-	for (struct sframe_section **pp = &mm->sframes; *pp; pp = &(*pp)->next) {
+	for (struct sframe_section **pp = list_of(mm, kind); *pp; pp = &(*pp)->next) {
 		struct sframe_section *s = *pp;
 		if (s->text_start == text_start) {
 			*pp = s->next;
-			mm->nsframes--;
+			--*count_of(mm, kind);
 			if (mm->sframe_last == s)
 				mm->sframe_last = NULL;
 			mm->sframe_gen++;
@@ -147,6 +223,14 @@ struct sframe_section *sframe_find(const struct uvm *mm, uint64_t pc)
 	return NULL;
 }
 
+struct sframe_section *ehframe_find(const struct uvm *mm, uint64_t pc)
+{
+	for (struct sframe_section *s = mm->ehframes; s; s = s->next)
+		if (pc >= s->text_start && pc < s->text_end)
+			return s;
+	return NULL;
+}
+
 void sframe_unmapped(struct uvm *mm)
 {
 	mm->sframe_gen++;
@@ -155,19 +239,54 @@ void sframe_unmapped(struct uvm *mm)
 void sframe_free(struct uvm *mm)
 {
 	while (mm->sframes)
-		remove_section(mm, mm->sframes->text_start);
+		remove_section(mm, SECTION_SFRAME, mm->sframes->text_start);
+	while (mm->ehframes)
+		remove_section(mm, SECTION_EH_FRAME, mm->ehframes->text_start);
 	sframe_rule_cache_free(mm);
+}
+
+/* The counter of the reason an .eh_frame section was dropped. */
+static enum stat eh_reason(int err)
+{
+	switch (err) {
+	case EH_E_FAULT:
+		return STAT_EHFRAME_BAD_FAULT;
+	case EH_E_INVAL: case EH_E_HDR_VERSION: case EH_E_HDR_NO_TABLE:
+	case EH_E_HDR_TABLE_ENC: case EH_E_HDR_TABLE_SIZE: case EH_E_HDR_FRAME_PTR:
+		return STAT_EHFRAME_BAD_HEADER;
+	case EH_E_HDR_UNSORTED: case EH_E_HDR_FDE_ADDR: case EH_E_HDR_MISMATCH:
+		return STAT_EHFRAME_BAD_TABLE;
+	case EH_E_CIE_POINTER: case EH_E_NOT_CIE: case EH_E_CIE_VERSION:
+	case EH_E_AUGMENTATION: case EH_E_AUG_LENGTH: case EH_E_CODE_ALIGN:
+	case EH_E_CIE_ADVANCE:
+		return STAT_EHFRAME_BAD_CIE;
+	case EH_E_STATE_OVERFLOW: case EH_E_STATE_UNDERFLOW: case EH_E_ADVANCE:
+	case EH_E_NO_CFA: case EH_E_OVERFLOW:
+		return STAT_EHFRAME_BAD_PROGRAM;
+	default: /* lengths, terminator, ranges, encodings, LEB128, truncation */
+		return STAT_EHFRAME_BAD_FDE;
+	}
 }
 
 void sframe_drop(struct sframe_section *s, int err)
 {
-	remove_section(current->mm, s->text_start);
+	if (s->kind == SECTION_EH_FRAME) {
+		int why = s->eh_err;
+		remove_section(current->mm, SECTION_EH_FRAME, s->text_start);
+		stat_inc(STAT_EHFRAME_DROPPED);
+		stat_inc(eh_reason(why));
+		return;
+	}
+	remove_section(current->mm, SECTION_SFRAME, s->text_start);
 	stat_inc(STAT_SFRAME_DROPPED);
 	stat_inc(err == SF_E_FAULT ? STAT_SFRAME_DROPPED_FAULT : STAT_SFRAME_DROPPED_INVALID);
 }
 
-/* (op, sframe, len, text_start, text_len). REMOVE names the section by
- * the start of its text (text_start), as the registry is keyed. */
+/* (op, sframe, len, text_start, text_len[, seg_end]). REMOVE names the
+ * section by the start of its text (text_start), as the registry is keyed.
+ * EH_FRAME_ADD gives .eh_frame_hdr as (addr, len) and the end of the
+ * segment holding .eh_frame as the sixth argument: .eh_frame must begin
+ * at or after the header's start and runs at most to that end. */
 long sys_stacktrace_setup(const long *arg)
 {
 	switch (arg[0]) {
@@ -175,9 +294,19 @@ long sys_stacktrace_setup(const long *arg)
 		return sframe_register(current->mm, arg[1], arg[2], arg[3], arg[4],
 				       SFRAME_FROM_USER);
 	case STACKTRACE_SFRAME_REMOVE: {
-		int err = remove_section(current->mm, arg[3]);
+		int err = remove_section(current->mm, SECTION_SFRAME, arg[3]);
 		if (!err)
 			stat_inc(STAT_SFRAME_REMOVED);
+		return err;
+	}
+	case STACKTRACE_EH_FRAME_ADD:
+		return ehframe_register(current->mm, arg[1], arg[2], arg[3], arg[4],
+					MIN((uint64_t)arg[1], (uint64_t)arg[5]), arg[5],
+					SFRAME_FROM_USER);
+	case STACKTRACE_EH_FRAME_REMOVE: {
+		int err = remove_section(current->mm, SECTION_EH_FRAME, arg[3]);
+		if (!err)
+			stat_inc(STAT_EHFRAME_REMOVED);
 		return err;
 	}
 	default:

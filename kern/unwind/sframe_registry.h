@@ -21,6 +21,7 @@
 
 #include "kern/mm/uvm.h"
 #include "sframe/sframe.h"
+#include "ehframe/ehframe.h"
 
 /* The most sections one address space may have registered. */
 #define SFRAME_MAX_SECTIONS 16
@@ -34,11 +35,25 @@
  */
 struct sframe_section {
 	struct sframe_section *next;
-	uint64_t sframe_addr, sframe_len;
+	uint64_t sframe_addr, sframe_len; /* .sframe, or .eh_frame_hdr */
 	uint64_t text_start, text_end;   /* the code it describes */
 	bool checked;                    /* table is open (header and layout checked) */
-	struct sf_table table;           /* reads in place, with single user loads */
+	struct sf_table table;           /* reads in place, with single user loads;
+					  * of an .eh_frame section only its ABI
+					  * (for sf_step_rule, sf_quick_of) */
+	/* SECTION_EH_FRAME: the segment that holds .eh_frame, which must
+	 * contain the address eh_frame_ptr names (the header gives no size:
+	 * .eh_frame is taken to run to the segment's end), the open table,
+	 * and the error a lookup dropped it for (counted by reason). */
+	uint8_t kind;                    /* enum unwind_section_kind */
+	uint64_t seg_start, seg_end;
+	struct eh_table eh;
+	int eh_err;
 };
+
+/* The two formats a section may be in; each address space has a list of
+ * each, and a walk reads the list of the profile's mode. */
+enum unwind_section_kind { SECTION_SFRAME, SECTION_EH_FRAME };
 
 /* Where a registration comes from. The section of a program the kernel
  * loads is in an address space that does not run yet: its header is read
@@ -62,8 +77,23 @@ enum sframe_origin {
 int sframe_register(struct uvm *mm, uint64_t sframe, uint64_t len,
 		    uint64_t text, uint64_t text_len, enum sframe_origin from);
 
+/*
+ * Registers the .eh_frame_hdr [hdr, +len) for the code [text, +text_len)
+ * of mm; .eh_frame lies in the segment [seg_start, seg_end) (the PT_LOAD
+ * that holds it: the header gives its address, not its size). The same
+ * checks and refusals as sframe_register, in the list of .eh_frame
+ * sections (at most SFRAME_MAX_SECTIONS of them): a header that is not
+ * version 1 with a search table is -ENOEXEC, from user read at once.
+ * Counts ehframe_registered or ehframe_refused.
+ */
+int ehframe_register(struct uvm *mm, uint64_t hdr, uint64_t len, uint64_t text,
+		     uint64_t text_len, uint64_t seg_start, uint64_t seg_end,
+		     enum sframe_origin from);
+
 /* The section covering pc, or NULL. */
 struct sframe_section *sframe_find(const struct uvm *mm, uint64_t pc);
+/* The .eh_frame section covering pc, or NULL. */
+struct sframe_section *ehframe_find(const struct uvm *mm, uint64_t pc);
 
 /* What kern/mm/uvm.c tells the registry: text may have been unmapped (the
  * cached rules are void); mm is being freed (its sections and the
@@ -73,7 +103,9 @@ void sframe_free(struct uvm *mm);
 
 /* Unregisters a section the unwinder found unusable at run time: err is
  * SF_E_FAULT (a read faulted) or why it is not valid SFrame. Counted in
- * sframe_dropped and sframe_dropped_fault / sframe_dropped_invalid. */
+ * sframe_dropped and sframe_dropped_fault / sframe_dropped_invalid; an
+ * .eh_frame section in ehframe_dropped and by the reason in s->eh_err
+ * (ehframe_bad_*). */
 void sframe_drop(struct sframe_section *s, int err);
 
 #endif

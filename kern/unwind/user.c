@@ -228,12 +228,12 @@ static uint32_t guess(const struct sf_frame *f, uint64_t *ips, uint32_t max,
  * only on the stack (a bad frame, a fault, the end), never on its
  * section. */
 static inline __attribute__((always_inline)) enum unwind_stop
-walk_step(struct sf_frame *f, uint64_t pc, struct sframe_walk *w)
+walk_step(struct sf_frame *f, uint64_t pc, struct sframe_walk *w, int kind)
 {
 	const struct sf_quick *q;
 	struct sf_frame copy;
 	enum unwind_stop why;
-	int err = sframe_lookup(w, pc, &q);
+	int err = unwind_lookup(w, pc, &q, kind);
 
 	if (!q) {
 		/* No rule in a frame whose frame pointer is 0: the outermost
@@ -265,15 +265,22 @@ walk_step(struct sf_frame *f, uint64_t pc, struct sframe_walk *w)
 #define PREEMPT_EVERY 8
 
 /*
- * The SFrame walk (ips[0] is the interrupted pc): one user-access window
+ * The walk (ips[0] is the interrupted pc): one user-access window
  * for all its steps (walk_step). Every frame passes every check of a
  * step and the walk's bounds, every PREEMPT_EVERY-th its preemption
  * point and its kill check. The
  * first step is apart so that the loop's steps, all from a caller, need
  * not test which kind of frame they start from.
+ *
+ * kind (a constant) is the format whose sections a step looks its rule up
+ * in when the rule cache does not have it: SFrame or .eh_frame. That is
+ * all that differs: the cache, the steps, the fallback to the frame
+ * pointer, the budget and the preemption points are the same code, and
+ * each format gets its own copy of the loop (sframe_walk, ehframe_walk).
  */
-static uint32_t sframe_walk(struct sf_frame f, uint64_t *ips, uint32_t max,
-			    enum unwind_stop *stop, bool killable)
+static inline __attribute__((always_inline)) uint32_t
+walk(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind_stop *stop,
+     bool killable, int kind)
 {
 	struct task *t = current;
 	struct sframe_walk w;
@@ -282,7 +289,7 @@ static uint32_t sframe_walk(struct sf_frame f, uint64_t *ips, uint32_t max,
 
 	sframe_walk_begin(&w, t->mm, budget);
 	arch_user_access_begin();
-	why = walk_step(&f, f.caller ? f.pc - 1 : f.pc, &w);
+	why = walk_step(&f, f.caller ? f.pc - 1 : f.pc, &w, kind);
 	while (why == STEPPED) {
 		if (f.pc >= USER_END) {
 			why = UNWIND_STOP_BAD_FRAME;
@@ -292,13 +299,27 @@ static uint32_t sframe_walk(struct sf_frame f, uint64_t *ips, uint32_t max,
 			why = UNWIND_STOP_KILLED;
 		} else {
 			ips[n++] = f.pc;
-			why = walk_step(&f, f.pc - 1, &w); /* f.caller now */
+			why = walk_step(&f, f.pc - 1, &w, kind); /* f.caller now */
 		}
 	}
 	arch_user_access_end();
 	sframe_walk_done(&w, n);
 	*stop = why;
 	return n;
+}
+
+static __attribute__((noinline)) uint32_t
+sframe_walk(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind_stop *stop,
+	    bool killable)
+{
+	return walk(f, ips, max, stop, killable, SECTION_SFRAME);
+}
+
+static __attribute__((noinline)) uint32_t
+ehframe_walk(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind_stop *stop,
+	     bool killable)
+{
+	return walk(f, ips, max, stop, killable, SECTION_EH_FRAME);
 }
 
 uint32_t unwind_user(uint64_t *ips, uint32_t max, enum unwind_stop *stop)
@@ -317,6 +338,8 @@ uint32_t unwind_user(uint64_t *ips, uint32_t max, enum unwind_stop *stop)
 	ips[n++] = f.pc;
 	if (m == UNWIND_METHOD_SFRAME)
 		return sframe_walk(f, ips, max, stop, true);
+	if (m == UNWIND_METHOD_EH_FRAME)
+		return ehframe_walk(f, ips, max, stop, true);
 	for (;;) {
 		enum unwind_stop why = fp_step(&f, read_faulting);
 		if (why == STEPPED && f.pc >= USER_END)
@@ -342,6 +365,8 @@ uint32_t unwind_user_dying(uint64_t *ips, uint32_t max, enum unwind_stop *stop)
 		return 0;
 	}
 	ips[0] = f.pc;
+	if (method == UNWIND_METHOD_EH_FRAME)
+		return ehframe_walk(f, ips, max, stop, false);
 	return sframe_walk(f, ips, max, stop, false);
 }
 

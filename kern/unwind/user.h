@@ -24,6 +24,7 @@ enum unwind_method {
 	UNWIND_METHOD_SFRAME, /* SFrame, frame pointer where a pc has none */
 	UNWIND_METHOD_FP,     /* frame pointers only */
 	UNWIND_METHOD_GUESS,  /* scan the stack for addresses in registered text */
+	UNWIND_METHOD_EH_FRAME, /* .eh_frame, frame pointer where a pc has none */
 };
 
 /* Reads the command-line switches (unwind.budget, and the lookup's:
@@ -44,7 +45,7 @@ void unwind_user_set_method(enum unwind_method m);
  * killed (stop killed). It walks by the method set above.
  */
 uint32_t unwind_user(uint64_t *ips, uint32_t max, enum unwind_stop *stop);
-/* The SFrame unwind of unwind_user for the report of a task that is being
+/* The SFrame (or, in eh-frame mode, .eh_frame) unwind of unwind_user for the report of a task that is being
  * killed (kern/proc/entry.c): the kill, its reason to be, does not end it. */
 uint32_t unwind_user_dying(uint64_t *ips, uint32_t max, enum unwind_stop *stop);
 

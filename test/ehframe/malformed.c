@@ -314,7 +314,7 @@ static void headers(void)
 	f.size = 0;
 	ok(eh_open(&t, &h, &f) == EH_E_INVAL && eh_open(NULL, &h, &f) == EH_E_INVAL &&
 	   eh_open_frame(&t, NULL) == EH_E_INVAL, "empty section, NULL: EH_E_INVAL");
-	ok(eh_open_frame(&t, &(struct eh_src){ M.f.b, NULL, NULL, M.f.n, FV }) == EH_OK &&
+	ok(eh_open_frame(&t, &(struct eh_src){ M.f.b, NULL, NULL, M.f.n, FV, false, NULL }) == EH_OK &&
 	   eh_fde_find(&t, 0x1000, &(struct eh_fde){ 0 }) == EH_E_HDR_NO_TABLE,
 	   "eh_fde_find without a header: EH_E_HDR_NO_TABLE");
 }
@@ -339,7 +339,7 @@ static void faults(void)
 	static const uint8_t body[] = { 0x41, 0x0e, 16 };
 	uint32_t off = fn(body, sizeof body);
 	struct faulty ff = { &M.f, off + 10 };
-	struct eh_src f = { NULL, faulty_read, &ff, M.f.n, FV }, h = src_of(&M.h);
+	struct eh_src f = { NULL, faulty_read, &ff, M.f.n, FV, false, NULL }, h = src_of(&M.h);
 	struct eh_table t;
 	struct sf_rule r;
 	uint32_t b = BIG;

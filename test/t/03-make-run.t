@@ -48,7 +48,7 @@ sub make_run {
 
 # ---- 1. bad variables ----
 my %bad = (
-	'MODE=bogus'          => qr/^mk\/run\.mk:\d+: \*\*\* make run: MODE=bogus is no mode: one of sframe fp fp-deferred stack-copy guess validate none\.  Stop\.$/,
+	'MODE=bogus'          => qr/^mk\/run\.mk:\d+: \*\*\* make run: MODE=bogus is no mode: one of sframe fp fp-deferred stack-copy guess validate eh-frame none\.  Stop\.$/,
 	'HZ=999999'           => qr/^mk\/run\.mk:\d+: \*\*\* make run: HZ=999999 is not a number of samples per second from 100 to 20000\.  Stop\.$/,
 	'HZ=1e3'              => qr/make run: HZ=1e3 is not a number/,
 	'CPUS=0'              => qr/make run: CPUS=0 is not a number of CPUs from 1 to 8/,

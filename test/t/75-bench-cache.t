@@ -29,14 +29,16 @@ is($?, 0, 'the driver exits 0') or diag($out);
 my $r = decode_json(slurp("$dir/results.json") // '{}');
 my @rows = @{$r->{cache} // []};
 is_deeply([map { $_->{run} } @rows],
-	  ['sframe, rule cache on', 'sframe, rule cache off', 'fp-deferred, frame-pointer build'],
-	  'three rows: the cache on, off, the frame-pointer walk');
-my ($on, $off, $fp) = @rows;
+	  ['sframe, rule cache on', 'sframe, rule cache off', 'fp-deferred, frame-pointer build',
+	   'eh-frame, rule cache on', 'eh-frame, rule cache off'],
+	  'five rows: SFrame with the cache on, off, the frame-pointer walk, .eh_frame on, off');
+my ($on, $off, $fp, $ehon, $ehoff) = @rows;
 is($_->{status}, 'ok', "$_->{run}: the mode works") for @rows;
 
 # Each row against the kernel's counters of its own boot.
 my %boot = ('sframe, rule cache on' => 'cache-sframe', 'sframe, rule cache off' => 'cache-sframe-nocache',
-	    'fp-deferred, frame-pointer build' => 'cache-fp-deferred');
+	    'fp-deferred, frame-pointer build' => 'cache-fp-deferred',
+	    'eh-frame, rule cache on' => 'cache-eh-frame', 'eh-frame, rule cache off' => 'cache-eh-frame-nocache');
 for my $row (@rows) {
 	my $k = kernel_stats($boot{$row->{run}});
 	ok(($k->{unwinds_run} // 0) >= 10, "$row->{run}: $k->{unwinds_run} unwinds");
@@ -55,6 +57,10 @@ for my $row (@rows) {
 }
 ok($on->{rule_cache_hits} > 0, "cache on: $on->{rule_cache_hits} hits");
 is($off->{rule_cache_hits}, 0, 'cache off: no hit');
+ok($ehon->{rule_cache_hits} > 0, "eh-frame, cache on: $ehon->{rule_cache_hits} hits");
+is($ehoff->{rule_cache_hits}, 0, 'eh-frame, cache off: no hit (unwind.rule_cache=0 applies to both formats)');
+ok(kernel_stats('cache-eh-frame-nocache')->{ehframe_lookups} >= kernel_stats('cache-eh-frame-nocache')->{frames_unwound} - kernel_stats('cache-eh-frame-nocache')->{unwinds_run},
+   'eh-frame, cache off: every step but the last of each unwind looked up in .eh_frame');
 like(slurp("$dir/runs/cache-sframe-nocache.console.txt") // '', qr/^command line: .* unwind\.rule_cache=0\s*$/m,
    'the cache-off boot had unwind.rule_cache=0 on its command line');
 unlike(slurp("$dir/runs/cache-sframe.console.txt") // '', qr/rule_cache=0/, 'the cache-on boot did not');
@@ -65,7 +71,7 @@ ok($on->{frames_per_unwind} >= 12 && $off->{frames_per_unwind} >= 12,
 ok($fp->{frames_per_unwind} >= 10, "frame-pointer unwinds of $fp->{frames_per_unwind} frames");
 
 my @csv = split /\n/, slurp("$dir/cache.csv") // '';
-is(scalar @csv, 4, 'cache.csv: a header and three rows');
+is(scalar @csv, 6, 'cache.csv: a header and five rows');
 like($csv[2], qr/^"sframe, rule cache off",\/bin\/chain 8 300,/, 'cache.csv: the cache-off row');
 like(slurp("$dir/tables.md") // '', qr/\| sframe, rule cache on \| \/bin\/chain 8 300 \|/, 'tables.md has the table');
 

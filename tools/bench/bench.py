@@ -32,7 +32,8 @@ import guest  # noqa: E402
 import metrics  # noqa: E402
 import output  # noqa: E402
 
-ALL_MODES = ["none", "fp", "fp-deferred", "sframe", "stack-copy", "guess", "validate"]
+ALL_MODES = ["none", "fp", "fp-deferred", "sframe", "stack-copy", "guess", "validate",
+             "eh-frame"]
 UNWIND_MODES = ["fp", "fp-deferred", "sframe", "stack-copy", "guess"]
 # Frames kept by a deferred unwind: above chain 256's 259 user frames.
 FRAMES = 512
@@ -297,29 +298,36 @@ class Bench:
 
     # --- the rule cache on and off -----------------------------------------
     def cache(self):
-        """One program, sframe mode with the rule cache on (the default) and
-        off (unwind.rule_cache=0), and fp-deferred on its frame-pointer
-        build: the steady per-frame cost of each at the same depth."""
+        """One program, sframe and eh-frame modes with the rule cache on
+        (the default) and off (unwind.rule_cache=0), and fp-deferred on its
+        frame-pointer build: the steady per-frame cost of each at the same
+        depth."""
         prog = self.cfg["cache"]
         hz = self.cfg["hz"]
         self.say(f"cache: {' '.join(prog)} at {hz} Hz, the rule cache on and off")
-        rows = self.measure("cache", [prog], ["sframe", "fp-deferred"], hz)
+        rows = self.measure("cache", [prog], ["sframe", "fp-deferred", "eh-frame"], hz)
         by_mode = {r["mode"]: r for r in rows}
         base = by_mode["none"]["workloads"]
         s = self.boot("cache-sframe-nocache", [prog], "sframe", hz, extra="unwind.rule_cache=0")
         off = metrics.run_metrics("sframe", s, [comm(prog)], base)
+        s = self.boot("cache-eh-frame-nocache", [prog], "eh-frame", hz,
+                      extra="unwind.rule_cache=0")
+        eh_off = metrics.run_metrics("eh-frame", s, [comm(prog)], base)
         out = []
         for label, r, st in (("sframe, rule cache on", by_mode["sframe"], "cache-sframe"),
                              ("sframe, rule cache off", off, "cache-sframe-nocache"),
                              ("fp-deferred, frame-pointer build", by_mode["fp-deferred"],
-                              "cache-fp-deferred")):
+                              "cache-fp-deferred"),
+                             ("eh-frame, rule cache on", by_mode["eh-frame"], "cache-eh-frame"),
+                             ("eh-frame, rule cache off", eh_off, "cache-eh-frame-nocache")):
             with open(os.path.join(self.runs, st + ".stats.json")) as f:
                 k = json.load(f)["kernel"]
             out.append({"run": label, "mode": r["mode"],
                         "program": " ".join(fp_build([prog])[0] if r["mode"] in FP_MODES else prog),
                         **metrics.cache_metrics(r, k)})
         # The switch must have done what it says, or the comparison is void.
-        if not out[0]["rule_cache_hits"] or out[1]["rule_cache_hits"]:
+        if (not out[0]["rule_cache_hits"] or out[1]["rule_cache_hits"] or
+                not out[3]["rule_cache_hits"] or out[4]["rule_cache_hits"]):
             raise guest.GuestError("cache: the rule cache was not hit with it on, or was with "
                                    "unwind.rule_cache=0 (a kernel without the switch?)")
         output.write_csv(os.path.join(self.args.out, "cache.csv"), out, output.CACHE_KEYS)
@@ -449,7 +457,7 @@ def plan(cfg, parts, runs):
         elif part == "breakdown":
             n += 1 + len(cfg["breakdown"])  # + the boot without sampling
         elif part == "cache":
-            n += per_point([cfg["cache"]], ["sframe", "fp-deferred"]) + 1  # + the cache off
+            n += per_point([cfg["cache"]], ["sframe", "fp-deferred", "eh-frame"]) + 2  # + the caches off
         elif part == "host":
             n += not os.path.exists(os.path.join(runs, "suite-stack-copy.records.bin")) and \
                 not ("modes" in parts and "stack-copy" in cfg["modes"])

@@ -9,7 +9,7 @@ cannot give is None, and the tables print "-".
 """
 
 # What each mode must put in the stream for its numbers to mean anything.
-DEFERRED_MODES = ("sframe", "fp-deferred", "guess", "validate")
+DEFERRED_MODES = ("sframe", "fp-deferred", "guess", "validate", "eh-frame")
 
 
 def mode_status(mode, s):

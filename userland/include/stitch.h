@@ -38,6 +38,17 @@ int stacktrace_setup(int op, const void *sframe, size_t len,
 		     const void *text_start, size_t text_len);
 
 /*
+ * Register (STACKTRACE_EH_FRAME_ADD) the .eh_frame_hdr [hdr, hdr + len)
+ * for the code [text_start, text_start + text_len): .eh_frame is where the
+ * header's eh_frame_ptr says, at or after hdr, and ends at most at
+ * seg_end (the end of the segment that holds it; the header gives no
+ * size). STACKTRACE_EH_FRAME_REMOVE drops it (by text_start).
+ */
+int stacktrace_setup_eh_frame(int op, const void *hdr, size_t len,
+			      const void *text_start, size_t text_len,
+			      const void *seg_end);
+
+/*
  * The system call nr with its arguments, without the glue: returns the
  * kernel's rax unchanged (-errno on failure) and leaves errno alone. For
  * tests that must reach the kernel with exactly the pointers they chose.

@@ -24,7 +24,7 @@ struct dl_object *dl_open(const char *path);
 /* The address of the object's defined symbol name, or NULL. */
 void *dl_sym(struct dl_object *o, const char *name);
 
-/* Drops the SFrame registration while the object stays mapped (its frames
+/* Drops the SFrame (and .eh_frame) registration while the object stays mapped (its frames
  * then fall back to frame pointers). 0, or -1 and errno. */
 int dl_unregister(struct dl_object *o);
 

@@ -3,6 +3,7 @@
  * declared here: newlib has no <elf.h>, and the loader needs five structs.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #define PT_LOAD 1
 #define PT_DYNAMIC 2
 #define PT_GNU_SFRAME 0x6474e554
+#define PT_GNU_EH_FRAME 0x6474e550
 #define PF_X 1
 #define PF_W 2
 #define DT_NULL 0
@@ -76,6 +78,7 @@ struct dl_object {
 	uint32_t nsyms;
 	const char *strs;
 	uintptr_t text;                   /* != 0 while the SFrame is registered */
+	uintptr_t eh_text;                /* != 0 while the .eh_frame is */
 };
 
 static int fail(int err)
@@ -216,7 +219,31 @@ static int link_object(struct dl_object *o, const struct elf_phdr *dyn)
 	return relocate(o, rela, relasz) || relocate(o, jmprel, pltrelsz) ? -1 : 0;
 }
 
-/* Registers PT_GNU_SFRAME for the executable segment. */
+/* Registers PT_GNU_EH_FRAME for the executable segment: .eh_frame is
+ * bounded by the end of the PT_LOAD segment that holds the header (ld
+ * puts both in one). Only the eh-frame mode reads it; a kernel that
+ * refuses it leaves the object's frames to the SFrame section. */
+static void register_eh_frame(struct dl_object *o, const struct elf_phdr *ph, int n,
+			      const struct elf_phdr *text)
+{
+	const struct elf_phdr *eh = NULL, *seg = NULL;
+	for (int i = 0; i < n; i++)
+		if (ph[i].type == PT_GNU_EH_FRAME)
+			eh = &ph[i];
+	for (int i = 0; eh && i < n; i++)
+		if (ph[i].type == PT_LOAD && eh->vaddr >= ph[i].vaddr &&
+		    eh->vaddr - ph[i].vaddr < ph[i].memsz)
+			seg = &ph[i];
+	if (!seg)
+		return;
+	uintptr_t t = o->bias + text->vaddr;
+	if (stacktrace_setup_eh_frame(STACKTRACE_EH_FRAME_ADD, (void *)(o->bias + eh->vaddr),
+				      eh->memsz, (void *)t, text->memsz,
+				      (void *)(o->bias + seg->vaddr + seg->memsz)) == 0)
+		o->eh_text = t;
+}
+
+/* Registers PT_GNU_SFRAME (and PT_GNU_EH_FRAME) for the executable segment. */
 static int register_sframe(struct dl_object *o, const struct elf_phdr *ph, int n)
 {
 	const struct elf_phdr *sf = NULL, *text = NULL;
@@ -226,6 +253,8 @@ static int register_sframe(struct dl_object *o, const struct elf_phdr *ph, int n
 		if (ph[i].type == PT_LOAD && ph[i].flags & PF_X)
 			text = &ph[i];
 	}
+	if (text)
+		register_eh_frame(o, ph, n, text);
 	if (!sf || !text)
 		return 0; /* nothing to register: its frames fall back */
 	uintptr_t t = o->bias + text->vaddr;
@@ -290,8 +319,13 @@ void *dl_sym(struct dl_object *o, const char *name)
 
 int dl_unregister(struct dl_object *o)
 {
+	bool eh = o->eh_text != 0;
+	if (eh && stacktrace_setup_eh_frame(STACKTRACE_EH_FRAME_REMOVE, NULL, 0,
+					    (void *)o->eh_text, 0, NULL))
+		return -1;
+	o->eh_text = 0;
 	if (!o->text)
-		return fail(EINVAL);
+		return eh ? 0 : fail(EINVAL);
 	if (stacktrace_setup(STACKTRACE_SFRAME_REMOVE, NULL, 0, (void *)o->text, 0))
 		return -1;
 	o->text = 0;
@@ -300,7 +334,7 @@ int dl_unregister(struct dl_object *o)
 
 int dl_close(struct dl_object *o)
 {
-	int err = o->text ? dl_unregister(o) : 0;
+	int err = o->text || o->eh_text ? dl_unregister(o) : 0;
 	for (int i = 0; i < o->nmaps; i++)
 		if (stitch_munmap((void *)o->maps[i].start, o->maps[i].len))
 			err = -1;

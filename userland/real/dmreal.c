@@ -11,7 +11,7 @@
  * DMGL_VERBOSE, a leading '.' or '$' skipped, the name itself when it does
  * not demangle) and printed on a line of its own, followed by one line
  *   dmreal: N names, D demangled, checksum=X
- * (X: FNV-1a of the output lines). Test 58 compares the lines with
+ * (X: FNV-1a of the output lines). Test 33 compares the lines with
  * `c++filt < FILE` on the host (build/real/dmreal.expected). ROUNDS
  * (default 1) demangles the whole list that many times, printing it once.
  */

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+# Deferred .eh_frame unwinding (profile.mode=eh-frame): the same walk as
+# SFrame's, its rules looked up in the .eh_frame sections the loaders
+# registered (the kernel's PT_GNU_EH_FRAME, dl.c's for /lib/libdeep.so).
+# First boot, eh-frame mode, 1000 Hz, tracer on read,stacktrace_setup,exit,
+# fib, chain (depth 48), reader, dlwork, cold under /bin/bsuite:
+#   - REC_STREAM says mode eh-frame; every sample's cookie has exactly one
+#     REC_DEFERRED of its consumer;
+#   - every sample in a workload's own frames has the chain its call
+#     structure says (records.py EXPECT, as test 50 checks SFrame's),
+#     through the shared object's frames;
+#   - after dl_unregister (which drops its .eh_frame too) the object's
+#     frames end the unwind;
+#   - every program and the shared object registered an .eh_frame section,
+#     one removed, none refused or dropped; lookups went to .eh_frame
+#     (ehframe_lookups), none to an SFrame section (no FDE index searched,
+#     no quick SFrame lookup).
+# Then three boots of test 56's suite (reader, dlwork, sfreg), tracer on
+# read,write,exit: sframe mode, eh-frame mode, eh-frame mode with
+# unwind.rule_cache=0: the tracer's chains per process, in order, are
+# identical in all three (the two formats give the same stacks), and the
+# cache is hit in the second, never in the third.
+import os
+import re
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'deferred'))
+os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+from records import *  # noqa: E402
+
+SUITE = ('/bin/fib:27,/bin/chain:48:600,/bin/reader:/data/blob:4194304:3,'
+         '/bin/dlwork:600,/bin/cold')
+SYS_STACKTRACE = 21
+MODE_EH_FRAME = 7
+
+if not all(os.path.exists(p) for p in (KERNEL, 'build/esp.img', ROOT + '/bin/dlwork')):
+    print('1..0 # SKIP kernel, ESP or userland not built')
+    sys.exit(0)
+
+tmp = tempfile.mkdtemp(prefix='stitch-t58-')
+recs, console, rc = boot('init=/bin/bsuite init.args=%s profile.mode=eh-frame '
+                         'profile.hz=1000 trace.syscalls=read,stacktrace_setup,exit'
+                         % SUITE, tmp + '/records.bin')
+st = stats(recs)
+tap(rc == 0 and 'bsuite: 5 of 5 programs ok' in console and of(recs, 'END') and
+    st.get('records_lost') == 0, 'the suite ran, the stream is whole, no record lost')
+if not recs:
+    diag(console[-3000:])
+    done()
+    sys.exit(0)
+tap(recs[0]['mode'] == MODE_EH_FRAME, 'REC_STREAM: mode eh-frame')
+
+comm = {c['pid']: c['name'] for c in of(recs, 'COMM')}
+users = [s for s in of(recs, 'SAMPLE') if s['pid'] in comm and comm[s['pid']] != 'bsuite']
+nmi = [s for s in users if s['event'] == EVENT_CPU_CLOCK]
+traced = [s for s in users if s['event'] == EVENT_SYSCALL]
+deferred = {}
+for d in of(recs, 'DEFERRED'):
+    deferred.setdefault((d['tid'], d['cookie'], d['consumer']), []).append(d)
+
+
+def answer(s):
+    r = deferred.get((s['tid'], s['cookie'], TRACER if s['event'] else SAMPLER), [])
+    return r[0] if len(r) == 1 else None
+
+
+every = [s for s in of(recs, 'SAMPLE') if s['cookie'] is not None]
+missing = [s for s in every if not answer(s)]
+tap(every and not missing, 'every cookie of every sample has exactly one REC_DEFERRED of '
+    'its consumer (%d samples, %d missing or duplicated)' % (len(every), len(missing)))
+
+syms = {pid: Symbols(recs, pid) for pid in comm}
+by_prog = {}
+for s in nmi:
+    d = answer(s)
+    if d and d['user'] is not None:
+        by_prog.setdefault(comm[s['pid']], []).append((s, d, syms[s['pid']].names(d['user'])))
+remove_time = {s['pid']: s['time'] for s in traced
+               if s['aux'] == SYS_STACKTRACE and comm[s['pid']] == 'dlwork'}
+for prog in ('fib', 'chain', 'reader', 'cold', 'dlwork'):
+    rows = by_prog.get(prog, [])
+    if prog == 'dlwork':
+        rows = [r for r in rows if r[0]['time'] < remove_time.get(r[0]['pid'], 0)]
+    checked = [(s, n) for s, d, n in rows if expected(prog, n) is not None]
+    bad = [(s, n) for s, n in checked if not expected(prog, n)]
+    tap(len(checked) >= 3 and not bad,
+        '%s: all %d samples in its own frames have the chain its call structure says '
+        '(from .eh_frame)' % (prog, len(checked)))
+    for s, n in bad[:3]:
+        diag('  %s' % ' <- '.join(n))
+
+after = [(s, d, n) for s, d, n in by_prog.get('dlwork', [])
+         if s['time'] > remove_time.get(s['pid'], 1 << 64) and
+         n and re.fullmatch(r'deep_\w+|dlwork_callback', n[0])]
+cut = [n for s, d, n in after if 'deep_run' not in n and STOPS[d['stop']] != 'end']
+tap(after and len(cut) == len(after),
+    'dlwork after dl_unregister: all %d unwinds stop at the shared object\'s first frame'
+    % len(after))
+tap(st.get('ehframe_registered') == len(comm) + 1 and st.get('ehframe_removed') == 1 and
+    st.get('ehframe_refused') == 0 and st.get('ehframe_dropped') == 0,
+    'ehframe_registered %d (one per program and the shared object), removed %d, refused %d, '
+    'dropped %d' % (st.get('ehframe_registered', -1), st.get('ehframe_removed', -1),
+                    st.get('ehframe_refused', -1), st.get('ehframe_dropped', -1)))
+tap(st.get('ehframe_lookups', 0) > 0 and st.get('rule_cache_hits', 0) > 0 and
+    st.get('fde_index_lookups') == 0 and st.get('quick_lookups') == 0 and
+    st.get('sframe_indexed') == 0,
+    'the rules came from .eh_frame (%d lookups, %d cache hits), no SFrame section was read'
+    % (st.get('ehframe_lookups', -1), st.get('rule_cache_hits', -1)))
+
+# The same stacks from both formats.
+SUITE2 = '/bin/reader:/data/blob:65536:2,/bin/dlwork:200,/bin/sfreg:-'
+
+
+def run(mode, cache):
+    t = tempfile.mkdtemp(prefix='stitch-t58-')
+    r, con, code = boot('init=/bin/bsuite init.args=%s profile.mode=%s profile.hz=1000 '
+                        'trace.syscalls=read,write,exit unwind.rule_cache=%d'
+                        % (SUITE2, mode, cache), t + '/records.bin')
+    cm = {c['pid']: c['name'] for c in of(r, 'COMM')}
+    chains = [(d['pid'], cm.get(d['pid']), STOPS[d['stop']], tuple(d['user'] or ()))
+              for d in sorted(of(r, 'DEFERRED'), key=lambda d: (d['pid'], d['time']))
+              if d['consumer'] == TRACER]
+    return code, con, stats(r), chains
+
+
+rs, cs, ss, sf = run('sframe', 1)
+re1, ce1, se1, eh = run('eh-frame', 1)
+re0, ce0, se0, eh0 = run('eh-frame', 0)
+tap(rs == re1 == re0 == 0 and all('bsuite: 3 of 3 programs ok' in c for c in (cs, ce1, ce0)),
+    'the three boots ran the three programs')
+whole = all(s in ('end', 'task-exited') for _, _, s, _ in sf + eh + eh0)
+tap(len(sf) > 100 and sf == eh == eh0 and whole,
+    '%d tracer chains from SFrame, %d from .eh_frame, %d from .eh_frame without the cache: '
+    'identical, in order, whole' % (len(sf), len(eh), len(eh0)))
+for x, y in ((sf, eh), (eh, eh0)):
+    if x != y:
+        for a, b in zip(x, y):
+            if a != b:
+                diag('  %s\n  %s' % (a, b))
+                break
+tap(se1.get('rule_cache_hits', 0) > 0 and se0.get('rule_cache_hits') == 0 and
+    se0.get('ehframe_lookups', 0) > se1.get('ehframe_lookups', 0),
+    'eh-frame: the rule cache hit %d times with it on, %d with unwind.rule_cache=0 '
+    '(lookups %d against %d)' % (se1.get('rule_cache_hits', -1), se0.get('rule_cache_hits', -1),
+                                 se0.get('ehframe_lookups', -1), se1.get('ehframe_lookups', -1)))
+diag('stats: ' + ' '.join('%s=%d' % kv for kv in sorted(st.items()) if 'ehframe' in kv[0]))
+done()
