@@ -117,6 +117,30 @@ def of(recs, name):
     return [r for r in recs if r['type'] == REC[name]]
 
 
+def user_samples(recs):
+    """The samples of the programs (not of bsuite, which only starts them):
+    all, the NMIs' (cpu-clock) and the tracer's (syscall)."""
+    comm = {c['pid']: c['name'] for c in of(recs, 'COMM')}
+    users = [s for s in of(recs, 'SAMPLE') if s['pid'] in comm and comm[s['pid']] != 'bsuite']
+    return (users, [s for s in users if s['event'] == EVENT_CPU_CLOCK],
+            [s for s in users if s['event'] == EVENT_SYSCALL])
+
+
+def deferred_index(recs):
+    """Every REC_DEFERRED by (tid, cookie, consumer)."""
+    deferred = {}
+    for d in of(recs, 'DEFERRED'):
+        deferred.setdefault((d['tid'], d['cookie'], d['consumer']), []).append(d)
+    return deferred
+
+
+def answer_of(deferred, s):
+    """Sample s's answer: the one REC_DEFERRED of its consumer for its
+    (tid, cookie), or None when there is none or more than one."""
+    r = deferred.get((s['tid'], s['cookie'], TRACER if s['event'] else SAMPLER), [])
+    return r[0] if len(r) == 1 else None
+
+
 def stats(recs):
     st = of(recs, 'STATS')
     return st[-1]['stats'] if st else {}

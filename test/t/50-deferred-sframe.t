@@ -60,17 +60,14 @@ tap(recs[0]['mode'] == 1 and recs[0]['max_frames'] == 128,
     'REC_STREAM: mode sframe, deferred buffer bound 128 frames')
 
 comm = {c['pid']: c['name'] for c in of(recs, 'COMM')}
-users = [s for s in of(recs, 'SAMPLE') if s['pid'] in comm and comm[s['pid']] != 'bsuite']
-nmi = [s for s in users if s['event'] == EVENT_CPU_CLOCK]
-traced = [s for s in users if s['event'] == EVENT_SYSCALL]
-deferred = {}
-for d in of(recs, 'DEFERRED'):
-    deferred.setdefault((d['tid'], d['cookie'], d['consumer']), []).append(d)
+users, nmi, traced = user_samples(recs)
+deferred = deferred_index(recs)
 
 
 def answer(s):
-    recs_ = deferred.get((s['tid'], s['cookie'], TRACER if s['event'] else SAMPLER), [])
-    return recs_[0] if len(recs_) == 1 else None
+    return answer_of(deferred, s)
+
+
 
 
 # A task in task_exit refuses requests once it has settled its last unwind

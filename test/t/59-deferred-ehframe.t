@@ -52,17 +52,14 @@ if not recs:
 tap(recs[0]['mode'] == MODE_EH_FRAME, 'REC_STREAM: mode eh-frame')
 
 comm = {c['pid']: c['name'] for c in of(recs, 'COMM')}
-users = [s for s in of(recs, 'SAMPLE') if s['pid'] in comm and comm[s['pid']] != 'bsuite']
-nmi = [s for s in users if s['event'] == EVENT_CPU_CLOCK]
-traced = [s for s in users if s['event'] == EVENT_SYSCALL]
-deferred = {}
-for d in of(recs, 'DEFERRED'):
-    deferred.setdefault((d['tid'], d['cookie'], d['consumer']), []).append(d)
+users, nmi, traced = user_samples(recs)
+deferred = deferred_index(recs)
 
 
 def answer(s):
-    r = deferred.get((s['tid'], s['cookie'], TRACER if s['event'] else SAMPLER), [])
-    return r[0] if len(r) == 1 else None
+    return answer_of(deferred, s)
+
+
 
 
 every = [s for s in of(recs, 'SAMPLE') if s['cookie'] is not None]
