@@ -116,14 +116,17 @@ static intptr_t ram_host_delta;
 static bool ram_known;
 static uint64_t code_phys_mismatch;
 /* The rep string step seen last: its instruction, where the next step of
- * the same execution goes, up or down. */
-static uint32_t rep_pc;
+ * the same execution goes, up or down. Any other instruction (the kernel's
+ * one by one, a user block that does not start with the rep) forgets it:
+ * two executions on adjacent buffers are two. */
+static uint32_t rep_pc = UINT32_MAX;
 static uint64_t rep_up, rep_down;
 
 /* A translated block of user code: its instructions and the lines of
  * code it fetches (physical). */
 struct ublock {
 	uint32_t n, nlines;
+	bool rep_first;         /* it starts with a rep string instruction */
 	uint64_t line[];
 };
 
@@ -232,6 +235,8 @@ static void on_insn(unsigned int vcpu, void *ud)
 		enter(open - 1);
 	size_t slot = slot_of(u);
 	charge(slot, INSNS, 1);
+	if (!(u & UD_REP))
+		rep_pc = UINT32_MAX;
 	if (depth && per_pc && (uint32_t)u < kernel_hi - kernel_lo)
 		per_pc[(uint32_t)u]++;
 	if (mem_on)
@@ -247,6 +252,8 @@ static void on_user_block(unsigned int vcpu, void *ud)
 		return;
 	}
 	charge(syms.n + 1, INSNS, b->n);
+	if (!b->rep_first)
+		rep_pc = UINT32_MAX;
 	for (uint32_t i = 0; i < b->nlines; i++)
 		fetch(syms.n + 1, b->line[i] * LINE_SIZE);
 }
@@ -362,6 +369,7 @@ static void translate_user(struct qemu_plugin_tb *tb, size_t n)
 		return;
 	b->n = (uint32_t)n;
 	b->nlines = 0;
+	b->rep_first = false;
 	for (size_t i = 0; mem_on && i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uint64_t va = qemu_plugin_insn_vaddr(insn);
@@ -374,6 +382,8 @@ static void translate_user(struct qemu_plugin_tb *tb, size_t n)
 			if (!b->nlines || b->line[b->nlines - 1] != l)
 				b->line[b->nlines++] = l;
 		uint64_t rep = rep_string(qemu_plugin_insn_data(insn), size);
+		if (i == 0 && rep)
+			b->rep_first = true;
 		qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
 						 (void *)(uintptr_t)(UD(va, 0, 0, 0) | UD_USER | rep));
 	}
@@ -395,7 +405,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		size_t size = qemu_plugin_insn_size(insn);
 		note_call(va, bytes, size);
 		long f = syms_at(&syms, va);
-		uint64_t ud = UD(va - kernel_lo, f + 1, role(va, 1), role(va, 0));
+		uint64_t ud = UD(va - kernel_lo, f + 1, role(va, 1), role(va, 0)) |
+			rep_string(bytes, size);
 		qemu_plugin_register_vcpu_insn_exec_cb(insn, on_insn, QEMU_PLUGIN_CB_NO_REGS,
 						       (void *)(uintptr_t)ud);
 		if (!mem_on)
@@ -409,7 +420,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		} else if (h && delta != ram_host_delta)
 			code_phys_mismatch++;
 		qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
-						 (void *)(uintptr_t)(ud | rep_string(bytes, size)));
+						 (void *)(uintptr_t)ud);
 	}
 }
 
