@@ -186,7 +186,7 @@ def memory_row(depth, mode, prof, none, stats):
     def per(v):
         return v / samples if samples else None
     d = {key: w.get(key, 0) - base.get(key, 0)
-         for key in ("insns", "cycles", "loads", "stores", "bytes", "l1d_miss", "llc_miss",
+         for key in ("insns", "cycles", "cycles_stores", "loads", "stores", "bytes", "l1d_miss", "llc_miss",
                      "st_llc_miss", "rep_bytes")}
     return {
         "depth": depth, "mode": mode, "samples": samples,
@@ -195,6 +195,7 @@ def memory_row(depth, mode, prof, none, stats):
         "unwind_insns": per(unw["insns"]) if unw["entries"] else None,
         "unwind_cycles": per(unw["cycles"]) if unw["entries"] else None,
         "sample_insns": per(d["insns"]), "sample_cycles": per(d["cycles"]),
+        "sample_cycles_stores": per(d["cycles_stores"]),
         "cycles_per_insn": d["cycles"] / d["insns"] if d["insns"] else None,
         "sample_bytes": per(d["bytes"]), "sample_rep_bytes": per(d["rep_bytes"]),
         "sample_l1d_miss": per(d["l1d_miss"]), "sample_llc_miss": per(d["llc_miss"]),

@@ -195,6 +195,7 @@ MEMORY_COLUMNS = [
     ("sample_l1d_miss", "L1D load misses/sample", "{:.1f}"),
     ("sample_llc_miss", "LLC misses/sample (loads, fetches)", "{:.1f}"),
     ("sample_st_llc_miss", "store misses to memory/sample", "{:.1f}"),
+    ("sample_cycles_stores", "in all: modelled/sample, stores charged too", "{:.0f}"),
 ]
 MEMORY_KEYS = [key for key, _, _ in MEMORY_COLUMNS] + ["frames_per_unwind", "nmi_llc_miss",
                                                       "unwind_llc_miss"]
