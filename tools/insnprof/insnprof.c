@@ -125,7 +125,8 @@ static uint32_t rep_pc = UINT32_MAX;
 static uint64_t rep_up, rep_down;
 
 /* A translated block of user code: its instructions and the lines of
- * code it fetches (physical). */
+ * code it fetches (physical). Never freed: the plugin is not told when
+ * QEMU drops a block (tens of bytes a block, a few MB in a long run). */
 struct ublock {
 	uint32_t n, nlines;
 	bool rep_first;         /* it starts with a rep string instruction */
