@@ -14,8 +14,8 @@
  * i7-6700's L3 is 8 MB (Intel's product page, "8 MB Intel Smart Cache"),
  * modelled as one 16-way cache. The manual gives no DRAM latency: MEM_LAT
  * is a round figure for DDR4 on that part (about 42 cycles + 51 ns at
- * 4 GHz, 7-cpu.com's measurement of the i7-6700), the least certain
- * constant here. REP string costs: the manual's "REP String Enhancement"
+ * 4 GHz, as 7-cpu.com reports its measurement of the i7-6700; quoted,
+ * not re-checked), the least certain constant here. REP string costs: the manual's "REP String Enhancement"
  * section (2.4.6 in those editions, written for Nehalem; it gives no newer
  * figures): fast strings cost about 40 cycles to start, then 4 cycles per
  * 64 bytes.
