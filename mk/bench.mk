@@ -79,14 +79,25 @@ $(INSNPROF): $(INSNPROF_SRCS) $(wildcard tools/insnprof/*.h)
 ALL_TARGETS += $(INSNPROF)
 TEST_PREREQS += $(INSNPROF)
 
+# build/bin/cachesim-test: the plugin's cache simulator (tools/insnprof/
+# cachesim.c) against known access patterns, on the host (test 76).
+CACHESIM_TEST := $(BIN)/cachesim-test
+
+$(CACHESIM_TEST): test/insnprof/cachesim.c tools/insnprof/cachesim.c tools/insnprof/cachesim.h
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) -iquote tools/insnprof -o $@ test/insnprof/cachesim.c tools/insnprof/cachesim.c
+
+ALL_TARGETS += $(CACHESIM_TEST)
+TEST_PREREQS += $(CACHESIM_TEST)
+
 # --- make bench ---------------------------------------------------------------
 # BENCH_CONFIG=quick for a short development run; BENCH_PARTS=modes,host to
-# run some parts only (modes real depth funcs kentry rate cpus cache breakdown host): they replace
+# run some parts only (modes real depth funcs kentry rate cpus cache breakdown memory host): they replace
 # their own files in out/bench/ and their part of results.json.
 # BENCH_REUSE=1 boots nothing that out/bench/runs/ already holds (to redo
 # the tables and plots from the same streams).
 BENCH_CONFIG ?= full
-BENCH_PARTS  ?= modes,real,depth,funcs,kentry,rate,cpus,cache,breakdown,host
+BENCH_PARTS  ?= modes,real,depth,funcs,kentry,rate,cpus,cache,breakdown,memory,host
 BENCH_DRIVER = python3 tools/bench/bench.py --qemu-run tools/qemu-run \
 	--stitch $(STITCH_TOOL) --symfs $(USER_SYMFS) --kernel $(KERNEL_ELF) --initrd $(INITRD) \
 	--insnprof $(INSNPROF)

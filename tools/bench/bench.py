@@ -10,7 +10,10 @@ says what each number means; mk/bench.mk passes the paths.
 Parts: modes (the table: results.csv), depth, funcs, kentry, rate, cpus (curves:
 <part>.csv and <part>.png), cache (the deferred SFrame unwind with its rule
 cache on and off against the frame-pointer walk, cache.csv), breakdown
-(instructions per kernel function, breakdown.csv), host (host-unwind.csv);
+(instructions and modelled cycles per kernel function, breakdown.csv),
+memory (stack-copy against sframe at several stack depths under the
+plugin's cost model that charges memory, memory.csv), host
+(host-unwind.csv);
 tables.md has every table in
 Markdown. Every boot's stream, console and stitch numbers stay in
 DIR/runs/. Each boot prints "[k/N m:ss]": boots done of those planned, and
@@ -82,6 +85,7 @@ CONFIGS = {
         "real": REAL_SUITE,
         # stack-copy: what its sample costs in all, beside sframe's
         "breakdown": ["sframe", "fp-deferred", "stack-copy"],
+        "memory": {"depths": [4, 16, 64, 256], "rounds": 4000, "modes": ["sframe", "stack-copy"]},
         "host": True,
     },
     # development: every part, fewer points, shorter runs
@@ -96,14 +100,17 @@ CONFIGS = {
         "cache": ["/bin/chain", "16", "1000"],
         "real": REAL_SUITE,
         "breakdown": ["sframe", "fp-deferred", "stack-copy"],
+        "memory": {"depths": [4, 256], "rounds": 1000, "modes": ["sframe", "stack-copy"]},
         "host": True,
     },
     # test/t/72-bench-determinism.t: two modes, one small program;
-    # test/t/74-bench-insnprof.t: its breakdown; test/t/75-bench-cache.t
+    # test/t/74-bench-insnprof.t: its breakdown; test/t/75-bench-cache.t;
+    # test/t/76-bench-memory.t: the memory part at one depth
     "tiny": {
         "modes": ["none", "sframe"], "suite": [["/bin/chain", "8", "300"]], "hz": 1000,
         "cache": ["/bin/chain", "8", "300"],
         "breakdown": ["sframe", "fp-deferred"],
+        "memory": {"depths": [64], "rounds": 1000, "modes": ["sframe", "stack-copy"]},
     },
 }
 
@@ -369,7 +376,46 @@ class Bench:
             self.say("\n" + output.breakdown_text(got))
             rows += got
         output.write_csv(os.path.join(self.args.out, "breakdown.csv"), rows, output.BREAKDOWN_KEYS)
+        # The whole runs, for the mode table's slowdown in modelled cycles.
+        self.whole = {m: {"insns": p[breakdown.WHOLE]["insns"],
+                          "cycles": p[breakdown.WHOLE].get("cycles"), "fp_build": m in FP_MODES}
+                      for m, p in profs.items()}
         return rows
+
+    # --- a cost model that charges memory ----------------------------------
+    def memory(self):
+        """/bin/chain at several depths, without sampling and in each mode
+        listed (sframe and stack-copy), under the plugin with its cost model:
+        what a sample costs in instructions and in modelled cycles (cache
+        misses charged, rep strings by bytes), in the NMI, the unwind and in
+        all (the whole run minus that of the boot without sampling)."""
+        if not self.args.insnprof:
+            raise guest.GuestError("the memory part needs --insnprof (build/bin/insnprof.so)")
+        m = self.cfg["memory"]
+        hz = self.cfg["hz"]
+        self.say(f"memory: /bin/chain D {m['rounds']} at {hz} Hz under the plugin's cost model, "
+                 f"depths {m['depths']}")
+        rows = []
+        for d in m["depths"]:
+            prog = ["/bin/chain", str(d), str(m["rounds"])]
+            profs, stats = {}, {}
+            for mode in ["none"] + m["modes"]:
+                name = f"memory-{d}-{mode}"
+                prof = os.path.join(self.runs, name + ".insnprof.txt")
+                arg = breakdown.plugin_arg(self.args.insnprof, self.args.kernel, prof,
+                                           windows=mode != "none")
+                stats[mode] = self.boot(name, [prog], mode, hz, plugin=arg,
+                                        reuse=self.args.reuse and os.path.exists(prof))
+                profs[mode] = breakdown.parse(prof)
+                if mode != "none":
+                    bad = breakdown.check(profs[mode], stats[mode]["kernel"])
+                    if bad:
+                        raise guest.GuestError(f"{name}: " + "; ".join(bad))
+            for mode in m["modes"]:
+                rows.append(breakdown.memory_row(d, mode, profs[mode], profs["none"], stats[mode]))
+        output.write_csv(os.path.join(self.args.out, "memory.csv"), rows, output.MEMORY_KEYS)
+        self.say("\n" + output.table(rows, output.MEMORY_COLUMNS))
+        return {"program": f"/bin/chain D {m['rounds']}", "hz": hz, "rows": rows}
 
     # --- host-side comparison -------------------------------------------
     def host(self):
@@ -409,6 +455,22 @@ CURVE_TABLES = {
 }
 
 
+def modelled_slowdown(results):
+    """The mode table's slowdown in modelled cycles, where the breakdown
+    part's boots under the plugin have the mode: its whole run against mode
+    none's, in instructions and in modelled cycles (the whole run holds the
+    boot too, so these are smaller than the workloads' slowdown; the
+    frame-pointer modes run other builds than mode none there: no number)."""
+    whole = results.get("breakdown_whole") or {}
+    base = whole.get("none")
+    for r in (results.get("modes") or {}).get("rows", []):
+        w = whole.get(r["mode"])
+        ok = base and w and not w["fp_build"] and r["mode"] != "none"
+        r["plugin_slowdown_pct"] = (100 * (w["insns"] / base["insns"] - 1) if ok else None)
+        r["modelled_slowdown_pct"] = (100 * (w["cycles"] / base["cycles"] - 1)
+                                      if ok and w["cycles"] and base["cycles"] else None)
+
+
 def write_tables(out, results):
     """tables.md: every table of the run in Markdown, for docs/BENCHMARKS.md."""
     text = []
@@ -418,6 +480,11 @@ def write_tables(out, results):
     if "breakdown" in results:
         text += ["## breakdown: guest instructions per kernel function (insnprof)\n",
                  output.breakdown_markdown(results["breakdown"])]
+    if "memory" in results:
+        m = results["memory"]
+        text += [f"## memory: what a sample costs, instructions and modelled cycles "
+                 f"({m['program']}, {m['hz']} Hz)\n",
+                 output.markdown(m["rows"], output.MEMORY_COLUMNS)]
     if "modes" in results:
         m = results["modes"]
         text += [f"## modes ({m['hz']} Hz; suite: {', '.join(m['suite'])})\n",
@@ -437,7 +504,8 @@ def write_tables(out, results):
         f.write("\n".join(text))
 
 
-PARTS = ("modes", "real", "depth", "funcs", "kentry", "rate", "cpus", "cache", "breakdown", "host")
+PARTS = ("modes", "real", "depth", "funcs", "kentry", "rate", "cpus", "cache", "breakdown",
+         "memory", "host")
 # The programs each curve boots, for the plan (their arguments do not count).
 CURVE_PROGRAM = {"depth": "/bin/chain", "funcs": "/bin/funcs-10", "kentry": "/bin/kentry",
                  "rate": "/bin/chain", "cpus": "/bin/chain"}
@@ -456,6 +524,8 @@ def plan(cfg, parts, runs):
             n += per_point(cfg["real"], cfg["modes"])
         elif part == "breakdown":
             n += 1 + len(cfg["breakdown"])  # + the boot without sampling
+        elif part == "memory":
+            n += len(cfg["memory"]["depths"]) * (1 + len(cfg["memory"]["modes"]))
         elif part == "cache":
             n += per_point([cfg["cache"]], ["sframe", "fp-deferred", "eh-frame"]) + 2  # + the caches off
         elif part == "host":
@@ -533,6 +603,9 @@ def main():
                 results["real"] = b.real()
             elif part == "breakdown":
                 results["breakdown"] = b.breakdown()
+                results["breakdown_whole"] = b.whole
+            elif part == "memory":
+                results["memory"] = b.memory()
             elif part == "cache":
                 results["cache"] = b.cache()
             elif part == "host":
@@ -543,6 +616,7 @@ def main():
         b.say(f"bench: {e}")
         return 1
     results.setdefault("calibration", {}).update(b.calibration)
+    modelled_slowdown(results)
     write_tables(args.out, results)
     with open(path, "w") as f:
         json.dump(output.rounded(results), f, indent=1, sort_keys=True)

@@ -44,22 +44,34 @@ def plugin_arg(so, kernel, out, windows=True):
 
 
 def parse(path):
-    """{window: {"entries", "insns", "nested", "open", "unbalanced", "funcs": [(name, n)]}}."""
+    """{window: {"entries", "insns", "nested", "open", "unbalanced", "cycles",
+    "loads", ... (the plugin's cost model, tools/insnprof/insnprof.c),
+    "funcs": [(name, n)], "costs": {name: {"cycles", "loads", ...}}}}."""
     out = {}
     with open(path) as f:
         for line in f:
             cells = line.rstrip("\n").split("\t")
             if cells[0] == "window":
                 w = out[cells[1]] = {k: int(v) for k, v in zip(cells[2::2], cells[3::2])}
-                w["funcs"] = []
+                w["funcs"], w["costs"] = [], {}
             elif cells[0] == "func":
-                out[cells[1]]["funcs"].append((cells[2], int(cells[3])))
-            elif cells[0] == "other_vcpu":
-                out["other_vcpu"] = int(cells[1])
+                w = out[cells[1]]
+                w["funcs"].append((cells[2], int(cells[3])))
+                c = w["costs"].setdefault(cells[2], {})
+                for k, v in zip(cells[4::2], cells[5::2]):
+                    c[k] = c.get(k, 0) + int(v)  # static twins add up
+            elif cells[0] in ("other_vcpu", "code_phys_mismatch"):
+                out[cells[0]] = int(cells[1])
     for w in out.values():
         if isinstance(w, dict):
             w["funcs"] = merged(w["funcs"])
     return out
+
+
+def cycles(w, fn):
+    """The modelled cycles of function fn in window w (None: a plugin
+    without the cost model)."""
+    return w.get("costs", {}).get(fn, {}).get("cycles")
 
 
 def merged(funcs):
@@ -74,6 +86,9 @@ def merged(funcs):
 def check(prof, kernel):
     """Problems that make the breakdown wrong, as sentences; [] if none."""
     bad = []
+    if prof.get("code_phys_mismatch"):
+        bad.append(f"{prof['code_phys_mismatch']} kernel instructions whose physical address "
+                   "was not where the ELF said (the plugin's code addresses are wrong)")
     if prof.get("other_vcpu"):
         bad.append(f"{prof['other_vcpu']} instructions on other vCPUs (the plugin assumes -smp 1)")
     for name, total_key, entries_key in WINDOWS:
@@ -101,13 +116,15 @@ def rows(mode, prof, kernel):
     frames = kernel.get("frames_unwound", 0)
     for name, total_key, _ in WINDOWS:
         w = prof[name]
-        funcs = w["funcs"][:TOP]
-        rest = sum(n for _, n in w["funcs"][TOP:])
+        funcs = [(fn, n, cycles(w, fn)) for fn, n in w["funcs"][:TOP]]
+        rest = w["funcs"][TOP:]
         if rest:
-            funcs.append((f"({len(w['funcs']) - TOP} others)", rest))
+            cyc = [cycles(w, fn) for fn, _ in rest]
+            funcs.append((f"({len(rest)} others)", sum(n for _, n in rest),
+                          None if None in cyc else sum(cyc)))
         if w["nested"]:
-            funcs.append(("(nested windows)", w["nested"]))
-        for fn, n in funcs + [("total", w["insns"])]:
+            funcs.append(("(nested windows)", w["nested"], w.get("nested_cycles")))
+        for fn, n, cyc in funcs + [("total", w["insns"], w.get("cycles"))]:
             out.append({
                 "mode": mode, "window": name, "function": fn, "insns": n,
                 "per_entry": n / w["entries"] if w["entries"] else None,
@@ -115,6 +132,8 @@ def rows(mode, prof, kernel):
                 "pct": 100 * n / w["insns"] if w["insns"] else None,
                 "entries": w["entries"],
                 "kernel_count": kernel.get(total_key) if total_key else None,
+                "cycles": cyc,
+                "cycles_per_entry": cyc / w["entries"] if cyc is not None and w["entries"] else None,
             })
     return out
 
@@ -131,11 +150,56 @@ def per_sample(mode, prof, none, samples):
                   key=lambda kv: (-abs(kv[1]), kv[0]))
     diff = [(fn, n) for fn, n in diff if n]
     total = prof[WHOLE]["insns"] - none[WHOLE]["insns"]
-    funcs = diff[:TOP_PER_SAMPLE]
+
+    def cyc(fn):
+        a, b = cycles(prof[WHOLE], fn), cycles(none[WHOLE], fn)
+        if fn not in got:
+            a = 0
+        if fn not in base:
+            b = 0
+        return None if a is None or b is None else a - b
+    funcs = [(fn, n, cyc(fn)) for fn, n in diff[:TOP_PER_SAMPLE]]
     if diff[TOP_PER_SAMPLE:]:
+        c = [cyc(fn) for fn, _ in diff[TOP_PER_SAMPLE:]]
         funcs.append((f"({len(diff) - TOP_PER_SAMPLE} others)",
-                      sum(n for _, n in diff[TOP_PER_SAMPLE:])))
+                      sum(n for _, n in diff[TOP_PER_SAMPLE:]), None if None in c else sum(c)))
+    tc = (prof[WHOLE]["cycles"] - none[WHOLE]["cycles"]
+          if "cycles" in prof[WHOLE] and "cycles" in none[WHOLE] else None)
     return [{"mode": mode, "window": PER_SAMPLE, "function": fn, "insns": n,
              "per_entry": n / samples, "per_frame": None,
              "pct": 100 * n / total if total else None, "entries": samples,
-             "kernel_count": None} for fn, n in funcs + [("total", total)]]
+             "kernel_count": None, "cycles": c,
+             "cycles_per_entry": c / samples if c is not None else None}
+            for fn, n, c in funcs + [("total", total, tc)]]
+
+
+def memory_row(depth, mode, prof, none, stats):
+    """The memory part's row for one boot of /bin/chain at depth: what a
+    sample costs, in instructions and in modelled cycles, in the NMI, in
+    the deferred unwind, and in all (the whole run minus that of the boot
+    without sampling); and the memory behind it."""
+    samples = stats["stitch"]["samples"]
+    k = stats["kernel"]
+    w, base = prof[WHOLE], none[WHOLE]
+    nmi, unw = prof["nmi_dispatch"], prof["unwind_user"]
+
+    def per(v):
+        return v / samples if samples else None
+    d = {key: w.get(key, 0) - base.get(key, 0)
+         for key in ("insns", "cycles", "cycles_stores", "loads", "stores", "bytes", "l1d_miss", "llc_miss",
+                     "st_llc_miss", "rep_bytes")}
+    return {
+        "depth": depth, "mode": mode, "samples": samples,
+        "frames_per_unwind": k["frames_unwound"] / k["unwinds_run"] if k.get("unwinds_run") else None,
+        "nmi_insns": per(nmi["insns"]), "nmi_cycles": per(nmi["cycles"]),
+        "unwind_insns": per(unw["insns"]) if unw["entries"] else None,
+        "unwind_cycles": per(unw["cycles"]) if unw["entries"] else None,
+        "sample_insns": per(d["insns"]), "sample_cycles": per(d["cycles"]),
+        "sample_cycles_stores": per(d["cycles_stores"]),
+        "cycles_per_insn": d["cycles"] / d["insns"] if d["insns"] else None,
+        "sample_bytes": per(d["bytes"]), "sample_rep_bytes": per(d["rep_bytes"]),
+        "sample_l1d_miss": per(d["l1d_miss"]), "sample_llc_miss": per(d["llc_miss"]),
+        "sample_st_llc_miss": per(d["st_llc_miss"]),
+        "nmi_llc_miss": per(nmi["llc_miss"]),
+        "unwind_llc_miss": per(unw["llc_miss"]) if unw["entries"] else None,
+    }

@@ -24,6 +24,10 @@ COLUMNS = [
     ("samples_lost", "lost", "{}"),
     ("truncated_pct", "truncated %", "{:.2f}"),
     ("accuracy_pct", "accuracy %", "{:.2f}"),
+    # From the breakdown part's boots under the plugin, when it ran: the
+    # whole run's instructions and modelled cycles against mode none's.
+    ("plugin_slowdown_pct", "whole run +% (insns)", "{:.2f}"),
+    ("modelled_slowdown_pct", "whole run +% (modelled)", "{:.2f}"),
 ]
 
 
@@ -162,14 +166,39 @@ CACHE_KEYS = [key for key, _, _ in CACHE_COLUMNS] + ["status"]
 # and per mode one of what a sample costs in all (its entries are samples).
 PER_SAMPLE = "sample (whole run minus mode none)"
 BREAKDOWN_KEYS = ["mode", "window", "function", "insns", "per_entry", "per_frame", "pct",
-                  "entries", "kernel_count"]
+                  "entries", "kernel_count", "cycles", "cycles_per_entry"]
 BREAKDOWN_COLUMNS = [
     ("function", "function", "{}"),
     ("insns", "instructions", "{}"),
     ("per_entry", "per entry", "{:.1f}"),
     ("per_frame", "per frame", "{:.1f}"),
     ("pct", "%", "{:.1f}"),
+    ("cycles", "modelled", "{}"),
+    ("cycles_per_entry", "modelled per entry", "{:.1f}"),
 ]
+
+# The memory part (breakdown.memory_row): per depth and mode, what a
+# sample costs in instructions and in the plugin's modelled cycles.
+MEMORY_COLUMNS = [
+    ("depth", "depth", "{}"),
+    ("mode", "mode", "{}"),
+    ("samples", "samples", "{}"),
+    ("nmi_insns", "NMI insns/sample", "{:.0f}"),
+    ("nmi_cycles", "NMI modelled/sample", "{:.0f}"),
+    ("unwind_insns", "unwind insns/sample", "{:.0f}"),
+    ("unwind_cycles", "unwind modelled/sample", "{:.0f}"),
+    ("sample_insns", "in all: insns/sample", "{:.0f}"),
+    ("sample_cycles", "in all: modelled/sample", "{:.0f}"),
+    ("cycles_per_insn", "modelled/insns", "{:.2f}"),
+    ("sample_bytes", "bytes accessed/sample", "{:.0f}"),
+    ("sample_rep_bytes", "rep bytes/sample", "{:.0f}"),
+    ("sample_l1d_miss", "L1D load misses/sample", "{:.1f}"),
+    ("sample_llc_miss", "LLC misses/sample (loads, fetches)", "{:.1f}"),
+    ("sample_st_llc_miss", "store misses to memory/sample", "{:.1f}"),
+    ("sample_cycles_stores", "in all: modelled/sample, stores charged too", "{:.0f}"),
+]
+MEMORY_KEYS = [key for key, _, _ in MEMORY_COLUMNS] + ["frames_per_unwind", "nmi_llc_miss",
+                                                      "unwind_llc_miss"]
 
 
 def breakdown_groups(rows):
@@ -182,8 +211,10 @@ def breakdown_groups(rows):
         kernel = (f"; the kernel's TSC count: {total['kernel_count']}"
                   if total["kernel_count"] is not None else "")
         unit = "samples" if window == PER_SAMPLE else "entries"
+        modelled = (f", {total['cycles']} modelled cycles" if total.get("cycles") is not None
+                    else "")
         yield (f"{mode}, {window}: {total['entries']} {unit}, "
-               f"{total['insns']} instructions{kernel}"), g
+               f"{total['insns']} instructions{modelled}{kernel}"), g
 
 
 def breakdown_text(rows):

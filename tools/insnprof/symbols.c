@@ -93,6 +93,18 @@ int syms_load(struct syms *s, const char *path, char *err, size_t errlen)
 	}
 	if (rc == 0 && s->n)
 		tidy(s);
+	/* The load segment that holds the lowest symbol: where it is in
+	 * physical memory (PVH loads at p_paddr). */
+	size_t nph = 0;
+	if (elf && !elf_getphdrnum(elf, &nph))
+		for (size_t i = 0; rc == 0 && s->n && i < nph; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+			    s->v[0].start >= ph.p_vaddr && s->v[0].start < ph.p_vaddr + ph.p_memsz) {
+				s->phys_delta = ph.p_vaddr - ph.p_paddr;
+				s->has_phys = 1;
+			}
+		}
 	else
 		snprintf(err, errlen, "%s: %s", path,
 			 elf ? "no code symbols (stripped?)" : elf_errmsg(-1));

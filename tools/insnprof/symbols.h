@@ -13,6 +13,9 @@ struct sym {
 struct syms {
 	struct sym *v;
 	size_t n;
+	/* The segment of the code: physical = virtual - phys_delta. */
+	uint64_t phys_delta;
+	int has_phys;
 };
 
 /* Reads the code symbols of ELF file path; 0, or -1 with err set. */
