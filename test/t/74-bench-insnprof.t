@@ -21,6 +21,7 @@
 # And the plugin refuses a window function the kernel does not have.
 use strict;
 use warnings;
+no warnings 'portable'; # kernel addresses are 64-bit hex
 use FindBin;
 BEGIN { chdir "$FindBin::Bin/../.." or die }
 use File::Temp qw(tempdir);
