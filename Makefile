@@ -45,7 +45,11 @@ HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude
 
 .DEFAULT_GOAL := all
 
-include mk/*.mk
+# newlib first: the other fragments name its files (the SDK's libraries,
+# the stamp of its install) in their rules' prerequisites, which make
+# expands as it reads them.
+include mk/newlib.mk
+include $(filter-out mk/newlib.mk,$(wildcard mk/*.mk))
 
 # Install missing packages before anything is built (not for clean/help).
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
