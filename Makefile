@@ -45,7 +45,12 @@ HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude
 
 .DEFAULT_GOAL := all
 
-include mk/*.mk
+# newlib.mk first: others name $(NEWLIB_STAMP) as a prerequisite, which make
+# expands as it reads the rule (binutils.mk and deferred.mk come before it
+# in the alphabet, and got an empty prerequisite: libm.a was stripped
+# before newlib was built).
+include mk/newlib.mk
+include $(filter-out mk/newlib.mk,$(sort $(wildcard mk/*.mk)))
 
 # Install missing packages before anything is built (not for clean/help).
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
