@@ -44,6 +44,10 @@ ifeq ($(filter-out 0 1,$(ICOUNT))$(filter-out 0 1,$(words $(ICOUNT))),)
 else
 $(error make run: ICOUNT=$(ICOUNT): 1 (guest time counts instructions) or 0)
 endif
+ifeq ($(filter-out 0 1,$(IDLE))$(filter-out 0 1,$(words $(IDLE))),)
+else
+$(error make run: IDLE=$(IDLE): 1 (the idle samples stay in the profile) or 0)
+endif
 ifneq ($(APP),)
 ifneq ($(words $(APP)),1)
 $(error make run: APP=$(APP): one C file, whose path has no spaces)

@@ -1,7 +1,7 @@
 #!/usr/bin/perl
 # Test 03: what `make run` promises a user, each through a real `make run`
 # (its files go to a scratch OUT=).
-#   1. A bad MODE, HZ, CPUS, ICOUNT, APP, ARGS or RUN_INIT stops make at
+#   1. A bad MODE, HZ, CPUS, ICOUNT, IDLE, APP, ARGS or RUN_INIT stops make at
 #      once (before building or booting: within seconds, no OUT created),
 #      with one line naming the variable and what it takes, and a non-zero
 #      status; good values pass the same checks.
@@ -54,6 +54,7 @@ my %bad = (
 	'CPUS=0'              => qr/make run: CPUS=0 is not a number of CPUs from 1 to 8/,
 	'CPUS=16'             => qr/make run: CPUS=16 is not a number of CPUs from 1 to 8/,
 	'ICOUNT=yes'          => qr/make run: ICOUNT=yes: 1 \(guest time counts instructions\) or 0/,
+	'IDLE=yes'            => qr/make run: IDLE=yes: 1 \(the idle samples stay in the profile\) or 0/,
 	'APP=does-not-exist.c' => qr/make run: APP=does-not-exist\.c: no such file/,
 	'APP=userland'        => qr/make run: APP=userland is a directory, not a C file/,
 	'APP=README.md'       => qr/make run: APP=README\.md is not a C file/,
@@ -74,6 +75,10 @@ for my $v (sort keys %bad) {
 	my $out = `make --no-print-directory -n @good[0..3] '$good[4]' '$good[5]' run 2>&1`;
 	ok($? == 0 && $out =~ /qemu-run --cpus 8 --direct --icount --cmdline "init=\/app\/fib init\.args=1,2 profile\.mode=validate profile\.hz=20000 profile\.summary=on"/,
 	   'good values pass the checks (make -n run: the boot they ask for)') or diag($out);
+	$out = `make --no-print-directory -n IDLE=1 run 2>&1`;
+	ok($? == 0 && $out =~ /stitch --symfs \S+ --kernel \S+ +--idle -o /, 'IDLE=1: stitch is given --idle') or diag($out);
+	$out = `make --no-print-directory -n run 2>&1`;
+	ok($? == 0 && $out =~ /stitch --symfs / && $out !~ /--idle/, '... and not without it') or diag($out);
 }
 
 # ---- 2. ICOUNT=1 repeats ----
