@@ -15,8 +15,14 @@
 #   5. MODE=fp on a program built without frame pointers (/bin/fib, the
 #      SDK's flags) warns and names the APP_CFLAGS that fix it; on the same
 #      program built with those flags (/bin/fib-fp, mk/bench.mk) it does not.
-# At the end the tree is rebuilt without APP (make), so that the initrd is
-# again what `make` builds.
+#   6. tools/strip-ansi drops the escape sequences OVMF sends (CSI, OSC,
+#      two-byte ones, a cut one) and nothing else.
+#   7. After the tree is rebuilt without APP (make, so that the initrd is
+#      again what `make` builds), a run through the firmware (OVMF, the
+#      ESP): out/console.txt has the firmware's and the kernel's lines and
+#      no escape sequence (build/run/console.txt keeps them); a second
+#      `make -n run` with the same variables makes nothing again (no
+#      initrd, ESP, ISO or run ESP); with another HZ only the run's ESP.
 use strict;
 use warnings;
 use FindBin;
@@ -139,8 +145,50 @@ for my $prog ('fib', 'fib-fp') {
 	}
 }
 
+# ---- 6. tools/strip-ansi ----
+{
+	my $in = "\e[2J\e[01;01H\e[=3hBdsDxe: loading\r\n\e[0;1;31mred\e[0m \e]0;title\a"
+		. "x \e(By \e7z\e8\n\xc3\xa9 tail\e[1";
+	my $pid = open(my $fh, '-|') // die "fork: $!";
+	if (!$pid) {
+		open(my $w, '|-', 'tools/strip-ansi') or die;
+		binmode $w;
+		print $w $in;
+		close($w);
+		exit($? >> 8);
+	}
+	binmode $fh;
+	local $/;
+	my $got = <$fh>;
+	close($fh);
+	is($got, "BdsDxe: loading\r\nred x y z\n\xc3\xa9 tail", 'tools/strip-ansi drops every escape sequence and nothing else');
+}
+
 # The initrd without /app/fib again.
 system('make -s >/dev/null 2>&1');
 is($?, 0, 'make rebuilds the tree without APP');
+
+# ---- 7. through the firmware: console.txt, nothing made twice ----
+{
+	my @fw = ('RUN_INIT=/bin/fib', 'ARGS=25', "OUT=$dir/fw");
+	my ($status, $out) = make_run(@fw);
+	ok($status == 0 && $out =~ /^make run: booting with: init=\/bin\/fib init\.args=25 /m,
+	   'make run through OVMF and the ESP passes') or diag($out);
+	my $con = slurp("$dir/fw/console.txt") // '';
+	ok($con =~ /^BdsDxe: loading/m && $con =~ /^Stitch kernel/m && $con !~ /\e/,
+	   'out/console.txt: the firmware\'s and the kernel\'s lines, no escape sequence');
+	like(slurp('build/run/console.txt') // '', qr/\e\[/, '... the raw console, escapes and all, stays in build/run/console.txt');
+	my $made = qr/^.*(?:cpio -o|mkfs\.fat|xorriso|mcopy|run-esp\.img\.tmp).*$/m;
+	my $again = `make --no-print-directory -n @fw run 2>&1`;
+	ok($? == 0 && $again =~ /qemu-run --cpus 1 --esp build\/run-esp\.img/ && $again !~ $made,
+	   'a second make -n run: nothing to make again, the same run ESP booted')
+		or diag($again =~ $made ? "would run: $&" : $again);
+	my $hz = `make --no-print-directory -n @fw HZ=500 run 2>&1`;
+	my @lines = $hz =~ /$made/g;
+	ok($? == 0 && @lines && !grep({ !/run-esp\.img\.tmp/ } @lines),
+	   'another HZ: only the run ESP is made again (a new command line), not the initrd, ESP or ISO')
+		or diag($hz);
+	`make --no-print-directory -n @fw run 2>&1`; # build/run-cmdline.txt as it was
+}
 
 done_testing();
