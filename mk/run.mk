@@ -122,5 +122,5 @@ run: all $(if $(RUN_ICOUNT),,$(RUN_ESP))
 	( $(STITCH_REPORT) ) || status=1; exit $$status
 
 qemu-gdb: all
-	@echo "In another terminal: gdb -x .gdbinit -ex 'stitch-user $(RUN_INIT)' -ex 'target remote :1234'"
+	@echo "In another terminal: gdb -iex 'set auto-load local-gdbinit off' -x .gdbinit -ex 'stitch-user $(RUN_INIT)' -ex 'target remote :1234'"
 	tools/qemu-run --cpus $(CPUS) --cmdline "$(RUN_CMDLINE)" --gdb

@@ -23,6 +23,9 @@
 #      no escape sequence (build/run/console.txt keeps them); a second
 #      `make -n run` with the same variables makes nothing again (no
 #      initrd, ESP, ISO or run ESP); with another HZ only the run's ESP.
+#   8. The gdb command make qemu-gdb prints (and docs/DEBUGGING.md shows)
+#      starts gdb without auto-load's safe-path warning, .gdbinit read and
+#      stitch-user working; without its -iex the warning is there.
 use strict;
 use warnings;
 use FindBin;
@@ -189,6 +192,27 @@ is($?, 0, 'make rebuilds the tree without APP');
 	   'another HZ: only the run ESP is made again (a new command line), not the initrd, ESP or ISO')
 		or diag($hz);
 	`make --no-print-directory -n @fw run 2>&1`; # build/run-cmdline.txt as it was
+}
+
+# ---- 8. make qemu-gdb's gdb command ----
+SKIP: {
+	skip 'gdb is not installed (Debian package gdb)', 3 unless `which gdb 2>/dev/null`;
+	my $n = `make --no-print-directory -n qemu-gdb 2>&1`;
+	my ($cmd) = $n =~ /In another terminal: (gdb .*'target remote :1234')/;
+	open(my $d, '<', 'docs/DEBUGGING.md') or die "docs/DEBUGGING.md: $!";
+	my ($doc) = map { /^    (gdb .*)$/ ? $1 : () } <$d>;
+	ok(defined $cmd && defined $doc && $cmd eq $doc, 'make qemu-gdb prints the gdb command docs/DEBUGGING.md shows')
+		or diag("printed: " . ($cmd // $n) . "\ndocs: " . ($doc // 'none'));
+	$cmd //= '';
+	(my $local = $cmd) =~ s/ -ex 'target remote :1234'$/ -batch -ex 'info line kmain'/;
+	my $home = tempdir('home-XXXXXX', DIR => $dir);
+	my $got = `HOME=$home timeout 60 $local 2>&1`;
+	ok($got =~ /^add symbol table from file "build\/userland\/root\/bin\/demo"/m && $got =~ /^Line \d+ of "kern\/main\.c"/m
+	   && $got !~ /auto-load/, '... which starts gdb with .gdbinit read, stitch-user done, no auto-load warning')
+		or diag($got);
+	(my $bare = $local) =~ s/-iex '[^']*' //;
+	like(`HOME=$home timeout 60 $bare 2>&1`, qr/auto-loading has been declined by your `auto-load safe-path'/,
+	     '... (without its -iex, gdb warns)');
 }
 
 done_testing();
