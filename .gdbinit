@@ -1,6 +1,9 @@
 # gdb for Stitch (docs/DEBUGGING.md). gdb reads this file only when told:
-#   gdb -x .gdbinit -ex 'stitch-user /bin/demo' -ex 'target remote :1234'
-# which is what `make qemu-gdb` prints. Run from the top of the tree.
+#   gdb -iex 'set auto-load local-gdbinit off' -x .gdbinit \
+#       -ex 'stitch-user /bin/demo' -ex 'target remote :1234'
+# which is what `make qemu-gdb` prints (the -iex keeps gdb from trying this
+# file on its own, and warning in ten lines that its auto-load declines it).
+# Run from the top of the tree.
 
 # The kernel: its symbols, DWARF and .debug_frame (the CFI of the C code
 # and of the entry paths), at the addresses it runs at.

@@ -44,6 +44,10 @@ ifeq ($(filter-out 0 1,$(ICOUNT))$(filter-out 0 1,$(words $(ICOUNT))),)
 else
 $(error make run: ICOUNT=$(ICOUNT): 1 (guest time counts instructions) or 0)
 endif
+ifeq ($(filter-out 0 1,$(IDLE))$(filter-out 0 1,$(words $(IDLE))),)
+else
+$(error make run: IDLE=$(IDLE): 1 (the idle samples stay in the profile) or 0)
+endif
 ifneq ($(APP),)
 ifneq ($(words $(APP)),1)
 $(error make run: APP=$(APP): one C file, whose path has no spaces)
@@ -80,14 +84,31 @@ endif
 # --icount): no firmware, no disk, whose reads finish at host-timed
 # moments, so the same program gives the same stream, byte for byte. No
 # screen either: the kernel's summary is asked for on the command line.
+# The firmware boot reads its command line from the ESP: make run boots
+# $(RUN_ESP), build/esp.img with the run's command line in
+# \stitch\cmdline.txt, made again only when one of the two changed (the
+# file that holds the command line is rewritten only when it changes, as
+# build/cmdline.txt is), not a fresh copy of the ESP for every boot.
 RUN_TMP := $(BUILD)/run
 RUN_ICOUNT := $(filter 1,$(ICOUNT))
-RUN_QEMU_ARGS = --cpus $(CPUS) $(if $(RUN_ICOUNT),--direct --icount)
+RUN_ESP := $(BUILD)/run-esp.img
+RUN_CMDLINE_FILE := $(BUILD)/run-cmdline.txt
+run_quoted = '$(subst ','\'',$(1))'
+$(shell mkdir -p $(BUILD); [ "$$(cat $(RUN_CMDLINE_FILE) 2>/dev/null)" = $(call run_quoted,$(RUN_CMDLINE)) ] || \
+	printf '%s\n' $(call run_quoted,$(RUN_CMDLINE)) > $(RUN_CMDLINE_FILE))
+$(RUN_ESP): $(ESP_IMG) $(RUN_CMDLINE_FILE)
+	cp $(ESP_IMG) $@.tmp
+	mcopy -o -i $@.tmp $(RUN_CMDLINE_FILE) ::/stitch/cmdline.txt
+	mv $@.tmp $@
+RUN_QEMU_ARGS = --cpus $(CPUS) $(if $(RUN_ICOUNT),--direct --icount --cmdline "$(RUN_BOOT_CMDLINE)",--esp $(RUN_ESP))
 RUN_BOOT_CMDLINE = $(RUN_CMDLINE)$(if $(RUN_ICOUNT), profile.summary=on)
-run: all
+# out/console.txt is the console without the terminal escape sequences
+# OVMF sends (tools/strip-ansi); the raw one stays in $(RUN_TMP)/console.txt
+# until the next run.
+run: all $(if $(RUN_ICOUNT),,$(RUN_ESP))
 	@rm -rf $(RUN_TMP) && mkdir -p $(RUN_TMP) $(OUT)
 	@echo "make run: booting$(if $(RUN_ICOUNT), directly under QEMU -icount) with: $(RUN_BOOT_CMDLINE)"
-	@tools/qemu-run $(RUN_QEMU_ARGS) --cmdline "$(RUN_BOOT_CMDLINE)" --serial $(RUN_TMP)/console.txt \
+	@tools/qemu-run $(RUN_QEMU_ARGS) --serial $(RUN_TMP)/console.txt \
 		--records $(RUN_TMP)/records.bin; status=$$?; \
 	[ ! -f $(RUN_TMP)/console.txt ] || \
 		tools/symbolise-kills $(USER_SYMFS) $(RUN_TMP)/console.txt | sed 's/^/make run: /'; \
@@ -96,9 +117,10 @@ run: all
 			"this run's console is in $(RUN_TMP)/console.txt"; \
 		exit $$(( status ? status : 1 )); \
 	fi; \
-	mv -f $(RUN_TMP)/console.txt $(RUN_TMP)/records.bin $(OUT)/ && \
+	tools/strip-ansi < $(RUN_TMP)/console.txt > $(OUT)/console.txt && \
+	mv -f $(RUN_TMP)/records.bin $(OUT)/ && \
 	( $(STITCH_REPORT) ) || status=1; exit $$status
 
 qemu-gdb: all
-	@echo "In another terminal: gdb -x .gdbinit -ex 'stitch-user $(RUN_INIT)' -ex 'target remote :1234'"
+	@echo "In another terminal: gdb -iex 'set auto-load local-gdbinit off' -x .gdbinit -ex 'stitch-user $(RUN_INIT)' -ex 'target remote :1234'"
 	tools/qemu-run --cpus $(CPUS) --cmdline "$(RUN_CMDLINE)" --gdb

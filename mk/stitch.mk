@@ -49,11 +49,15 @@ TEST_PREREQS += $(STITCH_TOOL)
 # whatever path its REC_MMAP carries.
 STITCH_RUN_SYMFS ?= $(USER_SYMFS)
 STITCH_REPORT_LINES ?= 40
+# IDLE=1: stitch --idle, the idle samples (pid 0 in the kernel's idle loop)
+# stay in report.txt, the folded stacks, the flame graph and speedscope.
+IDLE ?=
+STITCH_IDLE = $(if $(filter 1,$(IDLE)),--idle)
 
 # The commands are a variable so that `make run` runs them in its own
 # recipe (a $(MAKE) line would run even under make -n).
 STITCH_REPORT = summary=$$($(STITCH_TOOL) --symfs $(STITCH_RUN_SYMFS) --kernel $(KERNEL_ELF) \
-		-o $(OUT) $(OUT)/records.bin) || exit 1; \
+		$(STITCH_IDLE) -o $(OUT) $(OUT)/records.bin) || exit 1; \
 	head -n $(STITCH_REPORT_LINES) $(OUT)/report.txt; echo; echo "$$summary"
 
 .PHONY: stitch-report

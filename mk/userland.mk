@@ -121,14 +121,16 @@ USER_ROOT_FILES += $(addprefix $(USER_ROOT)/,$(USER_EXTRA_FILES))
 # The initrd's contents, by name relative to its root (the kernel looks up
 # "/bin/fib" as "bin/fib"). The list is rewritten only when it changes, so
 # that adding or dropping APP rebuilds the initrd and nothing else does.
+# It is written as the makefiles are read (as build/cmdline.txt is), not by
+# a rule that always runs: with one, make -n and make -q would always
+# claim that the initrd, the ESP and the ISO are to be made again.
 USER_INITRD_NAMES := bin $(addprefix bin/,$(USER_PROGRAMS)) $(if $(USER_APP),app $(USER_APP)) \
 	data $(addprefix data/,$(USER_DATA)) $(USER_EXTRA_DIRS) $(USER_EXTRA_FILES)
 USER_INITRD_LIST  := $(USER_OUT)/initrd.list
 
-$(USER_INITRD_LIST): FORCE
-	@mkdir -p $(@D)
-	@printf '%s\n' $(USER_INITRD_NAMES) > $@.tmp
-	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+$(shell mkdir -p $(USER_OUT); printf '%s\n' $(USER_INITRD_NAMES) > $(USER_INITRD_LIST).tmp; \
+	cmp -s $(USER_INITRD_LIST).tmp $(USER_INITRD_LIST) && rm $(USER_INITRD_LIST).tmp || \
+	mv $(USER_INITRD_LIST).tmp $(USER_INITRD_LIST))
 
 # The initrd holds the programs without DWARF (the ESP must stay small for
 # El Torito); $(USER_SYMFS) keeps the full ELFs, same build id, under the
@@ -179,7 +181,7 @@ $(USER_EXPECTED): $(addprefix $(USER_HOST)/bin/,demo $(USER_WORKLOADS)) $(USER_R
 	grep 'checksum=' $@.out | sort > $@
 	rm $@.out
 
-.PHONY: userland FORCE
+.PHONY: userland
 userland: $(INITRD) $(USER_ROOT_FILES) $(USER_EXPECTED)
 
 ALL_TARGETS  += $(INITRD) $(USER_ROOT_FILES) $(USER_EXPECTED)

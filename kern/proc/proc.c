@@ -382,6 +382,12 @@ static bool any_process(void)
 	return false;
 }
 
+/* The boot CPU's idle loop ends with the last process (sched_lock held). */
+static bool no_process(void)
+{
+	return !any_process();
+}
+
 int proc_run_init(const char *path, const char *args)
 {
 	static char buf[BOOT_CMDLINE_MAX];
@@ -397,16 +403,7 @@ int proc_run_init(const char *path, const char *args)
 	/* Killing and reaping happen in the processes' own exits (task_exit,
 	 * proc_finish_switch), not here: this loop runs only when no process
 	 * is runnable, which a CPU-bound one can prevent for ever. */
-	for (;;) {
-		irq_disable();
-		spin_lock(&sched_lock);
-		bool done = !any_process();
-		spin_unlock(&sched_lock);
-		if (done)
-			break;
-		if (!sched_run_next())
-			arch_wait_for_interrupt();
-	}
+	sched_idle_loop(no_process);
 	irq_enable();
 	int status = init_status;
 	kprintf("stitch: init (pid %d) exited with status %d\n", pid,

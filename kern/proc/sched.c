@@ -320,8 +320,21 @@ void sched_init_idle(void)
 void sched_idle_cpu(void)
 {
 	sched_init_idle();
+	sched_idle_loop(NULL);
+	panic("sched_idle_cpu: the idle loop ended");
+}
+
+__attribute__((noinline)) void sched_idle_loop(bool (*done)(void))
+{
 	for (;;) {
 		irq_disable();
+		if (done) {
+			spin_lock(&sched_lock);
+			bool stop = done();
+			spin_unlock(&sched_lock);
+			if (stop)
+				return;
+		}
 		if (!sched_run_next())
 			arch_wait_for_interrupt();
 	}

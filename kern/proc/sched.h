@@ -37,6 +37,12 @@ bool sched_migrate(void);
 void sched_init_idle(void);
 /* An AP's idle loop, after bring-up. */
 __attribute__((noreturn)) void sched_idle_cpu(void);
+/* The idle loop of every CPU (the idle task, pid 0): runs the queue's tasks
+ * here, halts while it is empty, until done() says to stop (checked under
+ * sched_lock, interrupts off; NULL: never). Returns with interrupts off.
+ * The host's stitch tells idle samples by this function on their kernel
+ * stack (docs/STITCH.md, "Idle samples"): keep its name, keep it out of line. */
+void sched_idle_loop(bool (*done)(void));
 
 /* The PIT tick (interrupt context): wakes timed sleepers, ends the time
  * slice when another task is waiting. */

@@ -1,7 +1,8 @@
 # The standard test run: two processes sampled the way the kernel would in
 # each mode, built from the capture programs' snapshots. `capture` is the
 # static program, `capture-dyn` the dynamic one whose workload lives in
-# /lib/libwork.so; pid 0 takes one idle sample in the kernel.
+# /lib/libwork.so; pid 0 takes one idle sample in the kernel (in sched_idle_loop,
+# the function by which stitch tells idle samples).
 #
 # For every snapshot, three samples: one NMI that hit user mode, and two
 # NMIs during one system call (they share one cookie: one kernel entry).
@@ -43,7 +44,7 @@ sub syscall_chain {
 	[kaddr('copy_to_user', 4), kaddr('sys_write', 5), kaddr('syscall_dispatch', 5),
 	 kaddr('syscall_entry', 5)]
 }
-sub idle_chain { [kaddr('idle_loop', 2), kaddr('kernel_main', 9)] }
+sub idle_chain { [kaddr('sched_idle_loop', 2), kaddr('kernel_main', 9)] }
 
 # The user part of a sample, as the kernel writes it in each mode.
 sub user_part {

@@ -13,11 +13,11 @@ NOINLINE void copy_to_user(void) { kernel_sink += 3; }
 NOINLINE void sys_write(void) { copy_to_user(); kernel_sink += 4; }
 NOINLINE void syscall_dispatch(void) { sys_write(); kernel_sink += 5; }
 NOINLINE void syscall_entry(void) { syscall_dispatch(); kernel_sink += 6; }
-NOINLINE void idle_loop(void) { for (;;) kernel_sink += 7; }
+NOINLINE void sched_idle_loop(void) { for (;;) kernel_sink += 7; }
 
 NOINLINE void kernel_main(void)
 {
 	do_nmi();
 	syscall_entry();
-	idle_loop();
+	sched_idle_loop();
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/perl
 # Test 03: what `make run` promises a user, each through a real `make run`
 # (its files go to a scratch OUT=).
-#   1. A bad MODE, HZ, CPUS, ICOUNT, APP, ARGS or RUN_INIT stops make at
+#   1. A bad MODE, HZ, CPUS, ICOUNT, IDLE, APP, ARGS or RUN_INIT stops make at
 #      once (before building or booting: within seconds, no OUT created),
 #      with one line naming the variable and what it takes, and a non-zero
 #      status; good values pass the same checks.
@@ -15,8 +15,17 @@
 #   5. MODE=fp on a program built without frame pointers (/bin/fib, the
 #      SDK's flags) warns and names the APP_CFLAGS that fix it; on the same
 #      program built with those flags (/bin/fib-fp, mk/bench.mk) it does not.
-# At the end the tree is rebuilt without APP (make), so that the initrd is
-# again what `make` builds.
+#   6. tools/strip-ansi drops the escape sequences OVMF sends (CSI, OSC,
+#      two-byte ones, a cut one) and nothing else.
+#   7. After the tree is rebuilt without APP (make, so that the initrd is
+#      again what `make` builds), a run through the firmware (OVMF, the
+#      ESP): out/console.txt has the firmware's and the kernel's lines and
+#      no escape sequence (build/run/console.txt keeps them); a second
+#      `make -n run` with the same variables makes nothing again (no
+#      initrd, ESP, ISO or run ESP); with another HZ only the run's ESP.
+#   8. The gdb command make qemu-gdb prints (and docs/DEBUGGING.md shows)
+#      starts gdb without auto-load's safe-path warning, .gdbinit read and
+#      stitch-user working; without its -iex the warning is there.
 use strict;
 use warnings;
 use FindBin;
@@ -54,6 +63,7 @@ my %bad = (
 	'CPUS=0'              => qr/make run: CPUS=0 is not a number of CPUs from 1 to 8/,
 	'CPUS=16'             => qr/make run: CPUS=16 is not a number of CPUs from 1 to 8/,
 	'ICOUNT=yes'          => qr/make run: ICOUNT=yes: 1 \(guest time counts instructions\) or 0/,
+	'IDLE=yes'            => qr/make run: IDLE=yes: 1 \(the idle samples stay in the profile\) or 0/,
 	'APP=does-not-exist.c' => qr/make run: APP=does-not-exist\.c: no such file/,
 	'APP=userland'        => qr/make run: APP=userland is a directory, not a C file/,
 	'APP=README.md'       => qr/make run: APP=README\.md is not a C file/,
@@ -74,6 +84,10 @@ for my $v (sort keys %bad) {
 	my $out = `make --no-print-directory -n @good[0..3] '$good[4]' '$good[5]' run 2>&1`;
 	ok($? == 0 && $out =~ /qemu-run --cpus 8 --direct --icount --cmdline "init=\/app\/fib init\.args=1,2 profile\.mode=validate profile\.hz=20000 profile\.summary=on"/,
 	   'good values pass the checks (make -n run: the boot they ask for)') or diag($out);
+	$out = `make --no-print-directory -n IDLE=1 run 2>&1`;
+	ok($? == 0 && $out =~ /stitch --symfs \S+ --kernel \S+ +--idle -o /, 'IDLE=1: stitch is given --idle') or diag($out);
+	$out = `make --no-print-directory -n run 2>&1`;
+	ok($? == 0 && $out =~ /stitch --symfs / && $out !~ /--idle/, '... and not without it') or diag($out);
 }
 
 # ---- 2. ICOUNT=1 repeats ----
@@ -134,8 +148,71 @@ for my $prog ('fib', 'fib-fp') {
 	}
 }
 
+# ---- 6. tools/strip-ansi ----
+{
+	my $in = "\e[2J\e[01;01H\e[=3hBdsDxe: loading\r\n\e[0;1;31mred\e[0m \e]0;title\a"
+		. "x \e(By \e7z\e8\n\xc3\xa9 tail\e[1";
+	my $pid = open(my $fh, '-|') // die "fork: $!";
+	if (!$pid) {
+		open(my $w, '|-', 'tools/strip-ansi') or die;
+		binmode $w;
+		print $w $in;
+		close($w);
+		exit($? >> 8);
+	}
+	binmode $fh;
+	local $/;
+	my $got = <$fh>;
+	close($fh);
+	is($got, "BdsDxe: loading\r\nred x y z\n\xc3\xa9 tail", 'tools/strip-ansi drops every escape sequence and nothing else');
+}
+
 # The initrd without /app/fib again.
 system('make -s >/dev/null 2>&1');
 is($?, 0, 'make rebuilds the tree without APP');
+
+# ---- 7. through the firmware: console.txt, nothing made twice ----
+{
+	my @fw = ('RUN_INIT=/bin/fib', 'ARGS=25', "OUT=$dir/fw");
+	my ($status, $out) = make_run(@fw);
+	ok($status == 0 && $out =~ /^make run: booting with: init=\/bin\/fib init\.args=25 /m,
+	   'make run through OVMF and the ESP passes') or diag($out);
+	my $con = slurp("$dir/fw/console.txt") // '';
+	ok($con =~ /^BdsDxe: loading/m && $con =~ /^Stitch kernel/m && $con !~ /\e/,
+	   'out/console.txt: the firmware\'s and the kernel\'s lines, no escape sequence');
+	like(slurp('build/run/console.txt') // '', qr/\e\[/, '... the raw console, escapes and all, stays in build/run/console.txt');
+	my $made = qr/^.*(?:cpio -o|mkfs\.fat|xorriso|mcopy|run-esp\.img\.tmp).*$/m;
+	my $again = `make --no-print-directory -n @fw run 2>&1`;
+	ok($? == 0 && $again =~ /qemu-run --cpus 1 --esp build\/run-esp\.img/ && $again !~ $made,
+	   'a second make -n run: nothing to make again, the same run ESP booted')
+		or diag($again =~ $made ? "would run: $&" : $again);
+	my $hz = `make --no-print-directory -n @fw HZ=500 run 2>&1`;
+	my @lines = $hz =~ /$made/g;
+	ok($? == 0 && @lines && !grep({ !/run-esp\.img\.tmp/ } @lines),
+	   'another HZ: only the run ESP is made again (a new command line), not the initrd, ESP or ISO')
+		or diag($hz);
+	`make --no-print-directory -n @fw run 2>&1`; # build/run-cmdline.txt as it was
+}
+
+# ---- 8. make qemu-gdb's gdb command ----
+SKIP: {
+	skip 'gdb is not installed (Debian package gdb)', 3 unless `which gdb 2>/dev/null`;
+	my $n = `make --no-print-directory -n qemu-gdb 2>&1`;
+	my ($cmd) = $n =~ /In another terminal: (gdb .*'target remote :1234')/;
+	open(my $d, '<', 'docs/DEBUGGING.md') or die "docs/DEBUGGING.md: $!";
+	my ($doc) = map { /^    (gdb .*)$/ ? $1 : () } <$d>;
+	ok(defined $cmd && defined $doc && $cmd eq $doc, 'make qemu-gdb prints the gdb command docs/DEBUGGING.md shows')
+		or diag("printed: " . ($cmd // $n) . "\ndocs: " . ($doc // 'none'));
+	$cmd //= '';
+	(my $local = $cmd) =~ s/ -ex 'target remote :1234'$/ -batch -ex 'info line kmain'/;
+	my $home = tempdir('home-XXXXXX', DIR => $dir);
+	my $got = `HOME=$home timeout 60 $local 2>&1`;
+	ok($got =~ /^add symbol table from file "build\/userland\/root\/bin\/demo"/m && $got =~ /^Line \d+ of "kern\/main\.c"/m
+	   && $got !~ /auto-load/, '... which starts gdb with .gdbinit read, stitch-user done, no auto-load warning')
+		or diag($got);
+	(my $bare = $local) =~ s/-iex '[^']*' //;
+	like(`HOME=$home timeout 60 $bare 2>&1`, qr/auto-loading has been declined by your `auto-load safe-path'/,
+	     '... (without its -iex, gdb warns)');
+}
 
 done_testing();

@@ -31,7 +31,7 @@
 # With STITCH_CPUS=N (tools/qemu-run) the test runs on CPU 0 and the other
 # CPUs idle: REC_STREAM says N CPUs, the busy-loop checks (chains, gap,
 # count, the full ring) hold for CPU 0's samples, and every sample of another
-# CPU is its idle loop (... sched_idle_cpu, ap_main, ap_entry), but with
+# CPU is its idle loop (... sched_idle_loop, sched_idle_cpu, ap_main, ap_entry), but with
 # the HPET (one for the machine, its NMI routed to CPU 0) they have none.
 # A third run at 20000 Hz with a 16 KiB ring: the ring fills during the
 # loop, the samples that do not fit are dropped, counted (samples_lost,

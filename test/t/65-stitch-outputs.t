@@ -23,8 +23,16 @@ ok(-s "$dir/$_", "$_ written") for qw(report.txt profile.folded flame.svg perf.d
 my @lines = split /\n/, $r->{folded};
 is(scalar(grep { !/^(.*)\s+?(\d+(?:\.\d*)?)$/ } @lines), 0, 'every folded line matches flamegraph.pl\'s pattern');
 is(scalar(grep { !/^(.*) (\d+)$/ } @lines), 0, '... and speedscope\'s');
+# The listing has every sample; the folded stacks leave out the idle one
+# (pid 0 with sched_idle_loop on its kernel chain), as the flame graph and
+# speedscope do without --idle.
+sub is_idle_sample {
+	my ($s) = @_;
+	return $s->{pid} == 0 && grep { $_->{name} eq 'sched_idle_loop' } @{$s->{frames}};
+}
+is(scalar(grep { is_idle_sample($_) } @{$r->{script}}), 1, 'the listing shows the idle sample');
 my %want;
-for my $s (@{$r->{script}}) {
+for my $s (grep { !is_idle_sample($_) } @{$r->{script}}) {
 	my @f = map { $_->{name} . ($_->{addr} && $_->{addr} >= 0xffffffff80000000 ? '_[k]' : '') }
 		reverse @{$s->{frames}};
 	$want{join ';', $s->{comm}, @f}++;
@@ -33,7 +41,7 @@ is_deeply(folded_of($r->{folded}), \%want,
 	  'one line per distinct stack: comm;root;...;leaf with _[k] on kernel frames, counts summed');
 my $sum = 0;
 $sum += $_ for values %{folded_of($r->{folded})};
-is($sum, 31, '... the counts add up to the 31 samples');
+is($sum, 30, '... the counts add up to the 31 samples less the idle one');
 
 # profile.speedscope.json: valid against speedscope's published schema,
 # and holding the same stacks.
@@ -68,8 +76,10 @@ PY
 my $rep = $r->{report};
 like($rep, qr/^# 31 samples: 30 with a deferred user stack, 30 stitched, 0 missing it; 20 deferred records/m,
      'report: summary line with the stitching counts');
-like($rep, qr/^== capture \(pid 2\): 15 samples, 48\.39% of all/m, 'report: a section per process');
-like($rep, qr/^== idle \(pid 0\): 1 samples/m, '... including the kernel-only one');
+like($rep, qr/^# 1 idle samples \(pid 0 in the kernel's idle loop\) left out of the processes below; stitch --idle keeps them$/m,
+     'report: one line counts the idle samples left out');
+like($rep, qr/^== capture \(pid 2\): 15 samples, 50\.00% of all/m, 'report: a section per process, shares of the samples shown');
+unlike($rep, qr/^== idle \(pid 0\)/m, '... none for the idle task');
 my ($cap) = $rep =~ /^== capture \(pid 2\)(.*?)^== capture-dyn/ms;
 my ($self) = $cap =~ /By self:\n.*?\n(.*?)\n\n/s;
 my @self = map { [split ' '] } split /\n/, $self;
@@ -167,6 +177,74 @@ is($r->{counters}{samples_stitched}, 30, 'report: and stitch\'s own counters');
 	my $cut = eval { decode_json($json) } // {};
 	ok(!$cut->{ended} && $cut->{stitch}{truncated} == 1 && $cut->{stitch}{missing_end} == 1,
 	   '... a cut stream: not ended, one truncated record, REC_END missing');
+}
+
+# Idle samples: pid 0 with sched_idle_loop on the kernel chain (the NMI in
+# the idle loop itself, or in an interrupt it took) are left out of
+# report.txt's processes, the folded stacks, the flame graph and
+# speedscope, and counted on one line; --idle keeps them; perf.data always
+# has them. A pid 0 sample elsewhere in the kernel (the boot thread's
+# work) and a process's sample are never idle, whatever their chain.
+{
+	my $ks = symbols(kernel_elf());
+	my @idle = (PERF_CONTEXT_KERNEL, $ks->{sched_idle_loop} + 2, $ks->{kernel_main} + 9);
+	my @irq = (PERF_CONTEXT_KERNEL, $ks->{nmi_handler} + 1, $ks->{do_nmi} + 5,
+		   $ks->{sched_idle_loop} + 2, $ks->{kernel_main} + 9);
+	my @boot = (PERF_CONTEXT_KERNEL, $ks->{copy_to_user} + 1, $ks->{kernel_main} + 9);
+	my $bytes = stream(rec_stream(ncpus => 4),
+		rec_mmap(pid => 0, start => $ks->{nmi_handler}, len => $ks->{kernel_main} + 0x40 - $ks->{nmi_handler},
+			 flags => MMAP_KERNEL, path => '/boot/kernel.elf'),
+		rec_comm(time => 1, pid => 5, name => 'busy'),
+		(map { rec_sample(time => 10 + $_, cpu => 1 + $_ % 3, pid => 0, ips => [@idle]) } 0 .. 5),
+		rec_sample(time => 20, cpu => 2, pid => 0, ips => [@irq]),
+		rec_sample(time => 21, cpu => 0, pid => 0, ips => [@boot]),
+		rec_sample(time => 22, cpu => 0, pid => 5, ips => [@idle]),
+		rec_sample(time => 23, cpu => 0, pid => 5, ips => [@boot]));
+	my $i = run_case($bytes, '--symfs', symfs());
+	my $f = folded_of($i->{folded});
+	is($i->{counters}{samples_idle}, 7, 'idle: 7 of 10 samples are idle (6 halted, 1 in an interrupt taken in the idle loop)');
+	is_deeply($f, { 'kernel;kernel_main_[k];copy_to_user_[k]' => 1,
+			'busy;kernel_main_[k];sched_idle_loop_[k]' => 1,
+			'busy;kernel_main_[k];copy_to_user_[k]' => 1 },
+		  '... the folded stacks leave them out; pid 0 elsewhere and a process in that function stay');
+	like($i->{summary}, qr/^stitch: 7 idle samples \(pid 0 in the kernel's idle loop\) left out of report\.txt's processes, profile\.folded, flame\.svg and speedscope; --idle keeps them/m,
+	     '... stitch -o says on one line how many it left out');
+	like($i->{report}, qr/^# 7 idle samples .* left out/m, '... and so does report.txt');
+	like($i->{report}, qr/^== busy \(pid 5\): 2 samples, 66\.67% of all/m, '... whose shares are of the 3 samples shown');
+	like($i->{report}, qr/^== kernel \(pid 0\): 1 samples, 33\.33% of all/m, '... pid 0 keeps its one sample outside the idle loop');
+	my $svg = read_file("$i->{dir}/out/flame.svg");
+	like($svg, qr/Stitch profile: 3 samples \(7 idle left out\)/, '... the flame graph has 3 samples and says 7 were left out');
+	my @titles = $svg =~ /<title>([^<]*)<\/title>/g;
+	is_deeply([grep { /^(kernel|busy|all) / } @titles],
+		  ['all (3 samples, 100.00%)', 'busy (2 samples, 66.67%)', 'kernel (1 samples, 33.33%)'],
+		  '... in which pid 0 has a third of the width');
+	my $ss = read_file("$i->{dir}/out/profile.speedscope.json");
+	my @weights = $ss =~ /"name":"kernel \(pid 0\)".*?"weights":\[([\d,]*)\]/s;
+	is(scalar(split /,/, $weights[0] // ''), 1, '... speedscope: pid 0 has its one sample');
+	is_deeply([run_stitch('--symfs', symfs(), '--stats', '-', "$i->{dir}/records.bin")]->[0], 0, '... (--stats runs)');
+	# perf.data: the raw data, every sample.
+	SKIP: {
+		skip 'perf is not installed', 1 unless `which perf 2>/dev/null`;
+		my $n = () = `perf script -i $i->{dir}/out/perf.data -F pid 2>/dev/null` =~ /^\s*\d+\s*$/mg;
+		is($n, 10, '... perf.data holds all 10 samples');
+	}
+
+	my $k = run_case($bytes, '--symfs', symfs(), '--idle');
+	my $kf = folded_of($k->{folded});
+	is($kf->{'kernel;kernel_main_[k];sched_idle_loop_[k]'}, 6, '--idle: the idle samples are back in the folded stacks');
+	is($kf->{'kernel;kernel_main_[k];sched_idle_loop_[k];do_nmi_[k];nmi_handler_[k]'}, 1, '... with the interrupt taken while idle');
+	like($k->{report}, qr/^== kernel \(pid 0\): 8 samples, 80\.00% of all/m, '... and in report.txt');
+	ok($k->{summary} !~ /idle samples/ && $k->{report} !~ /^# \d+ idle samples/m, '... with no line about idle samples left out');
+	like(read_file("$k->{dir}/out/flame.svg"), qr/Stitch profile: 10 samples</, '... the flame graph has all 10');
+	is($k->{counters}{samples_idle}, 7, '... the counter still counts them');
+
+	# Without the kernel's symbols no frame is named sched_idle_loop:
+	# nothing is taken for idle.
+	my $n = run_case($bytes);
+	is($n->{counters}{samples_idle}, 0, 'no kernel symbols: no sample is idle');
+	my $sum = 0;
+	$sum += $_ for values %{folded_of($n->{folded})};
+	is($sum, 10, '... and all 10 are in the folded stacks');
 }
 
 # records.bin: a copy that redoes the run.

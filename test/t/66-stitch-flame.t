@@ -28,11 +28,14 @@ sub chromium {
 	return `timeout 120 $chromium @flags --user-data-dir=$profile @args 2>/dev/null`;
 }
 
-# The graph's own numbers: one <g> per tree node, the root spanning all 31.
+# The graph's own numbers: one <g> per tree node, the root spanning the 30
+# samples of the two programs (the run's 31 less pid 0's idle one, which
+# stitch leaves out without --idle).
 my @frames = $text =~ /<g data-x="\d+" data-w="(\d+)" data-d="\d+" data-n="[^"]*"><title>[^<]* \((\d+) samples, [\d.]+%\)<\/title>/g;
 ok(@frames > 40, 'every frame has its sample count and share in a <title>');
-like($text, qr/<g data-x="0" data-w="31" data-d="0" data-n="all"><title>all \(31 samples, 100.00%\)<\/title>/,
-     'the root frame spans all 31 samples');
+like($text, qr/<g data-x="0" data-w="30" data-d="0" data-n="all"><title>all \(30 samples, 100.00%\)<\/title>/,
+     'the root frame spans the 30 samples that are not idle');
+like($text, qr/>Stitch profile: 30 samples \(1 idle left out\)</, '... and the title says one idle sample was left out');
 unlike($text, qr/(?:src|href)=["']?(?:https?:|\/\/)/, 'self-contained: no external references');
 
 # Rendered: a PNG, exactly the SVG's size, whose pixels are not all background.
@@ -45,8 +48,24 @@ ok(keys %colours >= 10, 'the screenshot is not blank: ' . scalar(keys %colours) 
 my ($bg) = sort { $colours{$b} <=> $colours{$a} } keys %colours;
 my $inked = 0;
 $inked += $colours{$_} for grep { $_ ne $bg } keys %colours;
-# The frames alone cover 31 samples x 9 levels or so of 15-pixel rows.
+# The frames alone cover 30 samples x 9 levels or so of 15-pixel rows.
 ok($inked > $w * 15 * 7, "... $inked of its ${\ ($w * $h)} pixels drawn over the background");
+
+# The command docs/STITCH.md gives to render the graph without a screen
+# runs as it is (as root too: chromium then wants --no-sandbox), from the
+# directory holding out/, with a HOME of its own (chromium's profile).
+{
+	open(my $doc, '<', 'docs/STITCH.md') or die "docs/STITCH.md: $!";
+	my ($cmd) = map { /^\s+(chromium --headless .*)$/ ? $1 : () } <$doc>;
+	ok(defined $cmd && $cmd =~ /--no-sandbox/ && $cmd =~ /--screenshot=out\/flame\.png/,
+	   'docs/STITCH.md gives a chromium command with --no-sandbox that writes out/flame.png')
+		or diag($cmd // 'no such command');
+	my $home = tmpdir();
+	unlink "$r->{dir}/out/flame.png";
+	system('sh', '-c', "cd '$r->{dir}' && HOME='$home' timeout 120 $cmd >/dev/null 2>&1");
+	my %c = -s "$r->{dir}/out/flame.png" ? png_colours("$r->{dir}/out/flame.png") : ();
+	ok(keys %c >= 10, '... which renders the graph (' . scalar(keys %c) . ' colours)');
+}
 
 # Interaction: hover the first "checksum" frame, then click it.
 (my $probe = $text) =~ s{</svg>}{<script><![CDATA[
@@ -66,7 +85,7 @@ write_file("$r->{dir}/probe.svg", $probe);
 my $dom = chromium($r->{dir}, '--dump-dom', "file://$r->{dir}/probe.svg");
 unlike($dom, qr/parsererror/, 'the SVG parses as XML');
 my ($hover, $width, $shown, $unzoom) = $dom =~ /data-probe="([^|]*)\|([^|]*)\|([^|]*)\|([^"]*)"/;
-is($hover, 'checksum (3 samples, 9.68%)', 'hover shows the name and its share');
+is($hover, 'checksum (3 samples, 10.00%)', 'hover shows the name and its share (of the 30)');
 cmp_ok($width, '>', 1100, 'click zooms the frame to the full width');
 is($shown, 12, '... leaving only its 5 ancestors, itself and its 6 descendants');
 is($unzoom, '', '... and offers "Reset zoom"');

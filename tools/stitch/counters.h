@@ -31,6 +31,7 @@
 	X(samples_deferred,   "samples whose callchain ends with USER_DEFERRED") \
 	X(samples_stitched,   "samples given the user callchain of their deferred record") \
 	X(samples_missing,    "samples whose deferred record never arrived") \
+	X(samples_idle,       "idle samples (pid 0 in sched_idle_loop): out of the profile without --idle") \
 	X(deferred,           "deferred callchain records") \
 	X(deferred_duplicate, "deferred records repeating a (tid, cookie, consumer) already seen") \
 	X(deferred_orphan,    "deferred records that no sample asked for") \

@@ -153,7 +153,10 @@ void write_flame(FILE *f, const struct run *r)
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" fill=\"#f4f4ee\"/>\n",
 		WIDTH, height);
 	fprintf(f, "<text x=\"%d\" y=\"24\" text-anchor=\"middle\" style=\"font-size:17px\">"
-		"Stitch profile: %" PRIu64 " samples</text>\n", WIDTH / 2, root->total);
+		"Stitch profile: %" PRIu64 " samples", WIDTH / 2, root->total);
+	if (idle_left_out(r))
+		fprintf(f, " (%" PRIu64 " idle left out)", idle_left_out(r));
+	fputs("</text>\n", f);
 	fprintf(f, "<text id=\"unzoom\" x=\"%d\" y=\"24\" style=\"display:none\" "
 		"onclick=\"unzoom()\">Reset zoom</text>\n", PAD);
 	fprintf(f, "<text id=\"search\" x=\"%d\" y=\"24\" text-anchor=\"end\" "

@@ -31,6 +31,9 @@ static const char usage[] =
 	"                  samples are not printed then (-o still writes its files)\n"
 	"  --records-json FILE  write every record, parsed, as JSON to FILE (- for\n"
 	"                  standard output) and do nothing else\n"
+	"  --idle          keep the idle samples (pid 0 in the kernel's idle loop) in\n"
+	"                  report.txt, profile.folded, flame.svg and speedscope (by\n"
+	"                  default they are counted and left out; perf.data has them)\n"
 	"exit status: 0 done, 1 an output could not be written, 2 bad usage or\n"
 	"unreadable input, 3 the stream was damaged (what could be read was used)\n";
 
@@ -42,6 +45,7 @@ int main(int argc, char **argv)
 		{ "no-stitch", no_argument, NULL, 'n' },
 		{ "stats", required_argument, NULL, 'S' },
 		{ "records-json", required_argument, NULL, 'J' },
+		{ "idle", no_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -55,6 +59,7 @@ int main(int argc, char **argv)
 		case 'n': o.no_stitch = 1; break;
 		case 'S': o.stats = optarg; break;
 		case 'J': o.records_json = optarg; break;
+		case 'i': o.idle = 1; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: fputs(usage, stderr); return EXIT_USAGE;
 		}

@@ -17,6 +17,7 @@ struct run {
 	struct stitch *st;
 	struct counters *c;
 	const char *records_path; /* the input, for the record of how to redo */
+	int keep_idle;            /* --idle: idle samples stay in the profile */
 };
 
 /* script.c: samples as perf script prints them, stitched or as recorded. */
@@ -47,5 +48,10 @@ const char *event_name(const struct sample_rec *s);
 const char *stack_comm(const struct stack *k);
 /* Only cpu-clock samples make up the profile; syscall samples are counted apart. */
 int in_profile(const struct stack *k);
+/* What report.txt's sections, the folded stacks, the flame graph and
+ * speedscope show: the profile, less the idle samples unless --idle. */
+int in_view(const struct run *r, const struct stack *k);
+/* How many idle samples the view leaves out (0 with --idle). */
+uint64_t idle_left_out(const struct run *r);
 
 #endif

@@ -58,7 +58,7 @@ static size_t build_profiles(const struct run *r, struct proc_profile **out)
 	size_t cap = 0;
 	for (size_t i = 0; i < r->st->n; i++) {
 		const struct stack *k = &r->st->v[i];
-		if (!in_profile(k))
+		if (!in_view(r, k))
 			continue;
 		struct proc_profile *pp = profile_of(&v, &n, k->proc);
 		uint32_t nf = stack_frames(k, r->sy, &fr, &cap);
@@ -256,6 +256,9 @@ void write_report(FILE *f, const struct run *r)
 		" duplicate, %" PRIu64 " orphan); %" PRIu64 " records lost\n",
 		c->samples, c->samples_deferred, c->samples_stitched, c->samples_missing,
 		c->deferred, c->deferred_duplicate, c->deferred_orphan, c->lost);
+	if (idle_left_out(r))
+		fprintf(f, "# %" PRIu64 " idle samples (pid 0 in the kernel's idle loop) left out of the "
+			"processes below; stitch --idle keeps them\n", idle_left_out(r));
 	char damage[256];
 	if (counters_damage(c, damage, sizeof damage))
 		fprintf(f, "# WARNING: damaged stream (%s); what could be read was used, "

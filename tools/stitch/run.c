@@ -148,6 +148,10 @@ static int write_outputs(const struct options *o, const struct run *r,
 		fprintf(o->out, "WARNING: damaged stream (%s), what could be read was used; ", damage);
 	fprintf(o->out, "wrote %s/{report.txt,profile.folded,flame.svg,"
 		"perf.data,records.bin,profile.speedscope.json}\n", o->outdir);
+	if (idle_left_out(r))
+		fprintf(o->out, "stitch: %" PRIu64 " idle samples (pid 0 in the kernel's idle loop) left "
+			"out of report.txt's processes, profile.folded, flame.svg and speedscope; "
+			"--idle keeps them (perf.data has them)\n", idle_left_out(r));
 	validate_verdict(o->out, r);
 	fp_warning(o->out, r);
 	perf_hint(o, r);
@@ -166,7 +170,7 @@ int run_stitch(const struct options *o, const uint8_t *buf, size_t len,
 	stream_parse(&s, buf, len, c);
 	procs_build(&procs, &s);
 	symbols_init(&sy, &procs, o->symfs, o->kernel, c);
-	struct run r = { &s, &procs, &sy, &st, c, o->input ? o->input : "-" };
+	struct run r = { &s, &procs, &sy, &st, c, o->input ? o->input : "-", o->idle };
 
 	if (o->records_json) {
 		err |= write_path(o->records_json, write_records_json, &r);

@@ -16,6 +16,7 @@ struct options {
 	int no_stitch;      /* --no-stitch: list the records as they came */
 	const char *stats;  /* --stats: write the run's numbers as JSON there */
 	const char *records_json; /* --records-json: every record as JSON there */
+	int idle;           /* --idle: keep the idle samples in the profile */
 	FILE *out;          /* listings and the summary go here */
 };
 

@@ -30,6 +30,16 @@ int in_profile(const struct stack *k)
 	return k->s->event == SAMPLE_EVENT_CPU_CLOCK;
 }
 
+int in_view(const struct run *r, const struct stack *k)
+{
+	return in_profile(k) && (r->keep_idle || !k->idle);
+}
+
+uint64_t idle_left_out(const struct run *r)
+{
+	return r->keep_idle ? 0 : r->c->samples_idle;
+}
+
 static void print_head(FILE *f, const struct run *r, const char *comm, uint32_t pid,
 		       uint32_t tid, uint32_t cpu, uint64_t time)
 {

@@ -44,7 +44,7 @@ static void profile(FILE *f, const struct run *r, struct proc *p, struct frames 
 	fputs(",\"unit\":\"nanoseconds\",\"startValue\":0,\"samples\":[", f);
 	for (size_t i = 0; i < r->st->n; i++) {
 		const struct stack *k = &r->st->v[i];
-		if (k->proc != p || !in_profile(k))
+		if (k->proc != p || !in_view(r, k))
 			continue;
 		uint32_t n = stack_frames(k, r->sy, buf, cap);
 		fputs(first ? "[" : ",[", f);
@@ -57,7 +57,7 @@ static void profile(FILE *f, const struct run *r, struct proc *p, struct frames 
 	first = 1;
 	for (size_t i = 0; i < r->st->n; i++) {
 		const struct stack *k = &r->st->v[i];
-		if (k->proc != p || !in_profile(k))
+		if (k->proc != p || !in_view(r, k))
 			continue;
 		fprintf(f, "%s%" PRIu64, first ? "" : ",", k->s->period);
 		first = 0;
@@ -69,7 +69,7 @@ static void profile(FILE *f, const struct run *r, struct proc *p, struct frames 
 static int has_samples(const struct run *r, const struct proc *p)
 {
 	for (size_t i = 0; i < r->st->n; i++)
-		if (r->st->v[i].proc == p && in_profile(&r->st->v[i]))
+		if (r->st->v[i].proc == p && in_view(r, &r->st->v[i]))
 			return 1;
 	return 0;
 }

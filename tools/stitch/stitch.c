@@ -177,6 +177,21 @@ static void ip_only(struct stack *k, struct counters *c)
 	}
 }
 
+/* An idle sample: pid 0, kernel only, IDLE_FUNCTION on the kernel chain.
+ * Without the kernel's symbols no frame has that name: nothing is idle. */
+static int stack_is_idle(const struct stack *k, struct symbols *sy)
+{
+	if (k->s->event != SAMPLE_EVENT_CPU_CLOCK || k->s->pid != 0 || k->nu ||
+	    k->user != USER_NONE)
+		return 0;
+	for (uint32_t i = 0; i < k->nk; i++) {
+		const struct frame *f = symbols_frame(sy, k->proc, k->kips[i], 1, i > 0);
+		if (f->known && !strcmp(f->name, IDLE_FUNCTION))
+			return 1;
+	}
+	return 0;
+}
+
 void stitch_run(struct stitch *st, const struct stream *s, struct procs *procs,
 		struct symbols *sy, struct counters *c)
 {
@@ -216,6 +231,10 @@ void stitch_run(struct stitch *st, const struct stream *s, struct procs *procs,
 			from_copy(k, sy, max, c);
 		if (!k->nk && !k->nu && k->user != USER_MISSING)
 			ip_only(k, c);
+	}
+	for (size_t i = 0; i < st->n; i++) {
+		st->v[i].idle = stack_is_idle(&st->v[i], sy);
+		c->samples_idle += st->v[i].idle;
 	}
 	for (size_t i = 0; i < nall; i++)
 		c->deferred_orphan += !all[i].used && all[i].d->cookie;

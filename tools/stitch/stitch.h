@@ -36,12 +36,22 @@ struct stack {
 	int validated;          /* validate: both chains were there */
 	int agree;              /* ... and they were identical */
 	int cut;                /* the user part stopped at the frame bound */
+	int idle;               /* an idle sample (stack_is_idle) */
 };
 
 struct stitch {
 	struct stack *v;        /* one per sample, stream order */
 	size_t n;
 };
+
+/*
+ * The kernel function whose frame marks an idle sample: every CPU's idle
+ * task (pid 0) runs its idle loop in it (kern/proc/sched.c), halted or
+ * looking for a task. A sample is idle when it is a cpu-clock sample of
+ * pid 0 without a user part whose kernel chain holds this function, the
+ * interrupts the CPU took while idle included (docs/STITCH.md).
+ */
+#define IDLE_FUNCTION "sched_idle_loop"
 
 void stitch_run(struct stitch *st, const struct stream *s, struct procs *procs,
 		struct symbols *sy, struct counters *c);

@@ -48,7 +48,7 @@ struct node *tree_build(const struct run *r)
 	size_t cap = 0;
 	for (size_t i = 0; i < r->st->n; i++) {
 		const struct stack *k = &r->st->v[i];
-		if (!in_profile(k))
+		if (!in_view(r, k))
 			continue;
 		uint32_t n = stack_frames(k, r->sy, &fr, &cap);
 		struct node *at = child(root, symbols_intern(r->sy, stack_comm(k)), 0);
