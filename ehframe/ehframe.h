@@ -126,6 +126,9 @@ struct eh_table {
 	uint8_t field_size;  /* bytes of one field: an entry is two */
 	uint64_t table;      /* .eh_frame_hdr offset of the table */
 	uint64_t count;      /* table entries */
+	/* NULL, or what eh_index_build wrote (ehframe/index.c): lookups
+	 * (eh_find_rule) go through it and write to it. */
+	struct eh_index *index;
 };
 
 /* A CIE: what its FDEs and the interpreter need. */
@@ -193,9 +196,37 @@ int eh_fde_next(const struct eh_table *t, uint64_t *off, struct eh_fde *fde);
 int eh_rule_at(const struct eh_table *t, const struct eh_fde *fde, uint64_t pc,
 	       struct sf_rule *rule, uint64_t *row, uint32_t *budget);
 
-/* eh_fde_find then eh_rule_at. */
+/* eh_fde_find then eh_rule_at; through t->index when there is one (the
+ * same answers, and the same instruction budget spent). */
 int eh_find_rule(const struct eh_table *t, uint64_t pc, struct sf_rule *rule,
 		 uint32_t *budget);
+
+/*
+ * An index of a table (ehframe/index.c), in the caller's memory (8-byte
+ * aligned, eh_index_size(t) bytes): every entry's initial location and
+ * FDE offset, read once by the build, which checks them (sorted, each
+ * FDE inside .eh_frame); then, as lookups land on them, each FDE's
+ * parsed facts (its range, where its instructions are) and each CIE's
+ * (its fields, and the row its initial instructions leave), at most
+ * EH_INDEX_CIES of them. A lookup then finds the entry in ordinary
+ * memory, reads that one entry again from .eh_frame_hdr (a table
+ * rewritten since is looked up as without the index), and interprets
+ * only the FDE's instructions up to pc, every read still checked
+ * against the section. The budget is charged the CIE's instructions as
+ * if they ran, so that an answer is the one eh_find_rule gives without
+ * the index (the bytes a lookup no longer reads are not charged). A
+ * snapshot, like SFrame's FDE index: an FDE or CIE changed in place
+ * after a lookup kept it is not read again. Lookups write to the index:
+ * one at a time per table.
+ *
+ * eh_index_build sets t->index, or fails (the table is then searched as
+ * it is): EH_E_INVAL (no table, no entry, too big for 32-bit offsets,
+ * size short, mem misaligned), EH_E_HDR_UNSORTED, EH_E_HDR_FDE_ADDR, or
+ * a read's error. The build reads 2 * count fields of the table.
+ */
+#define EH_INDEX_CIES 4
+uint64_t eh_index_size(const struct eh_table *t);
+int eh_index_build(struct eh_table *t, void *mem, uint64_t size);
 
 /* A short English name for an error code. */
 const char *eh_strerror(int err);

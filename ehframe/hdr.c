@@ -94,7 +94,7 @@ int eh_open(struct eh_table *t, const struct eh_src *hdr, const struct eh_src *f
 }
 
 /* Entry i: its initial location, and the FDE's offset in .eh_frame. */
-static int entry(const struct eh_table *t, uint64_t i, uint64_t *loc, uint64_t *fde_off)
+int eh_hdr_entry(const struct eh_table *t, uint64_t i, uint64_t *loc, uint64_t *fde_off)
 {
 	uint64_t at = t->table + i * 2u * t->field_size;
 	struct eh_cur c = eh_cur(&t->hdr, at, at + 2u * t->field_size, EH_E_HDR_TABLE_SIZE);
@@ -114,7 +114,7 @@ static int entry(const struct eh_table *t, uint64_t i, uint64_t *loc, uint64_t *
 static int entry_fde(const struct eh_table *t, uint64_t i, struct eh_fde *fde)
 {
 	uint64_t loc, off;
-	int err = entry(t, i, &loc, &off);
+	int err = eh_hdr_entry(t, i, &loc, &off);
 
 	if (err || (err = eh_fde_at(t, off, fde)))
 		return err;
@@ -155,7 +155,7 @@ static int search(const struct eh_table *t, uint64_t pc, uint64_t *found)
 
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
-		if ((err = entry(t, mid, &loc, NULL)))
+		if ((err = eh_hdr_entry(t, mid, &loc, NULL)))
 			return err;
 		if (loc < lo_loc || loc > hi_loc)
 			return EH_E_HDR_UNSORTED;

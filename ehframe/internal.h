@@ -125,4 +125,51 @@ int eh_run(const struct eh_table *t, const struct eh_cie *cie, uint64_t insns,
 	   uint64_t end, const struct eh_row *init, uint64_t *loc, uint64_t loc_end,
 	   uint64_t pc, struct eh_row *row, uint32_t *budget);
 
+/* The row at pc of an FDE whose CIE left init: the FDE's instructions
+ * [insns, insns_end) from start towards pc, translated (rule.c). */
+int eh_rule_from(const struct eh_table *t, const struct eh_cie *cie, const struct eh_row *init,
+		 uint64_t start, uint64_t size, uint64_t insns, uint64_t insns_end,
+		 uint64_t pc, struct sf_rule *rule, uint64_t *row_start, uint32_t *budget);
+
+/* A CIE an index keeps: its fields, the row its initial instructions
+ * leave and how many instructions that took (charged to each lookup). */
+struct eh_kept_cie {
+	struct eh_cie cie;
+	struct eh_row init;
+	uint32_t insns_run;
+};
+
+/* An FDE an index keeps (read: false until a lookup first reads it
+ * well): offsets in .eh_frame, which eh_index_build bounds to 32 bits. */
+struct eh_kept_fde {
+	uint64_t size;       /* the function's length */
+	uint32_t off;        /* the FDE (the table entry's) */
+	uint32_t insns, insns_end;
+	uint8_t cie;         /* its CIE: kept_cie[cie] */
+	bool read;
+};
+
+/* The index (ehframe.h, eh_index_build): n entries, their initial
+ * locations increasing, then the FDEs kept, one per entry. */
+struct eh_index {
+	uint32_t n;
+	uint32_t ncies;
+	struct eh_kept_cie cies[EH_INDEX_CIES];
+	uint64_t loc[];
+};
+
+static inline struct eh_kept_fde *eh_index_fdes(const struct eh_index *x)
+{
+	return (struct eh_kept_fde *)(uintptr_t)(x->loc + x->n);
+}
+
+/* Table entry i: its initial location, and its FDE's .eh_frame offset
+ * (checked inside .eh_frame) unless fde_off is NULL (hdr.c). */
+int eh_hdr_entry(const struct eh_table *t, uint64_t i, uint64_t *loc, uint64_t *fde_off);
+
+/* The lookup through t->index (index.c): EH_E_END when the index cannot
+ * answer (the table changed under it): look up as without it. */
+int eh_index_find_rule(const struct eh_table *t, uint64_t pc, struct sf_rule *rule,
+		       uint32_t *budget);
+
 #endif /* STITCH_EHFRAME_INTERNAL_H */

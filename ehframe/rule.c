@@ -55,11 +55,26 @@ static int translate(const struct eh_row *row, bool signal, struct sf_rule *rule
 	return where_of(&row->col[1], &rule->fp);
 }
 
+int eh_rule_from(const struct eh_table *t, const struct eh_cie *cie, const struct eh_row *init,
+		 uint64_t start, uint64_t size, uint64_t insns, uint64_t insns_end,
+		 uint64_t pc, struct sf_rule *rule, uint64_t *row_start, uint32_t *budget)
+{
+	struct eh_row row = *init;
+	uint64_t loc = start;
+	int err = eh_run(t, cie, insns, insns_end, init, &loc, start + size, pc, &row, budget);
+
+	if (err)
+		return err;
+	if (row_start)
+		*row_start = loc;
+	return translate(&row, cie->signal, rule);
+}
+
 int eh_rule_at(const struct eh_table *t, const struct eh_fde *fde, uint64_t pc,
 	       struct sf_rule *rule, uint64_t *row_start, uint32_t *budget)
 {
 	const struct eh_cie *cie;
-	struct eh_row init = { .cfa_how = EH_CFA_NONE }, row;
+	struct eh_row init = { .cfa_how = EH_CFA_NONE };
 	uint64_t loc;
 	int err;
 
@@ -73,20 +88,19 @@ int eh_rule_at(const struct eh_table *t, const struct eh_fde *fde, uint64_t pc,
 	if ((err = eh_run(t, cie, cie->insns, cie->insns_end, NULL, &loc, end, pc,
 			  &init, budget)))
 		return err;
-	row = init;
-	if ((err = eh_run(t, cie, fde->insns, fde->insns_end, &init, &loc, end, pc,
-			  &row, budget)))
-		return err;
-	if (row_start)
-		*row_start = loc;
-	return translate(&row, cie->signal, rule);
+	return eh_rule_from(t, cie, &init, fde->start, fde->size, fde->insns, fde->insns_end,
+			    pc, rule, row_start, budget);
 }
 
 int eh_find_rule(const struct eh_table *t, uint64_t pc, struct sf_rule *rule,
 		 uint32_t *budget)
 {
 	struct eh_fde fde;
-	int err = eh_fde_find(t, pc, &fde);
+	int err;
 
+	if (t && t->index && rule && budget &&
+	    (err = eh_index_find_rule(t, pc, rule, budget)) != EH_E_END)
+		return err;
+	err = eh_fde_find(t, pc, &fde);
 	return err ? err : eh_rule_at(t, &fde, pc, rule, NULL, budget);
 }

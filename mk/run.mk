@@ -21,7 +21,7 @@ RUN_CMDLINE = $(strip init=$(RUN_INIT) $(RUN_ARGS) profile.mode=$(MODE) profile.
 # What make run and qemu-gdb were given is checked here, before anything
 # is built or booted: one line saying what is wrong, and make stops with
 # status 2. The kernel checks its command line again (kern/profile/profile.c).
-RUN_MODES := sframe fp fp-deferred stack-copy guess validate eh-frame none
+RUN_MODES := sframe fp fp-deferred stack-copy guess validate eh-frame validate-eh none
 # $(call run_uint,VALUE,MIN,MAX): y if VALUE is one decimal number in
 # [MIN, MAX] (the shell compares only what is known to be digits).
 run_digitless = $(strip $(foreach d,0 1 2 3 4 5 6 7 8 9,$(eval run_x := $(subst $(d),,$(run_x))))$(run_x))

@@ -53,6 +53,7 @@ enum rec_mode {
 	MODE_GUESS       = 5, /* scan the user stack for text addresses, deferred */
 	MODE_VALIDATE    = 6, /* MODE_SFRAME and MODE_STACK_COPY in one sample */
 	MODE_EH_FRAME    = 7, /* deferred .eh_frame unwind */
+	MODE_VALIDATE_EH = 8, /* MODE_EH_FRAME and MODE_STACK_COPY in one sample */
 };
 
 struct rec_stream {

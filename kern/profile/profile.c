@@ -19,7 +19,7 @@ static const char *const mode_names[] = {
 	[MODE_NONE] = "none", [MODE_SFRAME] = "sframe", [MODE_FP] = "fp",
 	[MODE_FP_DEFERRED] = "fp-deferred", [MODE_STACK_COPY] = "stack-copy",
 	[MODE_GUESS] = "guess", [MODE_VALIDATE] = "validate",
-	[MODE_EH_FRAME] = "eh-frame",
+	[MODE_EH_FRAME] = "eh-frame", [MODE_VALIDATE_EH] = "validate-eh",
 };
 
 static bool sampling;
@@ -45,7 +45,7 @@ bool profile_parse(struct profile_config *c)
 	c->mode = MODE_SFRAME;
 	if (mode && !parse_mode(mode, &c->mode)) {
 		kprintf("profile: unknown profile.mode=%s (none sframe fp fp-deferred "
-			"stack-copy guess validate eh-frame); using none\n", mode);
+			"stack-copy guess validate eh-frame validate-eh); using none\n", mode);
 		c->mode = MODE_NONE;
 		ok = false;
 	}

@@ -2,7 +2,7 @@
  * The profiler's switches and life cycle.
  *
  * Kernel command line:
- *   profile.mode=none|sframe|fp|fp-deferred|stack-copy|guess|validate|eh-frame
+ *   profile.mode=none|sframe|fp|fp-deferred|stack-copy|guess|validate|eh-frame|validate-eh
  *                        (enum rec_mode; default sframe). none: no
  *                        sampling NMIs, the record stream is still written
  *                        (the benchmarks' baseline).

@@ -9,6 +9,7 @@
  *   stack-copy                   PERF_CONTEXT_USER + the ip, and a struct
  *                                rec_stack_copy for the host to unwind
  *   validate                     sframe and stack-copy in one sample
+ *   validate-eh                  eh-frame and stack-copy in one sample
  *
  * NMI context: nothing here faults, sleeps, locks or allocates. (The
  * system-call tracer's samples ask for their own unwind: kern/profile/strace.c.)
@@ -80,7 +81,7 @@ static enum unwind_method method_of(uint32_t mode)
 {
 	return mode == MODE_FP_DEFERRED ? UNWIND_METHOD_FP :
 	       mode == MODE_GUESS       ? UNWIND_METHOD_GUESS :
-	       mode == MODE_EH_FRAME    ? UNWIND_METHOD_EH_FRAME :
+	       mode == MODE_EH_FRAME || mode == MODE_VALIDATE_EH ? UNWIND_METHOD_EH_FRAME :
 					  UNWIND_METHOD_SFRAME;
 }
 
@@ -209,6 +210,7 @@ void sample_user_callchain(struct sample_ctx *ctx)
 		read_user_now(ctx, t);
 		break;
 	case MODE_VALIDATE:
+	case MODE_VALIDATE_EH:
 		defer_sampler(ctx, t);
 		read_user_now(ctx, t);
 		break;

@@ -64,6 +64,8 @@
 	X(EHFRAME_REFUSED, "ehframe_refused", SUM) /* registrations refused, any reason */ \
 	X(EHFRAME_REMOVED, "ehframe_removed", SUM) /* unregistered */         \
 	X(EHFRAME_LOOKUPS, "ehframe_lookups", SUM) /* lookups in an .eh_frame section */ \
+	X(EHFRAME_INDEXED, "ehframe_indexed", SUM) /* sections whose index was built */ \
+	X(EHFRAME_INDEX_LOOKUPS, "ehframe_index_lookups", SUM) /* ... lookups through it */ \
 	X(EHFRAME_UNSUPPORTED, "ehframe_unsupported", SUM) /* valid, not followed: stop no-info */ \
 	X(EHFRAME_DROPPED, "ehframe_dropped", SUM) /* bad at use; by reason: */ \
 	X(EHFRAME_BAD_FAULT, "ehframe_bad_fault", SUM) /* a read faulted */   \

@@ -8,7 +8,8 @@
 
 /* The switches (docs/DEFERRED.md): sframe.validate runs the full
  * validation when a section is first opened; unwind.rule_cache=0 turns
- * the pc -> rule cache off, unwind.fde_index=0 the sections' FDE index. */
+ * the pc -> rule cache off, unwind.fde_index=0 the sections' FDE index
+ * (SFrame's and .eh_frame's). */
 static bool validate_all;
 static bool rule_cache_on = true;
 static bool fde_index_on = true;
@@ -221,6 +222,39 @@ static int open_eh(struct sframe_section *s, uint64_t *read_left)
 	return eh_open(&s->eh, &hdr, &frame);
 }
 
+/*
+ * An opened .eh_frame section's index (eh_index_build, ehframe/index.c),
+ * built at its first use into kernel memory the section owns, as SFrame's
+ * FDE index is (index_section): the table's entries read once, then each
+ * FDE and CIE a lookup reads kept (the CIE with the row its initial
+ * instructions leave), so that a lookup searches kernel memory, reads its
+ * table entry again and runs only the FDE's instructions up to pc. The
+ * answers are those of the lookup without it (test 28 holds the two
+ * against each other at every pc of every program; test 59 the chains).
+ * Built with no read budget (at most FDE_INDEX_MAX entries: 16 KiB of
+ * table); a table that does not read well, or is not sorted, or a
+ * section too big, or no memory: no index, and the lookups search the
+ * table as they did (and find what is wrong with it themselves).
+ */
+static void index_eh(struct sframe_section *s)
+{
+	struct eh_table *t = &s->eh;
+	if (!fde_index_on || t->count == 0 || t->count > FDE_INDEX_MAX)
+		return;
+	uint64_t size = eh_index_size(t);
+	arch_user_access_end();
+	void *mem = kmalloc(size);
+	arch_user_access_begin();
+	if (!mem)
+		return;
+	t->hdr.read_left = t->frame.read_left = NULL;
+	if (eh_index_build(t, mem, size)) {
+		kfree(mem);
+		return;
+	}
+	stat_inc(STAT_EHFRAME_INDEXED);
+}
+
 /* The .eh_frame section covering pc: the last one used first. */
 static struct sframe_section *eh_section_for(struct sframe_walk *w, uint64_t pc)
 {
@@ -268,10 +302,14 @@ int ehframe_lookup_slow(struct sframe_walk *w, uint64_t pc)
 		uint32_t insns = w->budget;
 		uint64_t left = (uint64_t)w->budget * EH_BYTES_PER_UNIT, start = left;
 		int e = EH_OK;
-		if (!s->checked && !(e = open_eh(s, &left)))
+		if (!s->checked && !(e = open_eh(s, &left))) {
 			s->checked = true;
+			index_eh(s);
+		}
 		if (!e) {
 			s->eh.hdr.read_left = s->eh.frame.read_left = &left;
+			if (s->eh.index)
+				stat_inc(STAT_EHFRAME_INDEX_LOOKUPS);
 			e = eh_find_rule(&s->eh, pc, &w->rule, &insns);
 		}
 		uint64_t spent = (w->budget - insns) +

@@ -195,8 +195,8 @@ int sframe_register(struct uvm *mm, uint64_t sframe, uint64_t len,
 }
 
 /* Unlinks and frees the section registered for text_start, with the FDE
- * index a lookup built at its first use (kern/unwind/sframe_lookup.c), if
- * any: 0 or -EINVAL. */
+ * index (SFrame's, or .eh_frame's) a lookup built at its first use
+ * (kern/unwind/sframe_lookup.c), if any: 0 or -EINVAL. */
 static int remove_section(struct uvm *mm, int kind, uint64_t text_start)
 {
 	for (struct sframe_section **pp = list_of(mm, kind); *pp; pp = &(*pp)->next) {
@@ -208,6 +208,7 @@ static int remove_section(struct uvm *mm, int kind, uint64_t text_start)
 				mm->sframe_last = NULL;
 			mm->sframe_gen++;
 			kfree((void *)s->table.fde_index);
+			kfree(s->eh.index);
 			kfree(s);
 			return 0;
 		}

@@ -18,7 +18,7 @@ SAMPLER, TRACER = 0, 1
 EVENT_CPU_CLOCK, EVENT_SYSCALL = 0, 1
 SAMPLE_USER, SAMPLE_STACK_COPY = 1, 2
 MODES = ['none', 'sframe', 'fp', 'fp-deferred', 'stack-copy', 'guess',
-         'validate', 'eh-frame']
+         'validate', 'eh-frame', 'validate-eh']
 ROOT = 'build/userland/root'
 KERNEL = 'build/kernel/kernel.elf'
 

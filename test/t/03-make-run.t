@@ -11,7 +11,8 @@
 #      stand-in qemu-system-x86_64 first in PATH) exits non-zero, says so,
 #      and leaves the previous run's files in OUT byte for byte.
 #   4. MODE=validate ends with "validate: N of N samples agree", N the
-#      numbers of report.txt's validate section.
+#      numbers of report.txt's validate section; MODE=validate-eh likewise
+#      (the deferred .eh_frame chain against libdw's).
 #   5. MODE=fp on a program built without frame pointers (/bin/fib, the
 #      SDK's flags) warns and names the APP_CFLAGS that fix it; on the same
 #      program built with those flags (/bin/fib-fp, mk/bench.mk) it does not.
@@ -57,7 +58,7 @@ sub make_run {
 
 # ---- 1. bad variables ----
 my %bad = (
-	'MODE=bogus'          => qr/^mk\/run\.mk:\d+: \*\*\* make run: MODE=bogus is no mode: one of sframe fp fp-deferred stack-copy guess validate eh-frame none\.  Stop\.$/,
+	'MODE=bogus'          => qr/^mk\/run\.mk:\d+: \*\*\* make run: MODE=bogus is no mode: one of sframe fp fp-deferred stack-copy guess validate eh-frame validate-eh none\.  Stop\.$/,
 	'HZ=999999'           => qr/^mk\/run\.mk:\d+: \*\*\* make run: HZ=999999 is not a number of samples per second from 100 to 20000\.  Stop\.$/,
 	'HZ=1e3'              => qr/make run: HZ=1e3 is not a number/,
 	'CPUS=0'              => qr/make run: CPUS=0 is not a number of CPUs from 1 to 8/,
@@ -122,13 +123,13 @@ ok(($samples // 0) > 0, 'the stream has samples (' . ($samples // 0) . ')');
 		or diag("changed: @changed");
 }
 
-# ---- 4. MODE=validate says its verdict ----
-{
-	my ($status, $out) = make_run('ICOUNT=1', 'RUN_INIT=/bin/fib', 'ARGS=30', 'MODE=validate', "OUT=$dir/v");
-	my ($agree, $of) = $out =~ /^validate: (\d+) of (\d+) samples agree \(/m;
-	my ($ragree, $rof) = (slurp("$dir/v/report.txt") // '') =~ /^  agree on (\d+) of (\d+) samples/m;
+# ---- 4. MODE=validate and MODE=validate-eh say their verdict ----
+for my $mode ('validate', 'validate-eh') {
+	my ($status, $out) = make_run('ICOUNT=1', 'RUN_INIT=/bin/fib', 'ARGS=30', "MODE=$mode", "OUT=$dir/$mode");
+	my ($agree, $of) = $out =~ /^\Q$mode\E: (\d+) of (\d+) samples agree \(/m;
+	my ($ragree, $rof) = (slurp("$dir/$mode/report.txt") // '') =~ /^  agree on (\d+) of (\d+) samples/m;
 	ok($status == 0 && defined $agree && $of > 0 && $agree == $of,
-	   'MODE=validate ends with "validate: ' . ($agree // '?') . ' of ' . ($of // '?') . ' samples agree"')
+	   "MODE=$mode ends with \"$mode: " . ($agree // '?') . ' of ' . ($of // '?') . ' samples agree"')
 		or diag($out);
 	ok(defined $ragree && $ragree == ($agree // -1) && $rof == ($of // -1), '... the numbers of report.txt');
 }

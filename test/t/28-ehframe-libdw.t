@@ -6,7 +6,9 @@
 # in the guest's lib/, the SFrame tests' linked inputs and checked-in
 # fixtures, and a hand-written CFI fixture (test/ehframe/cfi.S); the only
 # pcs allowed to differ are those whose rule is a DWARF expression, which
-# the library refuses by name. Then the same rule struct from both
+# the library refuses by name. Through the table's index (eh_index_build)
+# every program's lookups give the same answers and budget as without it
+# (`ehframe check` looks each pc up both ways). Then the same rule struct from both
 # formats: `ehframe lookup` and `sframe lookup` agree at every pc of each
 # program's .text. Then what the tool says of damaged input, and the tool
 # under ASan and UBSan.
@@ -27,6 +29,7 @@ sub counts {
 		$line =~ /: (table|no \.eh_frame_hdr), (\d+) FDEs, (\d+) pcs: (\d+) agree, (\d+) differ, (\d+) libdw-no-answer/
 		or return undef;
 	$c{refused}{$2} += $1 while $line =~ /, (\d+) ours-\w+ \(([^)]+)\)/g;
+	@c{qw(index_same index_differ)} = $line =~ /; index: (\d+) same, (\d+) differ$/;
 	return \%c;
 }
 
@@ -39,17 +42,24 @@ sub check {
 
 # --- every user program: 100 % agreement, through the search table --------
 my @progs = grep { -f $_ } glob('build/userland/root/bin/*');
-my ($pcs, $bad) = (0, 0);
-my @bad;
+my ($pcs, $bad, $indexed) = (0, 0, 0);
+my (@bad, @xbad);
 for my $p (@progs) {
 	my ($c, $status, $out) = check($p);
 	my $good = $c && $status == 0 && $c->{table} eq 'table' && $c->{pcs} > 1000 &&
 		$c->{agree} == $c->{pcs} && !$c->{refused};
 	push @bad, $out unless $good;
+	# Through the index (eh_index_build): every pc, and the pc before and
+	# past each function, the same answer and budget left as without it.
+	push @xbad, $out unless $c && defined $c->{index_differ} && $c->{index_differ} == 0 &&
+		$c->{index_same} == $c->{pcs} + 2 * $c->{fdes};
 	$pcs += $c->{pcs} if $c;
+	$indexed += $c->{index_same} // 0;
 }
 ok(@progs >= 20 && !@bad, scalar(@progs) . " user programs: every one has .eh_frame_hdr, " .
    "and all $pcs pcs agree with libdw") or diag(@bad);
+ok(@progs >= 20 && !@xbad, "... and the table's index changes no answer: $indexed lookups " .
+   "through it give the same rule or error and leave the same budget") or diag(@xbad);
 
 # --- fixtures: all agree but the pcs of expression rules -------------------
 my $expr = 'CFA, RA or rbp given by a DWARF expression';

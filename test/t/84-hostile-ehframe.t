@@ -15,7 +15,9 @@
 #   - the nops cost more than unwind.budget: those unwinds ended budget,
 #     the section was kept;
 #   - version 2 was refused at registration (ehframe_refused 1), the seven
-#     others and the loader's registered (8).
+#     others and the loader's registered (8);
+#   - the six with a sorted table were indexed (ehframe_indexed 6) and all
+#     their lookups went through the index, which hid none of the damage.
 import os
 import sys
 import tempfile
@@ -53,4 +55,14 @@ tap('ehbad: version refused' in console and st.get('ehframe_refused') == 1 and
     st.get('ehframe_registered') == 8,
     'version 2 refused at registration (ehframe_refused %d), 8 registered'
     % st.get('ehframe_refused', -1))
+# The index (unwind.fde_index, on by default) hides no damage: the six
+# sections whose table is sorted got one at their first use, every lookup
+# in them went through it (all but the one that found 'unsorted'), and
+# each was still dropped for what is wrong with it above, 'rewritten' too
+# (its table entry changed after the index was built: read again).
+tap(st.get('ehframe_indexed') == 6 and
+    st.get('ehframe_index_lookups') == st.get('ehframe_lookups', 0) - 1,
+    'the index: %d sections indexed, %d of %d lookups through it'
+    % (st.get('ehframe_indexed', -1), st.get('ehframe_index_lookups', -1),
+       st.get('ehframe_lookups', -1)))
 done()

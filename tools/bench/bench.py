@@ -36,7 +36,7 @@ import metrics  # noqa: E402
 import output  # noqa: E402
 
 ALL_MODES = ["none", "fp", "fp-deferred", "sframe", "stack-copy", "guess", "validate",
-             "eh-frame"]
+             "eh-frame", "validate-eh"]
 UNWIND_MODES = ["fp", "fp-deferred", "sframe", "stack-copy", "guess"]
 # Frames kept by a deferred unwind: above chain 256's 259 user frames.
 FRAMES = 512

@@ -9,7 +9,8 @@ cannot give is None, and the tables print "-".
 """
 
 # What each mode must put in the stream for its numbers to mean anything.
-DEFERRED_MODES = ("sframe", "fp-deferred", "guess", "validate", "eh-frame")
+DEFERRED_MODES = ("sframe", "fp-deferred", "guess", "validate", "eh-frame", "validate-eh")
+VALIDATE_MODES = ("validate", "validate-eh")
 
 
 def mode_status(mode, s):
@@ -25,9 +26,9 @@ def mode_status(mode, s):
         return "no samples in the stream"
     if mode in DEFERRED_MODES and st["deferred"] == 0:
         return "no deferred user callchains in the stream (not implemented by this kernel)"
-    if mode in ("stack-copy", "validate") and st["stack_copies"] == 0:
+    if mode in ("stack-copy",) + VALIDATE_MODES and st["stack_copies"] == 0:
         return "no stack copies in the stream (not implemented by this kernel)"
-    if mode == "validate" and st["validate_samples"] == 0:
+    if mode in VALIDATE_MODES and st["validate_samples"] == 0:
         return "no sample carries both a deferred chain and a stack copy"
     if mode == "fp" and parts["inline"] <= st["samples_ip_only"]:
         return "no user callchain in the samples (not implemented by this kernel)"

@@ -23,6 +23,7 @@
 
 struct counts {
 	uint64_t fdes, pcs, agree, differ, libdw_none;
+	uint64_t index_same, index_differ; /* through the index: answer, budget */
 	uint64_t ours[EH_E_NERR];   /* our errors, by code */
 };
 
@@ -150,13 +151,42 @@ static int our_rule(const struct eh_table *t, const struct eh_fde *fde, uint64_t
 	return eh_rule_at(t, fde, pc, r, NULL, &budget);
 }
 
-static void check_pc(const char *path, const struct eh_table *t, Dwarf_CFI *cfi,
-		     const struct eh_fde *fde, uint64_t pc, struct counts *c)
+/* The same lookup through the table's index (eh_index_build): the same
+ * error or rule, and the same instruction budget left. */
+static void check_index(const char *path, const struct eh_table *t, const struct eh_table *xt,
+			uint64_t pc, struct counts *c)
+{
+	struct sf_rule a, b;
+	uint32_t ba = EHFRAME_BUDGET, bb = EHFRAME_BUDGET;
+	int ea = eh_find_rule(t, pc, &a, &ba);
+	int eb = eh_find_rule(xt, pc, &b, &bb);
+
+	if (ea == eb && ba == bb && (ea || same_rule(&a, &b))) {
+		c->index_same++;
+	} else if (c->index_differ++ < SHOW_DIFFS) {
+		char sa[128], sb[128];
+		if (ea)
+			snprintf(sa, sizeof sa, "%s", eh_strerror(ea));
+		else
+			rule_str(&a, sa, sizeof sa);
+		if (eb)
+			snprintf(sb, sizeof sb, "%s", eh_strerror(eb));
+		else
+			rule_str(&b, sb, sizeof sb);
+		printf("%s: INDEX DIFFERS at 0x%" PRIx64 ": %s (budget left %" PRIu32
+		       "), indexed %s (%" PRIu32 ")\n", path, pc, sa, ba, sb, bb);
+	}
+}
+
+static void check_pc(const char *path, const struct eh_table *t, const struct eh_table *xt,
+		     Dwarf_CFI *cfi, const struct eh_fde *fde, uint64_t pc, struct counts *c)
 {
 	struct sf_rule ours, theirs;
 	int err = our_rule(t, fde, pc, &ours);
 	int found = libdw_rule(cfi, pc, &theirs);
 
+	if (xt)
+		check_index(path, t, xt, pc, c);
 	c->pcs++;
 	if (found == 0) {
 		c->libdw_none++;
@@ -186,10 +216,13 @@ static bool report(const char *path, const struct eh_table *t, const struct coun
 		       unsupported(e) ? "unsupported" : "error", eh_strerror(e));
 		damaged |= !unsupported(e);
 	}
+	if (t->has_table)
+		printf("; index: %" PRIu64 " same, %" PRIu64 " differ", c->index_same,
+		       c->index_differ);
 	printf("\n");
 	if (walk_err != EH_E_END)
 		printf("%s: DAMAGED: .eh_frame walk stopped: %s\n", path, eh_strerror(walk_err));
-	return !damaged && c->differ == 0;
+	return !damaged && c->differ == 0 && c->index_differ == 0;
 }
 
 static bool check_file(const char *path)
@@ -211,13 +244,32 @@ static bool check_file(const char *path)
 		input_close(&in);
 		return false;
 	}
+	/* A second table with an index, looked up at every pc after the
+	 * first (which fills it as the pcs come). */
+	struct eh_table xt = t;
+	void *mem = NULL;
+	if (t.has_table && t.count) {
+		mem = malloc(eh_index_size(&t));
+		if (!mem || (err = eh_index_build(&xt, mem, eh_index_size(&t)))) {
+			printf("%s: DAMAGED: index: %s\n", path, mem ? eh_strerror(err) : "no memory");
+			free(mem);
+			input_close(&in);
+			return false;
+		}
+	}
 	Dwarf_CFI *cfi = dwarf_getcfi_elf(in.elf);
 	while ((err = eh_fde_next(&t, &off, &fde)) == EH_OK) {
 		c.fdes++;
 		for (uint64_t pc = fde.start; pc - fde.start < fde.size; pc++)
-			check_pc(path, &t, cfi, &fde, pc, &c);
+			check_pc(path, &t, mem ? &xt : NULL, cfi, &fde, pc, &c);
+		/* Also the pcs just outside: before the function, past its end. */
+		if (mem) {
+			check_index(path, &t, &xt, fde.start - 1, &c);
+			check_index(path, &t, &xt, fde.start + fde.size, &c);
+		}
 	}
 	bool ok = report(path, &t, &c, err);
+	free(mem);
 	if (cfi)
 		dwarf_cfi_end(cfi);
 	input_close(&in);

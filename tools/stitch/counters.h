@@ -40,7 +40,7 @@
 	X(stack_copies,       "samples carrying a user stack copy") \
 	X(stack_unwound,      "stack copies unwound by libdw") \
 	X(stack_unwind_failed,"stack copies libdw could not unwind past the first frame") \
-	X(validate_samples,   "validate: samples with both an SFrame chain and a stack copy") \
+	X(validate_samples,   "validate: samples with both a deferred chain and a stack copy") \
 	X(validate_agree,     "validate: samples where both chains are identical") \
 	X(validate_disagree,  "validate: samples where the chains differ") \
 	X(perf_too_long,      "samples too deep for a perf.data record, left out of perf.data") \

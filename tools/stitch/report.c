@@ -180,10 +180,10 @@ static void syscalls(FILE *f, const struct run *r)
 	hmap_free(&seen, NULL);
 }
 
-static void chain_line(FILE *f, const struct run *r, const char *what, struct proc *p,
-		       const uint64_t *ips, uint32_t n)
+static void chain_line(FILE *f, const struct run *r, const char *what, int width,
+		       struct proc *p, const uint64_t *ips, uint32_t n)
 {
-	fprintf(f, "    %-7s", what);
+	fprintf(f, "    %-*s", width, what);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct frame *fr = symbols_frame(r->sy, p, ips[i], 0, i > 0);
 		fprintf(f, "%s%s", i ? " <- " : " ", fr->known ? fr->name : "");
@@ -198,8 +198,13 @@ static void validation(FILE *f, const struct run *r)
 	const struct counters *c = r->c;
 	if (!c->validate_samples)
 		return;
-	fprintf(f, "\n== validate: the deferred SFrame chain and libdw's chain from the stack copy ==\n"
+	/* validate-eh compares the deferred .eh_frame chain. */
+	bool eh = r->stream->head.mode == MODE_VALIDATE_EH;
+	const char *ours = eh ? "eh-frame:" : "sframe:";
+	int width = eh ? 9 : 7;
+	fprintf(f, "\n== %s: the deferred %s chain and libdw's chain from the stack copy ==\n"
 		"  agree on %" PRIu64 " of %" PRIu64 " samples (%.2f%%), differ on %" PRIu64 "\n",
+		mode_name(r->stream->head.mode), eh ? ".eh_frame" : "SFrame",
 		c->validate_agree, c->validate_samples,
 		pct(c->validate_agree, c->validate_samples), c->validate_disagree);
 	uint64_t shown = 0;
@@ -216,8 +221,8 @@ static void validation(FILE *f, const struct run *r)
 			d++;
 		fprintf(f, "  %s pid %u tid %u time %" PRIu64 " ns: first difference at frame %u\n",
 			stack_comm(k), k->s->pid, k->s->tid, time_ns(r, k->s->time), d);
-		chain_line(f, r, "sframe:", k->proc, k->uips, k->nu);
-		chain_line(f, r, "libdw:", k->proc, k->copy_ips, k->ncopy);
+		chain_line(f, r, ours, width, k->proc, k->uips, k->nu);
+		chain_line(f, r, "libdw:", width, k->proc, k->copy_ips, k->ncopy);
 	}
 }
 

@@ -82,10 +82,13 @@ static void perf_hint(const struct options *o, const struct run *r)
 static void validate_verdict(FILE *f, const struct run *r)
 {
 	const struct counters *c = r->c;
-	if (r->stream->head.mode != MODE_VALIDATE && !c->validate_samples)
+	uint32_t mode = r->stream->head.mode;
+	if (mode != MODE_VALIDATE && mode != MODE_VALIDATE_EH && !c->validate_samples)
 		return;
-	fprintf(f, "validate: %" PRIu64 " of %" PRIu64 " samples agree (the deferred SFrame "
-		"chain and libdw's from the stack copy", c->validate_agree, c->validate_samples);
+	fprintf(f, "%s: %" PRIu64 " of %" PRIu64 " samples agree (the deferred %s "
+		"chain and libdw's from the stack copy",
+		mode == MODE_VALIDATE_EH ? "validate-eh" : "validate", c->validate_agree,
+		c->validate_samples, mode == MODE_VALIDATE_EH ? ".eh_frame" : "SFrame");
 	if (c->validate_disagree)
 		fprintf(f, "; report.txt lists those that differ");
 	fprintf(f, ")\n");

@@ -361,7 +361,7 @@ const char *mode_name(uint32_t mode)
 		[MODE_NONE] = "none", [MODE_SFRAME] = "sframe", [MODE_FP] = "fp",
 		[MODE_FP_DEFERRED] = "fp-deferred", [MODE_STACK_COPY] = "stack-copy",
 		[MODE_GUESS] = "guess", [MODE_VALIDATE] = "validate",
-		[MODE_EH_FRAME] = "eh-frame",
+		[MODE_EH_FRAME] = "eh-frame", [MODE_VALIDATE_EH] = "validate-eh",
 	};
 	return mode < sizeof names / sizeof names[0] ? names[mode] : "unknown";
 }
