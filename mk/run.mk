@@ -2,6 +2,11 @@
 # on, and show the profile. make qemu-gdb: the same boot, waiting for gdb.
 # ARGS="a b c": init's arguments (the kernel's init.args=a,b,c; so no
 # commas or spaces inside one).
+# DEMO=real: boot /bin/bsuite with the real workloads (zlib, libiberty's
+# demangler: docs/USERLAND.md "Real workloads") and the arguments make
+# bench's "real" part gives them: the one list, tools/bench/real-suite.txt,
+# which bench.py reads too. The fp modes run their frame-pointer builds
+# (/bin/zreal-fp...), as the bench does. DEMO=demo (default): /bin/demo.
 
 # gdb for make qemu-gdb, and for test 12 (docs/DEBUGGING.md).
 ifneq ($(filter test qemu-gdb,$(MAKECMDGOALS)),)
@@ -13,9 +18,18 @@ HZ   ?= 1000
 CPUS ?= 1
 ICOUNT ?=
 RUN_INIT ?= /bin/demo
+DEMO ?= demo
+RUN_DEMOS := demo real
 run_comma := ,
 run_space := $(subst ,, )
-RUN_ARGS = $(if $(strip $(ARGS)),init.args=$(subst $(run_space),$(run_comma),$(strip $(ARGS))))
+# bsuite's arguments: each line of the list one word, ':' between a
+# program's path and its arguments (init.args splits at ',').
+RUN_REAL_SUITE := tools/bench/real-suite.txt
+RUN_REAL_ARGS = $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' -e 's/^[[:space:]]*//' \
+	-e 's/[[:space:]]*$$//' $(if $(filter fp fp-deferred,$(MODE)),-e 's/^[^[:space:]]*/&-fp/') \
+	-e 's/[[:space:]][[:space:]]*/:/g' $(RUN_REAL_SUITE))
+RUN_ARGV = $(if $(filter real,$(DEMO)),$(RUN_REAL_ARGS),$(ARGS))
+RUN_ARGS = $(if $(strip $(RUN_ARGV)),init.args=$(subst $(run_space),$(run_comma),$(strip $(RUN_ARGV))))
 RUN_CMDLINE = $(strip init=$(RUN_INIT) $(RUN_ARGS) profile.mode=$(MODE) profile.hz=$(HZ))
 
 # What make run and qemu-gdb were given is checked here, before anything
@@ -64,6 +78,14 @@ $(error make run: ARGS="$(ARGS)": no commas (they separate init.args); arguments
 endif
 ifneq ($(word 32,$(ARGS)),)
 $(error make run: ARGS: $(words $(ARGS)) arguments, init takes at most 31)
+endif
+ifneq ($(filter-out $(RUN_DEMOS),$(DEMO))$(filter-out 1,$(words $(DEMO))),)
+$(error make run: DEMO=$(DEMO): demo (/bin/demo) or real (the real workloads, as make bench runs them))
+endif
+ifeq ($(DEMO),real)
+ifneq ($(APP)$(ARGS)$(filter command line,$(origin RUN_INIT)),)
+$(error make run: DEMO=real boots /bin/bsuite with the real workloads' arguments: no APP, ARGS or RUN_INIT with it)
+endif
 endif
 ifeq ($(filter /%,$(RUN_INIT)),)
 $(error make run: RUN_INIT=$(RUN_INIT): the path of a program in the initrd, /bin/demo for example)

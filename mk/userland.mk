@@ -89,7 +89,7 @@ $(shell mkdir -p $(USER_OUT); [ "$$(cat $(USER_APP_FLAGS) 2>/dev/null)" = '$(USE
 $(USER_ROOT)/$(USER_APP): $(USER_APP_FLAGS)
 RUN_INIT := /$(USER_APP)
 else
-RUN_INIT := /bin/demo
+RUN_INIT := $(if $(filter real,$(DEMO)),/bin/bsuite,/bin/demo)
 endif
 
 # Data files the workloads and tests read.

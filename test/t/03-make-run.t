@@ -1,10 +1,13 @@
 #!/usr/bin/perl
 # Test 03: what `make run` promises a user, each through a real `make run`
 # (its files go to a scratch OUT=).
-#   1. A bad MODE, HZ, CPUS, ICOUNT, IDLE, APP, ARGS or RUN_INIT stops make at
-#      once (before building or booting: within seconds, no OUT created),
-#      with one line naming the variable and what it takes, and a non-zero
-#      status; good values pass the same checks.
+#   1. A bad MODE, HZ, CPUS, ICOUNT, IDLE, APP, ARGS, RUN_INIT or DEMO stops
+#      make at once (before building or booting: within seconds, no OUT
+#      created), with one line naming the variable and what it takes, and a
+#      non-zero status; good values pass the same checks. DEMO=real boots
+#      /bin/bsuite with the real workloads as bench.py's REAL_SUITE lists
+#      them (tools/bench/real-suite.txt), the -fp builds in mode fp (make -n);
+#      one real ICOUNT=1 run of it (a few seconds) profiles both programs.
 #   2. ICOUNT=1: two runs of the same APP (a small program) write
 #      byte-identical records.bin (and the run wrote its profile).
 #   3. A run that produced no record stream (here QEMU itself fails: a
@@ -36,7 +39,7 @@ use Time::HiRes qw(time);
 use Test::More;
 
 my $dir = tempdir('make-run-XXXXXX', TMPDIR => 1, CLEANUP => 1);
-delete @ENV{qw(MAKEFLAGS MAKELEVEL MFLAGS MODE HZ CPUS ICOUNT APP APP_CFLAGS ARGS RUN_INIT)};
+delete @ENV{qw(MAKEFLAGS MAKELEVEL MFLAGS MODE HZ CPUS ICOUNT IDLE APP APP_CFLAGS ARGS RUN_INIT DEMO)};
 $ENV{LC_ALL} = 'C';
 
 sub slurp { my ($p) = @_; open(my $f, '<:raw', $p) or return undef; local $/; scalar <$f> }
@@ -70,10 +73,12 @@ my %bad = (
 	'APP=README.md'       => qr/make run: APP=README\.md is not a C file/,
 	'ARGS=a,b'            => qr/make run: ARGS="a,b": no commas/,
 	'RUN_INIT=fib'        => qr/make run: RUN_INIT=fib: the path of a program in the initrd/,
+	'DEMO=bogus'          => qr/^mk\/run\.mk:\d+: \*\*\* make run: DEMO=bogus: demo \(\/bin\/demo\) or real \(the real workloads, as make bench runs them\)\.  Stop\.$/,
+	'DEMO=real ARGS=1'    => qr/make run: DEMO=real boots \/bin\/bsuite with the real workloads' arguments: no APP, ARGS or RUN_INIT with it/,
 );
 for my $v (sort keys %bad) {
 	my $out_dir = "$dir/never";
-	my ($status, $out, $secs) = make_run($v, "OUT=$out_dir");
+	my ($status, $out, $secs) = make_run(split(' ', $v), "OUT=$out_dir");
 	my @lines = grep { length } split /\n/, $out;
 	ok($status != 0 && @lines == 1 && $lines[0] =~ $bad{$v} && $secs < 20 && !-e $out_dir,
 	   sprintf('make run %s: stops with one line and status %d in %.1f s, nothing booted', $v, $status, $secs))
@@ -89,6 +94,24 @@ for my $v (sort keys %bad) {
 	ok($? == 0 && $out =~ /stitch --symfs \S+ --kernel \S+ +--idle -o /, 'IDLE=1: stitch is given --idle') or diag($out);
 	$out = `make --no-print-directory -n run 2>&1`;
 	ok($? == 0 && $out =~ /stitch --symfs / && $out !~ /--idle/, '... and not without it') or diag($out);
+	# DEMO=real: bench.py's REAL_SUITE, the same file read.
+	my $suite = `python3 -c 'import sys; sys.argv = ["bench"]; sys.path.insert(0, "tools/bench"); import bench; print(",".join(":".join(p) for p in bench.REAL_SUITE))'`;
+	chomp $suite;
+	$out = `make --no-print-directory -n ICOUNT=1 DEMO=real run 2>&1`;
+	ok($? == 0 && $suite =~ /^\/bin\/zreal.*,\/bin\/dmreal/
+	   && $out =~ /--cmdline "init=\/bin\/bsuite init\.args=\Q$suite\E profile\.mode=sframe /,
+	   "DEMO=real boots /bin/bsuite with the bench's real suite ($suite)") or diag($out);
+	(my $fp = $suite) =~ s/(^|,)([^:,]+)/$1$2-fp/g;
+	$out = `make --no-print-directory -n ICOUNT=1 DEMO=real MODE=fp run 2>&1`;
+	ok($? == 0 && $out =~ /--cmdline "init=\/bin\/bsuite init\.args=\Q$fp\E profile\.mode=fp /,
+	   "... in mode fp their frame-pointer builds ($fp)") or diag($out);
+}
+{
+	my ($status, $out) = make_run('ICOUNT=1', 'DEMO=real', "OUT=$dir/real");
+	my $report = slurp("$dir/real/report.txt") // '';
+	ok($status == 0 && $out =~ /^make run: booting directly under QEMU -icount with: init=\/bin\/bsuite init\.args=\/bin\/zreal,\/bin\/dmreal:/m
+	   && $report =~ /^== zreal \(pid \d+\): [1-9]\d* samples/m && $report =~ /^== dmreal \(pid \d+\): [1-9]\d* samples/m,
+	   'make run ICOUNT=1 DEMO=real passes, and its profile has zreal\'s and dmreal\'s samples') or diag($out);
 }
 
 # ---- 2. ICOUNT=1 repeats ----

@@ -65,11 +65,15 @@ SUITE = [
 
 # The second suite, "real": third-party code on real inputs (mk/binutils.mk,
 # docs/USERLAND.md "Real workloads"): zlib deflating and inflating newlib's
-# libm.a, libiberty's demangler on libstdc++'s 5 864 mangled names.
-REAL_SUITE = [
-    ["/bin/zreal"],
-    ["/bin/dmreal", "/data/real-cxxsyms.txt", "2"],
-]
+# libm.a, libiberty's demangler on libstdc++'s 5 864 mangled names. The
+# list is tools/bench/real-suite.txt, which make run DEMO=real reads too.
+def read_suite(path):
+    """A suite file: one program a line, its path and arguments; '#' starts a comment."""
+    with open(path) as f:
+        return [words for words in (line.split("#", 1)[0].split() for line in f) if words]
+
+
+REAL_SUITE = read_suite(os.path.join(os.path.dirname(os.path.abspath(__file__)), "real-suite.txt"))
 
 CONFIGS = {
     # make bench
