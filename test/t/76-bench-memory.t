@@ -15,11 +15,16 @@
 #    memory), rep strings are charged by bytes (each demand-zero memset one
 #    4 KiB rep execution; stack-copy's memcpy in the NMI moves at least the
 #    stack bytes the stream carries), the modelled cycles follow the
-#    formula from the columns, and memory.csv has the rows.
+#    formula from the columns, and memory.csv has the rows;
+#  - the model repeats: the sframe boot booted once more under the plugin
+#    (a fourth boot, about 6 s) gives the same plugin output byte for byte
+#    (modelled cycles, misses at each level, loads, stores, per window and
+#    function) and the same stream.
 use strict;
 use warnings;
 use FindBin;
 BEGIN { chdir "$FindBin::Bin/../.." or die }
+use Digest::SHA;
 use File::Temp qw(tempdir);
 use JSON::PP;
 use Test::More;
@@ -31,6 +36,12 @@ for (@sim) {
 	next unless /^(not )?ok \d+ - (.*)$/;
 	ok(!$1, "cachesim: $2");
 }
+
+# What the guest boots: a rebuild during the test (another make in the same
+# tree) would change the second boot, not the model's determinism.
+sub build_id { join ' ', map { Digest::SHA->new(256)->addfile($_)->hexdigest } @_ }
+my @boot = ('build/kernel/kernel.elf', 'build/initrd.cpio');
+my $before = build_id(@boot);
 
 my $dir = tempdir('bench-memory-XXXXXX', TMPDIR => 1, CLEANUP => !$ENV{BENCH_KEEP_TMP});
 my @driver = ('python3', 'tools/bench/bench.py', '--config', 'tiny', '--parts', 'memory',
@@ -128,5 +139,49 @@ my @rows = @{$r->{memory}{rows} // []};
 ok(@rows == 2 && !grep({ !($_->{sample_cycles} > 0 && $_->{sample_insns} > 0) } @rows),
    'results.json: what a sample costs, in instructions and modelled cycles, for both');
 like(slurp("$dir/tables.md"), qr/## memory: .*\n\n\| depth \| mode \|/, 'tables.md has the table');
+
+# The same sframe boot once more, as the driver boots it (its config, its
+# command line, the plugin's arguments), into another directory: the
+# model's numbers must not depend on the host (timing, addresses, hash
+# order) but only on the guest's instructions and accesses.
+my $again = "$dir/again";
+mkdir $again or die "$again: $!";
+my $py = <<'PY';
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, "tools/bench")
+import bench, breakdown, guest
+out, so, kernel = sys.argv[1:4]
+cfg = bench.CONFIGS["tiny"]
+d, rounds = cfg["memory"]["depths"][0], cfg["memory"]["rounds"]
+name = f"memory-{d}-sframe"
+tools = guest.Tools("tools/qemu-run", "build/bin/stitch", "build/userland/root", kernel)
+guest.run(tools, out, name, [["/bin/chain", str(d), str(rounds)]], "sframe", cfg["hz"], bench.FRAMES,
+          plugin=breakdown.plugin_arg(so, kernel, f"{out}/{name}.insnprof.txt"))
+PY
+my $rerun = do {
+	open(my $p, '-|', 'python3', '-c', $py, $again, 'build/bin/insnprof.so',
+	     'build/kernel/kernel.elf') or die "python3: $!";
+	local $/; my $o = <$p>; close $p; $o // '';
+};
+is($?, 0, 'the sframe boot under the plugin, a second time') or diag($rerun);
+SKIP: {
+	skip 'the kernel or the initrd was rebuilt during the test: run it again', 4
+		if build_id(@boot) ne $before;
+	my $n = 'memory-64-sframe';
+	my ($a, $b) = (slurp("$dir/runs/$n.insnprof.txt"), slurp("$again/$n.insnprof.txt"));
+	ok(length $a && $a eq $b, "$n: the plugin's output is the same both times")
+		or diag(`diff $dir/runs/$n.insnprof.txt $again/$n.insnprof.txt | head -20`);
+	my $sf2 = profile("$again/$n.insnprof.txt");
+	my @keys = qw(insns cycles cycles_stores loads stores bytes l1i_miss l1d_miss l2_miss
+		      llc_miss st_l1d_miss st_l2_miss st_llc_miss rep_execs rep_bytes);
+	for my $w ('*', 'nmi_dispatch') {
+		is(join(' ', map { "$_=" . ($sf2->{$w}{$_} // '-') } @keys),
+		   join(' ', map { "$_=" . ($sf->{$w}{$_} // '-') } @keys),
+		   "$n window $w: the same modelled cycles, misses at each level, loads and stores");
+	}
+	ok(slurp("$dir/runs/$n.records.bin") eq slurp("$again/$n.records.bin"),
+	   "$n: the guest wrote the same stream both times");
+}
 
 done_testing();
