@@ -8,8 +8,9 @@ says what each number means; mk/bench.mk passes the paths.
              --initrd P [--unwind P] [--insnprof P]
 
 Parts: modes (the table: results.csv), depth, funcs, kentry, rate, cpus (curves:
-<part>.csv and <part>.png), cache (the deferred SFrame unwind with its rule
-cache on and off against the frame-pointer walk, cache.csv), breakdown
+<part>.csv and <part>.png; depth, funcs and rate run eh-frame too), cache
+(the deferred SFrame unwind with its rule cache on and off against the
+frame-pointer walk, cache.csv), breakdown
 (instructions and modelled cycles per kernel function, breakdown.csv),
 memory (stack-copy against sframe at several stack depths under the
 plugin's cost model that charges memory, memory.csv), host
@@ -38,6 +39,9 @@ import output  # noqa: E402
 ALL_MODES = ["none", "fp", "fp-deferred", "sframe", "stack-copy", "guess", "validate",
              "eh-frame", "validate-eh"]
 UNWIND_MODES = ["fp", "fp-deferred", "sframe", "stack-copy", "guess"]
+# The curves that compare the unwinders' costs (depth, funcs, rate) also
+# run eh-frame beside sframe: the same walk on the other format.
+EH_CURVES = ("depth", "funcs", "rate")
 # Frames kept by a deferred unwind: above chain 256's 259 user frames.
 FRAMES = 512
 
@@ -80,6 +84,7 @@ CONFIGS = {
     "full": {
         "modes": ALL_MODES, "suite": SUITE, "hz": 1000,
         "curve_modes": UNWIND_MODES,
+        **{f"{c}_modes": UNWIND_MODES + ["eh-frame"] for c in EH_CURVES},
         "depth": [1, 2, 4, 8, 16, 32, 64, 128, 256], "depth_rounds": 4000,
         "funcs": [10, 100, 1000, 10000, 100000], "funcs_rounds": 4000,
         "kentry": [1, 2, 4, 8, 16, 32, 64], "kentry_hz": 20000, "kentry_cycles": 200_000_000,
@@ -96,6 +101,7 @@ CONFIGS = {
     "quick": {
         "modes": ALL_MODES, "suite": [["/bin/chain", "16", "1000"], ["/bin/reader", "/data/blob", "65536", "1"]],
         "hz": 1000, "curve_modes": ["fp", "sframe"],
+        **{f"{c}_modes": ["fp", "sframe", "eh-frame"] for c in EH_CURVES},
         "depth": [1, 16, 256], "depth_rounds": 500,
         "funcs": [10, 100000], "funcs_rounds": 500,
         "kentry": [1, 16], "kentry_hz": 20000, "kentry_cycles": 20_000_000,
@@ -126,6 +132,11 @@ CURVE_KEYS = ["curve", "x", "mode", "status", "hz", "workload_cycles", "slowdown
               "user_frames_per_sample", "samples_per_unwind", "samples_lost",
               "truncated_pct", "accuracy_pct"]
 MODE_KEYS = [k for k in CURVE_KEYS if k not in ("curve", "x")]
+
+
+def curve_modes(cfg, part):
+    """The modes a curve runs: its own list (NAME_modes) or curve_modes."""
+    return cfg.get(f"{part}_modes", cfg["curve_modes"])
 
 
 def comm(prog):
@@ -230,7 +241,7 @@ class Bench:
         self.say(f"{name}: {title}")
         rows = []
         for x, progs, hz in points:
-            for r in self.measure(f"{name}-{x}", progs, self.cfg["curve_modes"], hz, cpus(x)):
+            for r in self.measure(f"{name}-{x}", progs, curve_modes(self.cfg, name), hz, cpus(x)):
                 r.update(curve=name, x=x)
                 rows.append(r)
         rows.sort(key=lambda r: (ALL_MODES.index(r["mode"]), r["x"]))
@@ -536,7 +547,7 @@ def plan(cfg, parts, runs):
             n += not os.path.exists(os.path.join(runs, "suite-stack-copy.records.bin")) and \
                 not ("modes" in parts and "stack-copy" in cfg["modes"])
         else:
-            n += len(cfg[part]) * per_point([[CURVE_PROGRAM[part]]], cfg["curve_modes"])
+            n += len(cfg[part]) * per_point([[CURVE_PROGRAM[part]]], curve_modes(cfg, part))
             n += part == "kentry"  # the calibration boot
     return n
 
