@@ -22,7 +22,7 @@
 #define SYS_mmap          10 /* (void *hint, size_t len, int prot, int fd, long off) */
 #define SYS_munmap        11 /* (void *addr, size_t len) */
 #define SYS_getpid        12 /* () */
-#define SYS_kill          13 /* (int pid, int sig) terminates pid */
+#define SYS_kill          13 /* (int pid, int sig) sends sig to pid (stitch/signal.h) */
 #define SYS_gettimeofday  14 /* (struct stitch_timeval *tv) */
 #define SYS_times         15 /* (struct stitch_tms *t) -> ticks since boot */
 #define SYS_yield         16 /* () */
@@ -32,7 +32,11 @@
 #define SYS_pipe          20 /* (int fds[2]) */
 #define SYS_stacktrace_setup 21 /* (int op, addr, len, text_start, text_len[, seg_end]): SFrame / .eh_frame registration */
 #define SYS_getppid       22 /* () */
-#define SYS_COUNT         23
+#define SYS_sigaction     23 /* (int sig, const struct stitch_sigaction *act, struct stitch_sigaction *old) */
+#define SYS_sigprocmask   24 /* (int how, const uint64_t *set, uint64_t *old): stitch/signal.h */
+#define SYS_sigreturn     25 /* () from the signal page's trampoline only */
+#define SYS_setitimer     26 /* (int which, const struct stitch_itimerval *new, struct stitch_itimerval *old) */
+#define SYS_COUNT         27
 
 /* SYS_stacktrace_setup operations (after Linux's proposal). */
 #define STACKTRACE_SFRAME_ADD    1

@@ -1,0 +1,103 @@
+/*
+ * Signals: the ABI between Stitch's kernel and its ring-3 programs
+ * (docs/PROCESSES.md, "Signals"). Signal numbers are the SDK's, newlib's
+ * <sys/signal.h>; the SDK maps newlib's struct sigaction onto
+ * struct stitch_sigaction.
+ *
+ * A handler runs on the program's stack, below the interrupted rsp less
+ * the red zone, on a frame the kernel writes there (struct
+ * stitch_sigframe): the handler's return address is the signal page's
+ * trampoline (STITCH_SIGPAGE_ADDR), which calls SYS_sigreturn with rsp
+ * pointing at the frame's info. The trampoline's unwind tables (SFrame v3
+ * with the signal mark, .eh_frame with the 'S' augmentation) describe the
+ * frame, so an unwinder can step from the handler into the interrupted
+ * function.
+ */
+#ifndef STITCH_SIGNAL_H
+#define STITCH_SIGNAL_H
+
+#include <stdint.h>
+
+#define STITCH_NSIG 32 /* signals 1 .. 31; a mask is bit (sig - 1) */
+
+/* stitch_sigaction.handler values other than a function's address. */
+#define STITCH_SIG_DFL 0
+#define STITCH_SIG_IGN 1
+
+/* stitch_sigaction.flags (newlib's values). */
+#define STITCH_SA_SIGINFO   0x2
+#define STITCH_SA_NODEFER   0x40000000 /* the signal is not blocked in its handler */
+#define STITCH_SA_RESETHAND 0x80000000 /* back to SIG_DFL once delivered */
+
+struct stitch_sigaction {
+	uint64_t handler;  /* void (*)(int) or, with SA_SIGINFO,
+			    * void (*)(int, siginfo_t *, void *) */
+	uint64_t mask;     /* blocked while the handler runs (bit sig - 1) */
+	uint32_t flags;
+	uint32_t pad;
+};
+
+/* SYS_sigprocmask how (newlib's). */
+#define STITCH_SIG_SETMASK 0
+#define STITCH_SIG_BLOCK   1
+#define STITCH_SIG_UNBLOCK 2
+
+/* SYS_setitimer which; only the real-time timer (SIGALRM). */
+#define STITCH_ITIMER_REAL 0
+
+struct stitch_itimerval {
+	uint64_t interval_us; /* 0: one shot */
+	uint64_t value_us;    /* 0: disarm */
+};
+
+/* The siginfo a SA_SIGINFO handler receives: newlib's siginfo_t (signo,
+ * code, value) followed by what the kernel adds. */
+struct stitch_siginfo {
+	int32_t signo;
+	int32_t code;   /* STITCH_SI_* */
+	uint64_t value; /* union sigval */
+	int32_t pid;    /* the sender, for kill() */
+	int32_t pad;
+	uint64_t addr;  /* the faulting address, for a fault */
+};
+
+#define STITCH_SI_USER  1 /* kill(), raise() (newlib's SI_USER) */
+#define STITCH_SI_TIMER 3 /* setitimer() expired (newlib's SI_TIMER) */
+
+/*
+ * The interrupted context: every general register, as the entry saved
+ * it, and the signal mask to restore. The order is fixed by the
+ * trampoline's CFI (userland/sigpage/sigreturn.S), which names where
+ * rip, rsp, rbp and the others are: change both or neither.
+ */
+struct stitch_sigcontext {
+	uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
+	uint64_t rdi, rsi, rbx, rdx, rax, rcx;
+	uint64_t rflags;
+	uint64_t blocked; /* the mask before the handler */
+	uint64_t rsp, rbp, rip;
+};
+
+/*
+ * The frame on the user stack, 16-byte aligned plus 8 at the handler's
+ * first instruction (as after a call): restorer is the handler's return
+ * address. `fpu` holds the FXSAVE image of the interrupted context's
+ * x87/SSE state (the kernel checks MXCSR before restoring it).
+ */
+struct stitch_sigframe {
+	uint64_t restorer;               /* the trampoline: STITCH_SIGPAGE_ADDR */
+	struct stitch_siginfo info;      /* rsp in the trampoline points here */
+	struct stitch_sigcontext sc;
+	uint64_t pad;
+	uint8_t fpu[512] __attribute__((aligned(16)));
+};
+
+/* Where the kernel maps the signal page (the initrd's /lib/sigpage, an
+ * ELF linked to run there): between the mmap area and the stack. Its
+ * first instruction is one byte before the trampoline, so that a lookup
+ * at the handler's return address less one lands in the trampoline's
+ * unwind entry. */
+#define STITCH_SIGPAGE_ADDR      0x00007ff000000000ull
+#define STITCH_SIGPAGE_TRAMPOLINE (STITCH_SIGPAGE_ADDR + 1)
+
+#endif
