@@ -16,6 +16,22 @@
 #ifndef STITCH_SIGNAL_H
 #define STITCH_SIGNAL_H
 
+/* Offsets into struct stitch_sigframe, for the trampoline's CFI (the C
+ * part below checks them). */
+#define STITCH_SIGFRAME_INFO 8   /* rsp in the trampoline */
+#define STITCH_SIGFRAME_SC   40
+#define STITCH_SIGFRAME_CFA  192 /* the end of sc, rip just below it */
+
+/* Where the kernel maps the signal page (the initrd's /lib/sigpage, an
+ * ELF linked to run there): between the mmap area and the stack. Its
+ * first instruction is one byte before the trampoline, so that a lookup
+ * at the handler's return address less one lands in the trampoline's
+ * unwind entry. */
+#define STITCH_SIGPAGE_ADDR       0x00007ff000000000
+#define STITCH_SIGPAGE_TRAMPOLINE (STITCH_SIGPAGE_ADDR + 1)
+
+#ifndef __ASSEMBLER__
+#include <stddef.h>
 #include <stdint.h>
 
 #define STITCH_NSIG 32 /* signals 1 .. 31; a mask is bit (sig - 1) */
@@ -79,25 +95,24 @@ struct stitch_sigcontext {
 };
 
 /*
- * The frame on the user stack, 16-byte aligned plus 8 at the handler's
- * first instruction (as after a call): restorer is the handler's return
- * address. `fpu` holds the FXSAVE image of the interrupted context's
- * x87/SSE state (the kernel checks MXCSR before restoring it).
+ * The frame on the user stack. It starts 16-byte aligned plus 8, as rsp
+ * is at a function's first instruction after a call: restorer is the
+ * handler's return address, and `fpu`, the FXSAVE image of the
+ * interrupted context's x87/SSE state, falls on a 16-byte boundary (the
+ * kernel checks its MXCSR before restoring it).
  */
 struct stitch_sigframe {
-	uint64_t restorer;               /* the trampoline: STITCH_SIGPAGE_ADDR */
+	uint64_t restorer;               /* STITCH_SIGPAGE_TRAMPOLINE */
 	struct stitch_siginfo info;      /* rsp in the trampoline points here */
 	struct stitch_sigcontext sc;
 	uint64_t pad;
-	uint8_t fpu[512] __attribute__((aligned(16)));
+	uint8_t fpu[512];
 };
 
-/* Where the kernel maps the signal page (the initrd's /lib/sigpage, an
- * ELF linked to run there): between the mmap area and the stack. Its
- * first instruction is one byte before the trampoline, so that a lookup
- * at the handler's return address less one lands in the trampoline's
- * unwind entry. */
-#define STITCH_SIGPAGE_ADDR      0x00007ff000000000ull
-#define STITCH_SIGPAGE_TRAMPOLINE (STITCH_SIGPAGE_ADDR + 1)
+_Static_assert(offsetof(struct stitch_sigframe, info) == STITCH_SIGFRAME_INFO, "info");
+_Static_assert(offsetof(struct stitch_sigframe, sc) == STITCH_SIGFRAME_SC, "sc");
+_Static_assert(offsetof(struct stitch_sigframe, sc.rip) + 8 == STITCH_SIGFRAME_CFA, "cfa");
+_Static_assert(offsetof(struct stitch_sigframe, fpu) % 16 == 8, "fpu alignment");
 
+#endif /* __ASSEMBLER__ */
 #endif

@@ -46,6 +46,7 @@
 #define STACKTRACE_EH_FRAME_ADD    3
 #define STACKTRACE_EH_FRAME_REMOVE 4
 
+#ifndef __ASSEMBLER__
 /* SYS_open flags (the subset the initrd supports: it is read-only). */
 #define STITCH_O_RDONLY 0
 
@@ -99,5 +100,6 @@ struct stitch_tms {
 #define STITCH_EPIPE        32
 #define STITCH_ENOSYS       88
 #define STITCH_ENAMETOOLONG 91
+#endif /* __ASSEMBLER__ */
 
 #endif
