@@ -68,6 +68,10 @@ struct sframe_walk {
 	struct sf_rule rule;   /* the last rule looked up, any shape */
 	struct sf_quick quick; /* ... in its quick form, when quick_ok */
 	bool quick_ok;
+	/* The walk's own: sp in the signal trampoline the frame came out of,
+	 * whose signal frame holds the frame's registers; 0 while the frame
+	 * is the entry's (kern/unwind/user.c). */
+	uint64_t signal_sp;
 };
 
 /* Reads the switches (sframe.validate, unwind.rule_cache,
