@@ -36,7 +36,8 @@
 #define SYS_sigprocmask   24 /* (int how, const uint64_t *set, uint64_t *old): stitch/signal.h */
 #define SYS_sigreturn     25 /* () from the signal page's trampoline only */
 #define SYS_setitimer     26 /* (int which, const struct stitch_itimerval *new, struct stitch_itimerval *old) */
-#define SYS_COUNT         27
+#define SYS_exec          31 /* (const char *path, char *const argv[]) -> no return, or -errno */
+#define SYS_COUNT         32
 
 /* SYS_stacktrace_setup operations (after Linux's proposal). */
 #define STACKTRACE_SFRAME_ADD    1

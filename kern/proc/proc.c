@@ -100,6 +100,33 @@ static void free_task(struct task *t)
 	memset(t, 0, sizeof(*t)); /* TASK_FREE */
 }
 
+/* The initrd program at path, parsed: 0, -ENOENT or -ENOEXEC. */
+static int find_program(const char *path, struct initrd_file *exe,
+			struct elf_image *img)
+{
+	int err = initrd_lookup(path, exe);
+	if (err)
+		return err;
+	return elf_parse(exe->data, exe->size, img) ? -STITCH_ENOEXEC : 0;
+}
+
+/* A new address space with the program loaded and its initial stack
+ * built: *mm and the rsp to start at, or -errno and nothing left over. */
+static long new_image(const struct elf_image *img, const struct initrd_file *exe,
+		      char *const argv[], int argc, struct uvm **mm)
+{
+	*mm = uvm_create();
+	if (!*mm)
+		return -STITCH_ENOMEM;
+	long sp = uvm_load_elf(*mm, img, exe->name) ? -STITCH_ENOMEM :
+		  build_stack(*mm, argv, argc);
+	if (sp < 0) {
+		uvm_destroy(*mm);
+		*mm = NULL;
+	}
+	return sp;
+}
+
 /* Everything of proc_spawn that can fail, on an unused slot t. */
 static int setup_task(struct task *t, const struct elf_image *img,
 		      const struct initrd_file *exe, char *const argv[], int argc)
@@ -112,10 +139,7 @@ static int setup_task(struct task *t, const struct elf_image *img,
 	t->kbounds = (struct kstack){ t->kstack, t->kstack_top };
 	if (unwind_task_init(t))
 		return -STITCH_ENOMEM;
-	t->mm = uvm_create();
-	if (!t->mm || uvm_load_elf(t->mm, img, exe->name))
-		return -STITCH_ENOMEM;
-	long sp = build_stack(t->mm, argv, argc);
+	long sp = new_image(img, exe, argv, argc, &t->mm);
 	if (sp < 0)
 		return (int)sp;
 	arch_task_init(&t->arch);
@@ -133,28 +157,27 @@ static const char *base_name(const char *path)
 	return base;
 }
 
-/* The profiler learns of a new process: its name, and where its program
- * text is (REC_MMAP, with the initrd path the host finds the ELF by). */
-static void record_start(const struct task *t)
+/* The profiler learns of a new process or program (COMM_EXEC): its name,
+ * and where its program text is (REC_MMAP, with the initrd path the host
+ * finds the ELF by). */
+static void record_start(const struct task *t, uint32_t flags)
 {
 	const struct uvm *mm = t->mm;
 	char path[INITRD_PATH_MAX + 1];
 	ksnprintf(path, sizeof(path), "/%s", mm->exe_path);
-	record_comm(t->pid, t->tid, t->parent ? t->parent->pid : 0,
+	record_comm(t->pid, t->tid, t->parent ? t->parent->pid : 0, flags,
 		    base_name(t->name));
 	record_mmap(t->pid, t->tid, mm->text_start, mm->text_end - mm->text_start,
 		    mm->text_pgoff, 0, mm->build_id, mm->build_id_size, path);
 }
 
-int proc_spawn(const char *path, char *const argv[], int argc)
+long proc_spawn(const char *path, char *const argv[], int argc)
 {
 	struct initrd_file exe;
 	struct elf_image img;
-	int err = initrd_lookup(path, &exe);
+	int err = find_program(path, &exe, &img);
 	if (err)
 		return err;
-	if (elf_parse(exe.data, exe.size, &img))
-		return -STITCH_ENOEXEC;
 	irqflags_t f = spin_lock_irqsave(&sched_lock);
 	struct task *t = free_slot();
 	if (t) {
@@ -190,9 +213,46 @@ int proc_spawn(const char *path, char *const argv[], int argc)
 		for (int fd = 0; fd < 3; fd++)
 			t->files[fd] = file_dup(&console_file);
 	}
-	record_start(t);
+	record_start(t, 0);
 	sched_add(t);
 	return t->pid;
+}
+
+long proc_exec(const char *path, char *const argv[], int argc)
+{
+	struct task *t = current;
+	struct initrd_file exe;
+	struct elf_image img;
+	struct uvm *mm;
+	char *const only_path[] = { (char *)path };
+	if (argc == 0) {
+		argv = only_path;
+		argc = 1;
+	}
+	/* Everything that can fail comes first: a failed exec returns to
+	 * the old program as it was. */
+	int err = find_program(path, &exe, &img);
+	if (err)
+		return err;
+	long sp = new_image(&img, &exe, argv, argc, &mm);
+	if (sp < 0)
+		return sp;
+
+	/* What the profiler owes for this entry is the old program's
+	 * stack: unwound now, while it is there (as at exit). */
+	unwind_deferred_task_exec(t);
+	/* As at exit, an NMI finds no address space rather than one whose
+	 * tables are going. */
+	struct uvm *old = t->mm;
+	__atomic_store_n(&t->mm, NULL, __ATOMIC_SEQ_CST);
+	vm_switch(&mm->vm);
+	__atomic_store_n(&t->mm, mm, __ATOMIC_SEQ_CST);
+	uvm_destroy(old);
+
+	strlcpy(t->name, argv[0], sizeof(t->name));
+	arch_task_exec_user(&t->arch, t->kstack_top, img.entry, (uint64_t)sp);
+	record_start(t, COMM_EXEC);
+	return 0;
 }
 
 static void kill_locked(struct task *t, int sig, const char *reason,
@@ -395,7 +455,7 @@ int proc_run_init(const char *path, const char *args)
 	int argc = init_argv(path, args, buf, sizeof(buf), argv, ARRAY_SIZE(argv));
 
 	size_t before = pmm_nfree();
-	int pid = proc_spawn(path, argv, argc);
+	int pid = (int)proc_spawn(path, argv, argc);
 	if (pid < 0) {
 		kprintf("stitch: cannot start init %s: error %d\n", path, -pid);
 		return -1;

@@ -33,6 +33,7 @@ static const struct {
 	SYSCALL(pipe),
 	SYSCALL(stacktrace_setup),
 	SYSCALL(getppid),
+	SYSCALL(exec),
 };
 
 const char *syscall_name(long nr)

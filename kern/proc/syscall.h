@@ -33,6 +33,7 @@ long sys_getpid(const long *arg);
 long sys_getppid(const long *arg);
 long sys_kill(const long *arg);
 long sys_spawn(const long *arg);
+long sys_exec(const long *arg);
 long sys_wait(const long *arg);
 long sys_yield(const long *arg);
 long sys_sleep(const long *arg);

@@ -163,7 +163,11 @@ void proc_init(void);
 int proc_run_init(const char *path, const char *args);
 /* A new process running the initrd program path with argv (argc strings).
  * Descriptors: the parent's, or the console as 0, 1, 2 without a parent. */
-int proc_spawn(const char *path, char *const argv[], int argc);
+long proc_spawn(const char *path, char *const argv[], int argc);
+/* SYS_exec: current runs the initrd program path with argv from its
+ * entry, in a new address space; descriptors stay. 0 (to the new program),
+ * or -errno with the old program untouched. */
+long proc_exec(const char *path, char *const argv[], int argc);
 /* Condemns t: it exits with sig when it next heads for ring 3 (at once if
  * it sleeps). The first reason sticks. */
 void task_kill(struct task *t, int sig, const char *reason, uint64_t rip,

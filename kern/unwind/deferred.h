@@ -89,4 +89,12 @@ bool unwind_exit_to_user(struct task *t);
  */
 void unwind_deferred_task_exit(struct task *t);
 
+/*
+ * exec, before the old program's address space goes: what this entry owes
+ * is the old program's stack, unwound now; requests in the rest of the
+ * entry (they would describe neither program) are refused, and the return
+ * to the new program starts afresh.
+ */
+void unwind_deferred_task_exec(struct task *t);
+
 #endif

@@ -1,4 +1,4 @@
-/* Processes: exit, identity, spawn/wait, signals (kill only), sleeping. */
+/* Processes: exit, identity, spawn/wait, exec, signals (kill only), sleeping. */
 #include <signal.h>
 #include <stitch.h>
 #include <sys/types.h>
@@ -34,6 +34,19 @@ int kill(pid_t pid, int sig)
 int spawn(const char *path, char *const argv[])
 {
 	return (int)sys_result(sys2(SYS_spawn, (long)path, (long)argv));
+}
+
+/* Stitch programs have no environment (every one starts with an empty
+ * envp): envp is not passed on. Returns only when it fails. */
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+	(void)envp;
+	return (int)sys_result(sys2(SYS_exec, (long)path, (long)argv));
+}
+
+int execv(const char *path, char *const argv[])
+{
+	return execve(path, argv, NULL);
 }
 
 /*

@@ -64,6 +64,11 @@ void arch_task_init(struct arch_task *a);
 void arch_task_start_user(struct arch_task *a, uint64_t kstack_top,
 			  uint64_t rip, uint64_t rsp);
 
+/* exec: the running task's user frame (top at kstack_top) starts over at
+ * rip with rsp, every other register zero, and so does its FPU state. */
+void arch_task_exec_user(struct arch_task *a, uint64_t kstack_top,
+			 uint64_t rip, uint64_t rsp);
+
 /*
  * Switches the CPU from prev to next: TSS rsp0 and the SYSCALL stack become
  * next's kstack_top, FPU state is saved and restored, then the callee-saved
