@@ -166,7 +166,7 @@ static void user_mmap(struct buf *b, const struct run *r, struct proc *p,
 
 static void comm(struct buf *b, const struct run *r, const struct proc *p, uint64_t time)
 {
-	size_t at = rec_begin(b, PERF_RECORD_COMM, 0);
+	size_t at = rec_begin(b, PERF_RECORD_COMM, p->exec ? PERF_RECORD_MISC_COMM_EXEC : 0);
 	put32(b, p->pid);
 	put32(b, p->pid);
 	name8(b, p->comm);

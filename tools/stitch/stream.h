@@ -17,6 +17,7 @@
 struct comm_rec {
 	uint64_t time;
 	uint32_t pid, tid, ppid;
+	uint32_t flags;     /* COMM_EXEC */
 	char name[16];
 };
 
