@@ -23,10 +23,10 @@
 #define STITCH_SIGFRAME_CFA  192 /* the end of sc, rip just below it */
 
 /* Where the kernel maps the signal page (the initrd's /lib/sigpage, an
- * ELF linked to run there): between the mmap area and the stack. Its
- * first instruction is one byte before the trampoline, so that a lookup
- * at the handler's return address less one lands in the trampoline's
- * unwind entry. */
+ * ELF linked to run there): between the mmap area and the stack. It
+ * starts with a one-byte nop before the trampoline, so that a lookup at
+ * the handler's return address less one lands in the trampoline's
+ * unwind entry and symbol (userland/sigpage/sigreturn.S). */
 #define STITCH_SIGPAGE_ADDR       0x00007ff000000000
 #define STITCH_SIGPAGE_TRAMPOLINE (STITCH_SIGPAGE_ADDR + 1)
 

@@ -13,10 +13,11 @@
  * the mark (`sframe convert --signal`, mk/sigpage.mk); the kernel's unwinder
  * then reads the registers from the frame (kern/unwind/user.c).
  *
- * The FDE starts one byte before the trampoline: an unwinder looks a
- * caller's frame up at its return address less one, and the handler's
- * return address is the trampoline's first instruction (glibc's x86-64
- * __restore_rt has the same nop, for the same reason).
+ * The FDE and the symbol start one byte before the trampoline's first
+ * instruction (STITCH_SIGPAGE_TRAMPOLINE, the handler's return address):
+ * an unwinder or symboliser looks a caller's frame up at its return
+ * address less one, which must land here (glibc's x86-64 __restore_rt
+ * has the same nop, for the same reason).
  */
 #include <stitch/signal.h>
 #include <stitch/syscall.h>
@@ -27,6 +28,7 @@
 	.text
 	.globl	__stitch_sigreturn
 	.type	__stitch_sigreturn, @function
+__stitch_sigreturn:
 	.cfi_startproc simple
 	.cfi_signal_frame
 	.cfi_def_cfa	rsp, STITCH_SIGFRAME_CFA - STITCH_SIGFRAME_INFO
@@ -47,8 +49,7 @@
 	.cfi_offset	rsp, SLOT(16)
 	.cfi_offset	rbp, SLOT(17)
 	.cfi_offset	rip, SLOT(18)
-	nop
-__stitch_sigreturn:
+	nop			/* one byte: the trampoline is at +1 */
 	mov	$SYS_sigreturn, %eax
 	syscall
 	ud2			/* sigreturn never comes back here */
