@@ -132,6 +132,7 @@ my %expect = (
 	'sp-misaligned' => 'bad-frame', 'fp-self' => 'bad-frame', 'fp-cycle' => 'bad-frame',
 	'fp-upward' => 'max-frames', 'fp-kernel' => 'fault', 'fp-misaligned' => 'bad-frame',
 	'ret-kernel' => 'bad-frame', 'ret-noncanonical' => 'bad-frame', 'deep' => 'max-frames',
+	'sig-rsp-below' => 'bad-frame', 'sig-rip-kernel' => 'bad-frame', 'sig-loop' => 'bad-frame',
 	'sframe-good' => 'end', 'sframe-unsorted' => 'bad-sframe end',
 	'sframe-fre-outside' => 'bad-sframe end', 'sframe-huge-count' => 'bad-sframe end',
 	'sframe-unmapped' => 'end fault', 'sframe-rewritten' => 'end',
@@ -150,7 +151,7 @@ my %ip_only = map { $_ => 1 } qw(sp-kernel sp-direct-map sp-noncanonical sp-null
 sub region {
 	my ($c) = @_;
 	return $sp_loop if $c =~ /^sp-/;
-	return $fp_loop if $c =~ /^(fp|ret)-/;
+	return $fp_loop if $c =~ /^(fp|ret|sig)-/;
 	return [$hs->{deep_bottom}, $hs->{deep_bottom} + 64] if $c eq 'deep';
 	if ($c =~ /^sframe-/ && $console =~ /^# \Q$c\E: spinning \d+ ms in the copy at (0x[0-9a-f]+)$/m) {
 		return [hex $1, hex($1) + $plain_size];
