@@ -90,6 +90,15 @@ bool arch_has_smap(void)
 	return smap;
 }
 
+uint32_t arch_mxcsr_mask(void)
+{
+	/* FXSAVE stores the mask at byte 28; 0 there means the default of
+	 * CPUs that predate it (Intel SDM vol. 1, 11.6.6). */
+	uint32_t mask;
+	memcpy(&mask, fpu_initial + 28, sizeof(mask));
+	return mask ? mask : 0xffbf;
+}
+
 void arch_task_init(struct arch_task *a)
 {
 	a->ksp = 0;

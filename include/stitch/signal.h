@@ -23,11 +23,13 @@
 #define STITCH_SIGFRAME_CFA  192 /* the end of sc, rip just below it */
 
 /* Where the kernel maps the signal page (the initrd's /lib/sigpage, an
- * ELF linked to run there): between the mmap area and the stack. It
- * starts with a one-byte nop before the trampoline, so that a lookup at
- * the handler's return address less one lands in the trampoline's
- * unwind entry and symbol (userland/sigpage/sigreturn.S). */
-#define STITCH_SIGPAGE_ADDR       0x00007ff000000000
+ * ELF linked to run there): at 15 TiB, below the highest address a
+ * program may load at (16 TiB, the kernel's ELF_LOAD_MAX), far from the
+ * heap and from the mmap area, which grows down from 127 TiB. It starts
+ * with a one-byte nop before the trampoline, so that a lookup at the
+ * handler's return address less one lands in the trampoline's unwind
+ * entry and symbol (userland/sigpage/sigreturn.S). */
+#define STITCH_SIGPAGE_ADDR       0x00000f0000000000
 #define STITCH_SIGPAGE_TRAMPOLINE (STITCH_SIGPAGE_ADDR + 1)
 
 #ifndef __ASSEMBLER__

@@ -100,11 +100,30 @@ static int add_segment(struct uvm *mm, const struct elf_segment *s, const char *
 	return 0;
 }
 
-int uvm_load_elf(struct uvm *mm, const struct elf_image *img, const char *path)
+int uvm_add_image(struct uvm *mm, const struct elf_image *img, const char *path)
 {
 	for (int i = 0; i < img->nloads; i++)
 		if (add_segment(mm, &img->loads[i], path))
 			return -STITCH_ENOMEM;
+	const struct elf_segment *text = &img->loads[img->text];
+	if (img->sframe_addr &&
+	    sframe_register(mm, img->sframe_addr, img->sframe_size, text->vaddr,
+			    text->memsz, SFRAME_FROM_LOADER) == -STITCH_ENOMEM)
+		return -STITCH_ENOMEM;
+	if (img->eh_seg) {
+		const struct elf_segment *seg = &img->loads[img->eh_seg - 1];
+		if (ehframe_register(mm, img->eh_hdr_addr, img->eh_hdr_size, text->vaddr,
+				     text->memsz, seg->vaddr, seg->vaddr + seg->memsz,
+				     SFRAME_FROM_LOADER) == -STITCH_ENOMEM)
+			return -STITCH_ENOMEM;
+	}
+	return 0;
+}
+
+int uvm_load_elf(struct uvm *mm, const struct elf_image *img, const char *path)
+{
+	if (uvm_add_image(mm, img, path))
+		return -STITCH_ENOMEM;
 	uint64_t heap = PAGE_ROUND_UP(img->end);
 	mm->heap = region_new(mm, heap, heap, VM_WRITE, REGION_HEAP);
 	if (!mm->heap)
@@ -124,17 +143,6 @@ int uvm_load_elf(struct uvm *mm, const struct elf_image *img, const char *path)
 	mm->text_pgoff = text->offset;
 	memcpy(mm->build_id, img->build_id, img->build_id_size);
 	mm->build_id_size = img->build_id_size;
-	if (img->sframe_addr &&
-	    sframe_register(mm, img->sframe_addr, img->sframe_size, text->vaddr,
-			    text->memsz, SFRAME_FROM_LOADER) == -STITCH_ENOMEM)
-		return -STITCH_ENOMEM;
-	if (img->eh_seg) {
-		const struct elf_segment *seg = &img->loads[img->eh_seg - 1];
-		if (ehframe_register(mm, img->eh_hdr_addr, img->eh_hdr_size, text->vaddr,
-				     text->memsz, seg->vaddr, seg->vaddr + seg->memsz,
-				     SFRAME_FROM_LOADER) == -STITCH_ENOMEM)
-			return -STITCH_ENOMEM;
-	}
 	return 0;
 }
 

@@ -41,7 +41,7 @@ static inline bool user_range_ok(uint64_t addr, uint64_t n)
 }
 
 enum region_kind {
-	REGION_ELF,   /* a PT_LOAD segment of the executable */
+	REGION_ELF,   /* a PT_LOAD segment of the executable or the signal page */
 	REGION_HEAP,
 	REGION_STACK,
 	REGION_ANON,  /* mmap, fd -1 */
@@ -97,6 +97,10 @@ void uvm_destroy(struct uvm *mm);
 /* Regions for the executable's segments, an empty heap after them, the
  * stack; registers its PT_GNU_SFRAME and PT_GNU_EH_FRAME. 0 or -ENOMEM. */
 int uvm_load_elf(struct uvm *mm, const struct elf_image *img, const char *path);
+/* The part of it for any ELF image (the signal page's too): regions for
+ * its segments, its PT_GNU_SFRAME and PT_GNU_EH_FRAME registered for its
+ * text. 0 or -ENOMEM. */
+int uvm_add_image(struct uvm *mm, const struct elf_image *img, const char *path);
 
 /* The region holding addr, or NULL. */
 struct region *uvm_find(struct uvm *mm, uint64_t addr);

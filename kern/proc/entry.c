@@ -102,6 +102,10 @@ void exit_to_user_mode(struct trap_frame *tf)
 		 * than the one that asked for it (docs/SMP.md). */
 		if (work & (1ul << TIF_TASK_WORK) && !sched_migrate())
 			task_work_run();
+		/* Last: the task work above has run the deferred unwinds this
+		 * entry owed, from the registers the frame is about to hide. */
+		if (work & (1ul << TIF_SIGNAL))
+			signal_deliver(t, tf);
 	}
 	uint64_t now = clock_ns();
 	t->stime_ns += now - t->acct_ts;

@@ -44,6 +44,7 @@ void proc_init(void)
 	fault_init();
 	clock_init();
 	sched_init_idle();
+	signal_init();
 }
 
 /* The process table is sched_lock's: the callers of these hold it. */
@@ -118,8 +119,8 @@ static long new_image(const struct elf_image *img, const struct initrd_file *exe
 	*mm = uvm_create();
 	if (!*mm)
 		return -STITCH_ENOMEM;
-	long sp = uvm_load_elf(*mm, img, exe->name) ? -STITCH_ENOMEM :
-		  build_stack(*mm, argv, argc);
+	long sp = uvm_load_elf(*mm, img, exe->name) || signal_map_page(*mm) ?
+		  -STITCH_ENOMEM : build_stack(*mm, argv, argc);
 	if (sp < 0) {
 		uvm_destroy(*mm);
 		*mm = NULL;
@@ -169,6 +170,7 @@ static void record_start(const struct task *t, uint32_t flags)
 		    base_name(t->name));
 	record_mmap(t->pid, t->tid, mm->text_start, mm->text_end - mm->text_start,
 		    mm->text_pgoff, 0, mm->build_id, mm->build_id_size, path);
+	signal_record_page(t);
 }
 
 long proc_spawn(const char *path, char *const argv[], int argc)
@@ -240,7 +242,7 @@ long proc_exec(const char *path, char *const argv[], int argc)
 
 	/* What the profiler owes for this entry is the old program's
 	 * stack: unwound now, while it is there (as at exit). */
-	unwind_deferred_task_exec(t);
+	unwind_deferred_settle(t);
 	/* As at exit, an NMI finds no address space rather than one whose
 	 * tables are going. */
 	struct uvm *old = t->mm;
@@ -250,6 +252,7 @@ long proc_exec(const char *path, char *const argv[], int argc)
 	uvm_destroy(old);
 
 	strlcpy(t->name, argv[0], sizeof(t->name));
+	signal_exec(t);
 	arch_task_exec_user(&t->arch, t->kstack_top, img.entry, (uint64_t)sp);
 	record_start(t, COMM_EXEC);
 	return 0;
@@ -264,13 +267,7 @@ static void kill_locked(struct task *t, int sig, const char *reason,
 		t->kill_addr = addr;
 		t->kill_sig = sig;
 		task_set_pending(t, TIF_KILLED);
-		task_wake_locked(t);
-		/* Running on another CPU, maybe in ring 3 for ever: the IPI
-		 * brings it to its return path, where it dies (as Linux's
-		 * kick_process). */
-		for (unsigned cpu = 0; cpu < arch_ncpus(); cpu++)
-			if (cpu_current[cpu] == t)
-				arch_resched_ipi(cpu);
+		task_kick_locked(t);
 	}
 }
 
@@ -284,14 +281,17 @@ void task_kill(struct task *t, int sig, const char *reason, uint64_t rip,
 
 long proc_kill(int pid, int sig)
 {
-	if (sig <= 0 || sig >= NSIG)
+	if (sig < 0 || sig >= NSIG)
 		return -STITCH_EINVAL;
 	char reason[48];
 	ksnprintf(reason, sizeof(reason), "kill(%d) by pid %d", sig, current->pid);
 	irqflags_t f = spin_lock_irqsave(&sched_lock);
 	struct task *t = pid > 0 ? task_by_pid(pid) : NULL;
-	if (t)
+	/* Signal 0 only asks whether pid is there (POSIX). */
+	if (t && sig == SIGKILL)
 		kill_locked(t, sig, reason, 0, 0);
+	else if (t && sig)
+		signal_send_locked(t, sig, STITCH_SI_USER, current->pid);
 	spin_unlock_irqrestore(&sched_lock, f);
 	return t ? 0 : -STITCH_ESRCH;
 }

@@ -34,6 +34,10 @@ static const struct {
 	SYSCALL(stacktrace_setup),
 	SYSCALL(getppid),
 	SYSCALL(exec),
+	SYSCALL(sigaction),
+	SYSCALL(sigprocmask),
+	SYSCALL(sigreturn),
+	SYSCALL(setitimer),
 };
 
 const char *syscall_name(long nr)

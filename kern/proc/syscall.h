@@ -34,6 +34,11 @@ long sys_getppid(const long *arg);
 long sys_kill(const long *arg);
 long sys_spawn(const long *arg);
 long sys_exec(const long *arg);
+/* kern/proc/sys_signal.c */
+long sys_sigaction(const long *arg);
+long sys_sigprocmask(const long *arg);
+long sys_sigreturn(const long *arg);
+long sys_setitimer(const long *arg);
 long sys_wait(const long *arg);
 long sys_yield(const long *arg);
 long sys_sleep(const long *arg);

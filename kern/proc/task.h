@@ -22,6 +22,7 @@
 #include <arch/arch.h>
 #include <arch/task.h>
 #include <arch/trap.h>
+#include "kern/proc/signal.h"
 #include "kern/unwind/kernel.h"
 
 #define NPROC         64      /* the process table (docs/USERLAND.md: -EAGAIN) */
@@ -30,14 +31,6 @@
 #define KSTACK_SIZE   (KSTACK_PAGES * 4096ull)
 #define TASK_NAME_MAX 64      /* argv[0], truncated */
 
-/* Signal numbers (Linux's): how a killed task's wait status reads. */
-#define SIGTRAP 5
-#define SIGILL  4
-#define SIGBUS  7
-#define SIGFPE  8
-#define SIGKILL 9
-#define SIGSEGV 11
-#define NSIG    32
 
 enum task_state {
 	TASK_FREE,     /* an unused process-table slot */
@@ -55,8 +48,9 @@ enum task_state {
 #define TIF_NEED_RESCHED 0 /* the time slice is over: schedule() */
 #define TIF_TASK_WORK    1 /* task_work_add() queued work: task_work_run() */
 #define TIF_KILLED       2 /* a fault or kill(): exit with kill_sig */
+#define TIF_SIGNAL       3 /* a signal to deliver: signal_deliver() */
 #define TIF_WORK_MASK ((1ul << TIF_NEED_RESCHED) | (1ul << TIF_TASK_WORK) | \
-		       (1ul << TIF_KILLED))
+		       (1ul << TIF_KILLED) | (1ul << TIF_SIGNAL))
 
 /* A callback to run in the task's own context on its way back to ring 3
  * (Linux's callback_head). The caller owns the memory; one struct may be
@@ -109,6 +103,9 @@ struct task {
 	const void *chan;           /* what a sleeping task waits for */
 	uint64_t wake_ns;           /* timed sleep: clock_ns() deadline, or 0 */
 
+	/* Signals (kern/proc/signal.c). */
+	struct signals sig;
+
 	/* Death: kill_sig != 0 once a fault or kill() condemned the task. */
 	int kill_sig;
 	char kill_reason[48];
@@ -145,6 +142,13 @@ static inline void task_clear_pending(struct task *t, int bit)
 static inline bool task_killed(const struct task *t)
 {
 	return __atomic_load_n(&t->kill_sig, __ATOMIC_RELAXED) != 0;
+}
+
+/* A sleep ends early: the task was killed, or has a signal to deliver. */
+static inline bool task_interrupted(const struct task *t)
+{
+	return task_killed(t) || (__atomic_load_n(&t->sig.pending, __ATOMIC_RELAXED) &
+				  ~__atomic_load_n(&t->sig.blocked, __ATOMIC_RELAXED));
 }
 
 /* The ring-3 registers of a task that entered the kernel from user mode

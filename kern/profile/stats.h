@@ -87,6 +87,10 @@
 	X(SMAP_OPEN, "smap_open", SUM) /* NMIs that found SMAP open outside uaccess */ \
 	X(STACK_COPY_TRUNCATED, "stack_copy_truncated", SUM)                  \
 	X(SYSCALLS_TRACED, "syscalls_traced", SUM)                            \
+	X(SIGNALS_SENT, "signals_sent", SUM)                                  \
+	X(SIGNALS_IGNORED, "signals_ignored", SUM) /* discarded when sent */  \
+	X(SIGNALS_DELIVERED, "signals_delivered", SUM) /* to a handler */     \
+	X(SIGRETURN_REFUSED, "sigreturn_refused", SUM) /* a frame that lied */ \
 	X(RECORDS_LOST, "records_lost", SUM)       /* any record dropped */   \
 	X(RECORDS_DRAINED, "records_drained", SUM) /* to the channel */       \
 	X(BYTES_DRAINED, "bytes_drained", SUM)                                \

@@ -19,8 +19,8 @@
  *            and has not yet read the bits.
  *   EXITING  the task's user context is going and it has settled what it
  *            owed: requests are refused, for good at exit
- *            (unwind_deferred_task_exit), until the return to the new
- *            program at exec (unwind_deferred_task_exec).
+ *            (unwind_deferred_task_exit), until the return to user mode
+ *            after an exec or a signal frame (unwind_deferred_settle).
  *
  * Keeping all of it in one word makes the return to user mode exact: it
  * clears the word with one compare-and-swap, and only if PENDING is clear.
@@ -268,7 +268,7 @@ void unwind_deferred_task_exit(struct task *t)
 		process_unwind_deferred(info, bits, s >> COOKIE_SHIFT);
 }
 
-void unwind_deferred_task_exec(struct task *t)
+void unwind_deferred_settle(struct task *t)
 {
 	struct unwind_task_info *info = t->unwind;
 	/* EXITING refuses new requests until the return to user mode clears

@@ -17,6 +17,12 @@
 /* Start the initrd program at path with a NULL-terminated argv; its pid. */
 int spawn(const char *path, char *const argv[]);
 
+/* sigaction flags newlib's <signal.h> lacks (the kernel's, Linux's values). */
+#ifndef SA_NODEFER
+#define SA_NODEFER   0x40000000 /* the signal is not blocked in its own handler */
+#define SA_RESETHAND 0x80000000 /* the default action again once delivered */
+#endif
+
 /* Give the CPU to another runnable process. */
 int yield(void);
 

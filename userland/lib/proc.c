@@ -1,4 +1,4 @@
-/* Processes: exit, identity, spawn/wait, exec, signals (kill only), sleeping. */
+/* Processes: exit, identity, spawn/wait, exec, kill, sleeping. */
 #include <signal.h>
 #include <stitch.h>
 #include <sys/types.h>
@@ -79,11 +79,17 @@ int usleep(useconds_t us)
 	return (int)sys_result(sys1(SYS_sleep, us));
 }
 
-/* Not interruptible: there are no signal handlers, so 0 seconds remain. */
+/* A handled signal ends the sleep early: the seconds left, rounded up. */
 unsigned sleep(unsigned seconds)
 {
-	sys1(SYS_sleep, (long)seconds * 1000000L);
-	return 0;
+	struct stitch_timeval t0, t1;
+	sys1(SYS_gettimeofday, (long)&t0);
+	if (sys1(SYS_sleep, (long)seconds * 1000000L) == 0)
+		return 0;
+	sys1(SYS_gettimeofday, (long)&t1);
+	long slept = (t1.sec - t0.sec) * 1000000L + (t1.usec - t0.usec);
+	long left = (long)seconds * 1000000L - slept;
+	return left > 0 ? (unsigned)((left + 999999) / 1000000) : 0;
 }
 
 int pipe(int fds[2])

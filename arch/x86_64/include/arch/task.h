@@ -53,6 +53,9 @@ struct arch_task {
 void arch_proc_init(void);
 void arch_proc_init_cpu(unsigned cpu);
 
+/* The MXCSR bits this CPU lets software set (FXRSTOR faults on others). */
+uint32_t arch_mxcsr_mask(void);
+
 /* The FPU state of a task that has not run yet. */
 void arch_task_init(struct arch_task *a);
 
