@@ -9,8 +9,11 @@
 #   - sframe on 1 CPU and on 4, eh-frame: every handler sample whole, the
 #     steps out of the signal frame counted (unwind_signal_frames), none
 #     stopped signal-frame;
-#   - fp-deferred (/bin/sigwork-fp, frame pointers): the same chains, the
-#     signal frame read by the same step;
+#   - fp-deferred (/bin/sigwork-fp, frame pointers): the signal frame read
+#     by the same step, into the interrupted function and on by its frame
+#     pointer to main; beyond, what frame pointers always give here (the
+#     caller of a leaf that keeps no frame is skipped, and the SDK's start
+#     code has no frame pointer: the walk ends there, bad-frame);
 #   - validate: libdw, unwinding the stack copy with the signal page's
 #     .eh_frame, agrees with the deferred SFrame chain on every sample.
 import json
@@ -30,6 +33,8 @@ if not all(os.path.exists(p) for p in (KERNEL, ROOT + '/bin/sigwork', ROOT + '/l
 tmp = tempfile.mkdtemp(prefix='stitch-t45-')
 CHAIN = re.compile(r'^(sigwork_hwork )+sigwork_handler __stitch_sigreturn '
                    r'(sigwork_spin )?(sigwork_run )?main stitch_start _start$')
+FP_CHAIN = re.compile(r'^(sigwork_hwork )+sigwork_handler __stitch_sigreturn '
+                      r'(sigwork_spin |sigwork_run )+main( stitch_start)?( _start)?$')
 
 
 def handler_samples(tag, prog, mode, cpus=1, signals=150):
@@ -57,10 +62,14 @@ def handler_samples(tag, prog, mode, cpus=1, signals=150):
 
 
 def whole(tag, rows, st):
-    bad = [r for r in rows if r[0] != 'end' or not CHAIN.match(r[1])]
+    if tag == 'fp-deferred':
+        bad = [r for r in rows if r[0] not in ('end', 'bad-frame') or not FP_CHAIN.match(r[1])]
+    else:
+        bad = [r for r in rows if r[0] != 'end' or not CHAIN.match(r[1])]
     tap(len(rows) >= 20 and not bad,
         '%s: all %d samples in the handler stitch through the trampoline into the '
-        'interrupted function and on to _start' % (tag, len(rows)))
+        'interrupted function and on to %s' % (tag, len(rows),
+                                               'main' if tag == 'fp-deferred' else '_start'))
     for r in bad[:5]:
         diag('  %s: %s' % r)
     tap(st.get('unwind_signal_frames', 0) >= len(rows) and
