@@ -29,6 +29,7 @@ struct entry {
 #define PRIV(name, what) { name, "/bin/h-priv", SIGSEGV, what }
 #define STACK(name, what) { name, "/bin/h-stack", 0, what }
 #define SFRAME(name, what) { name, "/bin/h-sframe", 0, what }
+#define SIGRET(name, what) { name, "/bin/h-signal", SIGSEGV, what }
 
 static const struct entry cases[] = {
 	{ "badptr", "/bin/t-badptr", 0, "bad pointers (NULL, kernel, non-canonical, unmapped, straddling, wrapping) to every system call that takes one" },
@@ -88,6 +89,14 @@ static const struct entry cases[] = {
 	SFRAME("sframe-unmapped", "a correct section unmapped after registration"),
 	SFRAME("sframe-rewritten", "a correct section, used, then rewritten: huge function, misaligned CFA, rows outside the section, all 0xff"),
 	{ "stack-overflow", "/bin/h-stack", SIGSEGV, "recursion into the guard page below the stack" },
+	SIGRET("sigreturn-rip-kernel", "sigreturn to a frame whose rip is in the kernel"),
+	SIGRET("sigreturn-rip-noncanonical", "sigreturn to a frame whose rip is non-canonical"),
+	SIGRET("sigreturn-rsp-kernel", "sigreturn to a frame whose rsp is in the kernel's direct map"),
+	SIGRET("sigreturn-unmapped", "sigreturn with rsp at unmapped memory"),
+	SIGRET("sigreturn-in-kernel", "sigreturn with rsp in the kernel's direct map"),
+	SIGRET("sigreturn-mxcsr", "sigreturn to an FPU state with reserved MXCSR bits"),
+	SIGRET("sigreturn-iopl", "sigreturn to rflags with IOPL 3, then cli"),
+	SIGRET("handler-corrupts-frame", "a SA_SIGINFO handler that points its frame's rip into the kernel"),
 	{ "spawn-storm", "/bin/h-proc", 0, "2000 spawns and reaps, one after the other" },
 	{ "spawn-flood", "/bin/h-proc", 0, "children blocked on a pipe until spawn refuses, then all released" },
 	{ "die-pending", "/bin/h-proc", 0, "90 children spinning then dying at once (exit, fault, kill) with unwinds owed" },
