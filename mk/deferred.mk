@@ -5,7 +5,7 @@
 #   /bin/sfbad, /bin/sf246
 #   /bin/manyrows                        a function of a million rows (test 55)
 #   /bin/execwork                        works, then execs /bin/fib (test 44)
-#   /bin/sigwork                         works in a 1 kHz SIGALRM handler (test 45)
+#   /bin/sigwork-fp                      the workload sigwork with frame pointers (test 45)
 #   /lib/libdeep.so                      the PIC shared object dlwork loads
 #                                        with the SDK's loader (userland/lib/dl.c)
 #   /data/sfreg.v2.sframe, .v3.sframe    sfreg's .sframe re-encoded as v2
@@ -18,7 +18,7 @@
 
 DEFERRED_ROOT := $(BUILD)/userland/root
 
-DEFERRED_PROGRAMS := cold dlwork sfreg sfbad sf246 manyrows ehbad execwork sigwork sigwork-fp
+DEFERRED_PROGRAMS := cold dlwork sfreg sfbad sf246 manyrows ehbad execwork sigwork-fp
 USER_EXTRA_PROGRAMS += $(DEFERRED_PROGRAMS)
 USER_SRCS_cold   := userland/deferred/cold.c
 USER_SRCS_dlwork := userland/deferred/dlwork.c
@@ -27,9 +27,9 @@ USER_SRCS_sfbad  := userland/deferred/sfbad.c
 USER_SRCS_ehbad  := userland/deferred/ehbad.c
 USER_SRCS_manyrows := userland/deferred/manyrows.c
 USER_SRCS_execwork := userland/deferred/execwork.c
-USER_SRCS_sigwork := userland/deferred/sigwork.c
-# The same with frame pointers, for the fp-deferred mode (mk/bench.mk's flags).
-USER_SRCS_sigwork-fp := userland/deferred/sigwork.c
+# The workload sigwork with frame pointers, for the fp-deferred mode
+# (mk/bench.mk's flags).
+USER_SRCS_sigwork-fp := userland/workloads/sigwork.c
 USER_CFLAGS_sigwork-fp := $(BENCH_FP_CFLAGS)
 USER_SRCS_sf246  := userland/deferred/sf246.c $(BUILD)/deferred/sf246-objects.c
 

@@ -59,7 +59,7 @@ $(1): $(2) $(USER_CRT0) $(USER_LIB) $(USER_HEADERS) $(NEWLIB_STAMP) mk/userland.
 endef
 
 # The programs: /bin/<name> in the initrd for each source file.
-USER_WORKLOADS := fib chain sort reader piper
+USER_WORKLOADS := fib chain sort reader piper sigwork
 USER_SYSTEM    := demo utest
 USER_TESTS     := $(basename $(notdir $(wildcard userland/tests/t-*.c)))
 # Other fragments add programs (mk/bench.mk, included before this file):

@@ -6,7 +6,9 @@
  * sigwork_spin) spins. A sample inside the handler must stitch through
  * the signal page's trampoline (__stitch_sigreturn) into the function the
  * signal interrupted, and on to _start (test 45). Prints
- * "sigwork: signals=N handler=X main=Y" once N signals were handled.
+ * "sigwork: signals=N checksum=X" once N signals were handled: X is the
+ * handlers' work, the same however the signals fell (the demo compares it
+ * with the native build's).
  */
 #include <signal.h>
 #include <sys/time.h>
@@ -59,7 +61,8 @@ int main(int argc, char **argv)
 	}
 	uint64_t main_sum = sigwork_run(signals);
 	setitimer(ITIMER_REAL, &off, NULL);
-	printf("sigwork: signals=%ld handler=%llu main=%llu\n", signals,
-	       (unsigned long long)handler_sum, (unsigned long long)main_sum);
+	/* main_sum depends on where the signals fell: not printed. */
+	(void)main_sum;
+	printf("sigwork: signals=%ld checksum=%llu\n", signals, (unsigned long long)handler_sum);
 	return 0;
 }
