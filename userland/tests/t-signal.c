@@ -4,7 +4,8 @@
  *   - raise and kill(getpid()) run the handler with its signal, the
  *     siginfo (SI_USER, the sender's pid) and the sigcontext;
  *   - the interrupted registers come back whole after a handler that
- *     clobbers them: general registers and an SSE register;
+ *     clobbers them: every general register (callee-saved ones too),
+ *     xmm0, xmm8 and xmm15, the direction flag and MXCSR;
  *   - sigprocmask holds a signal back until it is unblocked, and then it
  *     is delivered before sigprocmask returns; a handler runs with its own
  *     signal and sa_mask blocked, and the mask comes back after it;
@@ -56,36 +57,99 @@ static int install(int sig, void (*fn)(int), int flags, sigset_t mask)
 
 #define INFO_HANDLER ((void (*)(int))(void (*)(void))with_info)
 
-/* A handler that clobbers every register a handler may. */
-static void clobber(int sig)
-{
-	hits[sig]++;
-	__asm__ volatile("pxor %%xmm0, %%xmm0\n\tmov $0, %%r8\n\tmov $0, %%r9\n\t"
-			 "mov $0, %%r10\n\tmov $0, %%r11\n\tmov $0, %%rax\n\tcmp %%rax, %%rax"
-			 ::: "xmm0", "r8", "r9", "r10", "r11", "rax", "cc");
-}
+/*
+ * The interrupted context comes back whole: regs_roundtrip loads known
+ * values into every general register but rsp, into xmm0, xmm8 and xmm15,
+ * clears DF, and spins until clobber_all has run; then it stores what it
+ * finds. clobber_all breaks the ABI on purpose, so that only the kernel's
+ * sigreturn can put things back: it overwrites every general register,
+ * callee-saved ones included, the three xmm registers, sets DF and
+ * changes MXCSR's rounding mode. The periodic timer makes sure a signal
+ * lands after the flag is cleared, wherever the first one fell.
+ */
+struct regs {
+	uint64_t gpr[15]; /* rax rbx rcx rdx rsi rdi rbp r8 .. r15 */
+	uint64_t xmm[3];  /* xmm0 xmm8 xmm15 */
+	uint64_t rflags;
+	uint32_t mxcsr;
+};
 
-/* Spins with known values in r8-r11 and xmm0 until the timer's signal
- * has run clobber; returns whether all came back. */
-static int registers_survive(void)
+#define GPR_BASE 0x0123456700000000ull /* gpr[i] = GPR_BASE + i */
+#define RFLAGS_DF (1ull << 10)
+
+static volatile int alarm_seen __attribute__((used));
+void clobber_all(int sig);
+void regs_roundtrip(struct regs *out);
+
+__asm__(".text\n"
+	".globl clobber_all\n.type clobber_all, @function\n"
+	"clobber_all:\n"
+	"	mov $-1, %rax\n	mov %rax, %rbx\n	mov %rax, %rcx\n	mov %rax, %rdx\n"
+	"	mov %rax, %rsi\n	mov %rax, %rdi\n	mov %rax, %rbp\n	mov %rax, %r8\n"
+	"	mov %rax, %r9\n	mov %rax, %r10\n	mov %rax, %r11\n	mov %rax, %r12\n"
+	"	mov %rax, %r13\n	mov %rax, %r14\n	mov %rax, %r15\n"
+	"	pcmpeqd %xmm0, %xmm0\n	pcmpeqd %xmm8, %xmm8\n	pcmpeqd %xmm15, %xmm15\n"
+	"	movl $0x7f80, -4(%rsp)\n	ldmxcsr -4(%rsp)\n" /* round toward zero */
+	"	std\n"
+	"	incl alarm_seen(%rip)\n"
+	"	ret\n"
+	".size clobber_all, .-clobber_all\n"
+
+	".globl regs_roundtrip\n.type regs_roundtrip, @function\n"
+	"regs_roundtrip:\n"
+	"	.cfi_startproc\n"
+	"	push %rbx\n	.cfi_adjust_cfa_offset 8\n	push %rbp\n	.cfi_adjust_cfa_offset 8\n"
+	"	push %r12\n	.cfi_adjust_cfa_offset 8\n	push %r13\n	.cfi_adjust_cfa_offset 8\n"
+	"	push %r14\n	.cfi_adjust_cfa_offset 8\n	push %r15\n	.cfi_adjust_cfa_offset 8\n"
+	"	push %rdi\n	.cfi_adjust_cfa_offset 8\n"
+	"	movabs $0x0123456700000000, %rax\n	lea 1(%rax), %rbx\n	lea 2(%rax), %rcx\n"
+	"	lea 3(%rax), %rdx\n	lea 4(%rax), %rsi\n	lea 5(%rax), %rdi\n"
+	"	lea 6(%rax), %rbp\n	lea 7(%rax), %r8\n	lea 8(%rax), %r9\n"
+	"	lea 9(%rax), %r10\n	lea 10(%rax), %r11\n	lea 11(%rax), %r12\n"
+	"	lea 12(%rax), %r13\n	lea 13(%rax), %r14\n	lea 14(%rax), %r15\n"
+	"	movq %rax, %xmm0\n	movq %rbx, %xmm8\n	movq %rcx, %xmm15\n"
+	"	cld\n"
+	"	movl $0, alarm_seen(%rip)\n"
+	"1:	cmpl $0, alarm_seen(%rip)\n"
+	"	je 1b\n"
+	"	xchg %rdi, (%rsp)\n" /* rdi = out; the slot holds rdi's value */
+	"	mov %rax, 0(%rdi)\n	mov %rbx, 8(%rdi)\n	mov %rcx, 16(%rdi)\n"
+	"	mov %rdx, 24(%rdi)\n	mov %rsi, 32(%rdi)\n	mov %rbp, 48(%rdi)\n"
+	"	mov %r8, 56(%rdi)\n	mov %r9, 64(%rdi)\n	mov %r10, 72(%rdi)\n"
+	"	mov %r11, 80(%rdi)\n	mov %r12, 88(%rdi)\n	mov %r13, 96(%rdi)\n"
+	"	mov %r14, 104(%rdi)\n	mov %r15, 112(%rdi)\n"
+	"	mov (%rsp), %rax\n	mov %rax, 40(%rdi)\n"
+	"	movq %xmm0, 120(%rdi)\n	movq %xmm8, 128(%rdi)\n	movq %xmm15, 136(%rdi)\n"
+	"	pushf\n	.cfi_adjust_cfa_offset 8\n	pop %rax\n	.cfi_adjust_cfa_offset -8\n"
+	"	mov %rax, 144(%rdi)\n	stmxcsr 152(%rdi)\n"
+	"	cld\n	ldmxcsr mxcsr_default(%rip)\n"
+	"	add $8, %rsp\n	.cfi_adjust_cfa_offset -8\n"
+	"	pop %r15\n	.cfi_adjust_cfa_offset -8\n	pop %r14\n	.cfi_adjust_cfa_offset -8\n"
+	"	pop %r13\n	.cfi_adjust_cfa_offset -8\n	pop %r12\n	.cfi_adjust_cfa_offset -8\n"
+	"	pop %rbp\n	.cfi_adjust_cfa_offset -8\n	pop %rbx\n	.cfi_adjust_cfa_offset -8\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	".size regs_roundtrip, .-regs_roundtrip\n"
+	".section .rodata\n.align 4\nmxcsr_default: .long 0x1f80\n.text\n");
+
+_Static_assert(offsetof(struct regs, xmm) == 120 && offsetof(struct regs, rflags) == 144 &&
+	       offsetof(struct regs, mxcsr) == 152, "regs_roundtrip's offsets");
+
+static void registers_survive(void)
 {
-	uint64_t r8, r9, r10, r11, x;
-	struct itimerval once = { { 0, 0 }, { 0, 3000 } };
-	hits[SIGALRM] = 0;
-	install(SIGALRM, clobber, 0, 0);
-	setitimer(ITIMER_REAL, &once, NULL);
-	__asm__ volatile("mov $0x1111, %%r8\n\tmov $0x2222, %%r9\n\tmov $0x3333, %%r10\n\t"
-			 "mov $0x4444, %%r11\n\tmov $0x5555, %%rax\n\tmovq %%rax, %%xmm0\n\t"
-			 "1:\tcmpl $0, %[hits]\n\t"
-			 "je 1b\n\t"
-			 "mov %%r8, %[r8]\n\tmov %%r9, %[r9]\n\tmov %%r10, %[r10]\n\t"
-			 "mov %%r11, %[r11]\n\tmovq %%xmm0, %[x]"
-			 : [r8] "=m"(r8), [r9] "=m"(r9), [r10] "=m"(r10), [r11] "=m"(r11),
-			   [x] "=m"(x)
-			 : [hits] "m"(hits[SIGALRM])
-			 : "r8", "r9", "r10", "r11", "rax", "xmm0", "cc", "memory");
-	return r8 == 0x1111 && r9 == 0x2222 && r10 == 0x3333 && r11 == 0x4444 &&
-	       x == 0x5555;
+	struct regs r;
+	struct itimerval every = { { 0, 3000 }, { 0, 3000 } }, off = { { 0, 0 }, { 0, 0 } };
+	CHECK_EQ(install(SIGALRM, clobber_all, 0, 0), 0);
+	CHECK_EQ(setitimer(ITIMER_REAL, &every, NULL), 0);
+	regs_roundtrip(&r);
+	setitimer(ITIMER_REAL, &off, NULL);
+	for (int i = 0; i < 15; i++)
+		CHECK_EQ(r.gpr[i], GPR_BASE + i);
+	CHECK_EQ(r.xmm[0], GPR_BASE);
+	CHECK_EQ(r.xmm[1], GPR_BASE + 1);
+	CHECK_EQ(r.xmm[2], GPR_BASE + 2);
+	CHECK_EQ(r.rflags & RFLAGS_DF, 0);
+	CHECK_EQ(r.mxcsr, 0x1f80);
 }
 
 static int child(int ppid)
@@ -120,7 +184,7 @@ int main(int argc, char **argv)
 	CHECK_EQ(kill(getpid(), SIGUSR1), 0);
 	CHECK_EQ(hits[SIGUSR1], 2);
 
-	CHECK(registers_survive());
+	registers_survive();
 
 	/* Blocked: held back, then delivered by the unblocking call itself. */
 	sigset_t usr1 = 0;
