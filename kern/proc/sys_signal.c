@@ -38,6 +38,10 @@ long sys_sigaction(const long *arg)
 		return -STITCH_EINVAL;
 	if (arg[1] && act.handler > STITCH_SIG_IGN && !signal_page_present())
 		return -STITCH_ENOSYS;
+	/* A handler the return to ring 3 could not jump to: an iret to a
+	 * non-canonical rip faults in the kernel, not in the program. */
+	if (arg[1] && act.handler >= USER_END)
+		return -STITCH_EFAULT;
 	irqflags_t f = spin_lock_irqsave(&sched_lock);
 	old = t->sig.action[sig];
 	if (arg[1]) {

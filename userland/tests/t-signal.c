@@ -17,7 +17,8 @@
  *     was left, usleep fails with EINTR);
  *   - another process's kill() reaches the handler (and may end the
  *     parent's waitpid with EINTR);
- *   - sigaction refuses SIGKILL, SIGSTOP, 0 and 32.
+ *   - sigaction refuses SIGKILL, SIGSTOP, 0 and 32, and a handler
+ *     outside the user range (EFAULT), keeping the action it had.
  * "t-signal child PPID" is the child that signals its parent.
  */
 #include <signal.h>
@@ -265,5 +266,10 @@ int main(int argc, char **argv)
 	CHECK_ERRNO(install(SIGSTOP, count, 0, 0), EINVAL);
 	CHECK_ERRNO(install(0, count, 0, 0), EINVAL);
 	CHECK_ERRNO(install(32, count, 0, 0), EINVAL);
+	/* A handler outside the user range: non-canonical, the kernel's. */
+	CHECK_ERRNO(install(SIGUSR1, (void (*)(int))0x0000800000000000ull, 0, 0), EFAULT);
+	CHECK_ERRNO(install(SIGUSR1, (void (*)(int))0xffffffff80100000ull, 0, 0), EFAULT);
+	CHECK_EQ(sigaction(SIGUSR1, NULL, &old), 0);
+	CHECK(old.sa_handler == SIG_IGN);
 	return check_exit();
 }
