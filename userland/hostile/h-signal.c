@@ -4,7 +4,8 @@
  * sigreturn with no handler at all; the kernel must take back only what
  * ring 3 may set, and kill the process (SIGSEGV) rather than return to a
  * context it cannot build: a rip or rsp outside the user range, a frame
- * it cannot read, an MXCSR the CPU refuses. Surviving is a failure
+ * it cannot read, an MXCSR the CPU refuses; nor write a frame where the
+ * stack cannot take one. Surviving is a failure
  * (exit 99); the cases that must survive say so.
  */
 #include <stitch/signal.h>
@@ -112,10 +113,46 @@ static int handler_corrupts(void)
 	return 99;
 }
 
+/* A caught signal owed while rsp points where no frame can go: kill()
+ * of itself, from that stack. The delivery writes nothing and kills with
+ * SIGSEGV; the ud2 after the system call would be SIGILL. */
+static void ignore(int sig)
+{
+	(void)sig;
+}
+
+static int raise_on_stack(uint64_t sp)
+{
+	EXPECT(signal(SIGUSR1, ignore) != SIG_ERR, "signal: errno %d", errno);
+	__asm__ volatile("mov %0, %%rsp\n\tmov %1, %%eax\n\tsyscall\n\tud2"
+			 :: "r"(sp), "i"(SYS_kill), "D"((long)getpid()), "S"((long)SIGUSR1)
+			 : "memory");
+	return 99;
+}
+
+static int stack_unmapped(void)
+{
+	return raise_on_stack(0x10000000);
+}
+
+static int stack_kernel(void)
+{
+	return raise_on_stack(KERNEL_DIRECT);
+}
+
+/* Below the red zone and the frame lies address 0 and then the top of
+ * the address space. */
+static int stack_wraps(void)
+{
+	return raise_on_stack(0x100);
+}
+
 static const struct hcase cases[] = {
 	{ "sigreturn-rip-kernel", rip_kernel }, { "sigreturn-rip-noncanonical", rip_noncanonical },
 	{ "sigreturn-rsp-kernel", rsp_kernel }, { "sigreturn-unmapped", frame_unmapped },
 	{ "sigreturn-in-kernel", frame_in_kernel }, { "sigreturn-mxcsr", bad_mxcsr },
 	{ "sigreturn-iopl", iopl }, { "handler-corrupts-frame", handler_corrupts },
+	{ "signal-stack-unmapped", stack_unmapped }, { "signal-stack-kernel", stack_kernel },
+	{ "signal-stack-wraps", stack_wraps },
 };
 HOSTILE_MAIN(cases)
