@@ -60,6 +60,10 @@ int arch_signal_frame(struct trap_frame *tf, uint64_t handler, uint64_t restorer
 	__asm__ volatile("fxsave64 %0" : "=m"(*(uint8_t (*)[512])f->fpu));
 	if (copy_to_user(at, f, sizeof(*f)))
 		return -STITCH_EFAULT;
+	/* The handler starts with the FPU a called function may assume (x87
+	 * stack empty, default control words; psABI 3.2.1), not with the
+	 * interrupted code's: that one is in the frame, for sigreturn. */
+	arch_fpu_load_initial();
 	tf->rip = handler;
 	tf->rdi = (uint64_t)info->signo;
 	tf->rsi = at + STITCH_SIGFRAME_INFO;

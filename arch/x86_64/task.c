@@ -126,7 +126,12 @@ void arch_task_exec_user(struct arch_task *a, uint64_t kstack_top,
 	/* The task runs: its FPU state is in the registers, not in a->fpu
 	 * (saved at the next switch). */
 	memcpy(a->fpu, fpu_initial, sizeof(a->fpu));
-	__asm__ volatile("fxrstor64 %0" : : "m"(a->fpu));
+	arch_fpu_load_initial();
+}
+
+void arch_fpu_load_initial(void)
+{
+	__asm__ volatile("fxrstor64 %0" : : "m"(fpu_initial));
 }
 
 void arch_task_start_user(struct arch_task *a, uint64_t kstack_top,

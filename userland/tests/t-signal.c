@@ -61,8 +61,9 @@ static int install(int sig, void (*fn)(int), int flags, sigset_t mask)
 /*
  * The interrupted context comes back whole: regs_roundtrip loads known
  * values into every general register but rsp, into xmm0, xmm8 and xmm15,
- * clears DF, and spins until clobber_all has run; then it stores what it
- * finds. clobber_all breaks the ABI on purpose, so that only the kernel's
+ * clears DF, sets MXCSR to round down, and spins until clobber_all has
+ * run; then it stores what it finds. clobber_all notes the MXCSR it
+ * starts with (the default: a handler gets a fresh FPU state). clobber_all breaks the ABI on purpose, so that only the kernel's
  * sigreturn can put things back: it overwrites every general register,
  * callee-saved ones included, the three xmm registers, sets DF and
  * changes MXCSR's rounding mode. The periodic timer makes sure a signal
@@ -79,6 +80,7 @@ struct regs {
 #define RFLAGS_DF (1ull << 10)
 
 static volatile int alarm_seen __attribute__((used));
+static volatile uint32_t handler_mxcsr __attribute__((used));
 void clobber_all(int sig);
 void regs_roundtrip(struct regs *out);
 
@@ -89,6 +91,7 @@ __asm__(".text\n"
 	"	mov %rax, %rsi\n	mov %rax, %rdi\n	mov %rax, %rbp\n	mov %rax, %r8\n"
 	"	mov %rax, %r9\n	mov %rax, %r10\n	mov %rax, %r11\n	mov %rax, %r12\n"
 	"	mov %rax, %r13\n	mov %rax, %r14\n	mov %rax, %r15\n"
+	"	stmxcsr handler_mxcsr(%rip)\n"
 	"	pcmpeqd %xmm0, %xmm0\n	pcmpeqd %xmm8, %xmm8\n	pcmpeqd %xmm15, %xmm15\n"
 	"	movl $0x7f80, -4(%rsp)\n	ldmxcsr -4(%rsp)\n" /* round toward zero */
 	"	std\n"
@@ -109,7 +112,7 @@ __asm__(".text\n"
 	"	lea 9(%rax), %r10\n	lea 10(%rax), %r11\n	lea 11(%rax), %r12\n"
 	"	lea 12(%rax), %r13\n	lea 13(%rax), %r14\n	lea 14(%rax), %r15\n"
 	"	movq %rax, %xmm0\n	movq %rbx, %xmm8\n	movq %rcx, %xmm15\n"
-	"	cld\n"
+	"	cld\n	ldmxcsr mxcsr_loop(%rip)\n"
 	"	movl $0, alarm_seen(%rip)\n"
 	"1:	cmpl $0, alarm_seen(%rip)\n"
 	"	je 1b\n"
@@ -131,7 +134,8 @@ __asm__(".text\n"
 	"	ret\n"
 	"	.cfi_endproc\n"
 	".size regs_roundtrip, .-regs_roundtrip\n"
-	".section .rodata\n.align 4\nmxcsr_default: .long 0x1f80\n.text\n");
+	".section .rodata\n.align 4\nmxcsr_default: .long 0x1f80\n"
+	"mxcsr_loop: .long 0x3f80\n.text\n");
 
 _Static_assert(offsetof(struct regs, xmm) == 120 && offsetof(struct regs, rflags) == 144 &&
 	       offsetof(struct regs, mxcsr) == 152, "regs_roundtrip's offsets");
@@ -150,7 +154,10 @@ static void registers_survive(void)
 	CHECK_EQ(r.xmm[1], GPR_BASE + 1);
 	CHECK_EQ(r.xmm[2], GPR_BASE + 2);
 	CHECK_EQ(r.rflags & RFLAGS_DF, 0);
-	CHECK_EQ(r.mxcsr, 0x1f80);
+	/* The loop's MXCSR (round down) back; the handler started with the
+	 * default one (0x1f80), not the loop's. */
+	CHECK_EQ(r.mxcsr, 0x3f80);
+	CHECK_EQ(handler_mxcsr, 0x1f80);
 }
 
 static int child(int ppid)

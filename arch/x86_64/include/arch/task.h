@@ -58,6 +58,9 @@ uint32_t arch_mxcsr_mask(void);
 
 /* The FPU state of a task that has not run yet. */
 void arch_task_init(struct arch_task *a);
+/* The running task's x87/SSE registers get that state (a new program, a
+ * signal handler). */
+void arch_fpu_load_initial(void);
 
 /*
  * Prepares a new task's kernel stack (top at kstack_top) so that the first
