@@ -137,6 +137,7 @@ void signal_deliver(struct task *t, struct trap_frame *tf)
 	 * profiler is the stack where the program was, unwound now. */
 	unwind_deferred_settle(t);
 	if (arch_signal_frame(tf, a.handler, STITCH_SIGPAGE_TRAMPOLINE, &info, old_blocked)) {
+		stat_inc(STAT_SIGNAL_FRAME_REFUSED);
 		task_kill(t, SIGSEGV, "no room for a signal frame", tf->rip, tf->rsp);
 		return;
 	}

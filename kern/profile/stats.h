@@ -91,6 +91,7 @@
 	X(SIGNALS_IGNORED, "signals_ignored", SUM) /* discarded when sent */  \
 	X(SIGNALS_DELIVERED, "signals_delivered", SUM) /* to a handler */     \
 	X(SIGRETURN_REFUSED, "sigreturn_refused", SUM) /* a frame that lied */ \
+	X(SIGNAL_FRAME_REFUSED, "signal_frame_refused", SUM) /* no room on the stack */ \
 	X(RECORDS_LOST, "records_lost", SUM)       /* any record dropped */   \
 	X(RECORDS_DRAINED, "records_drained", SUM) /* to the channel */       \
 	X(BYTES_DRAINED, "bytes_drained", SUM)                                \

@@ -12,7 +12,8 @@
 #     reason the case must produce, with no frame read from kernel memory;
 #     every unwind is counted by its stop reason in REC_STATS, every
 #     refused or dropped SFrame section in sframe_dropped and by reason in
-#     sframe_refused_* / sframe_dropped_*, every lost record in
+#     sframe_refused_* / sframe_dropped_*, every lying signal frame in
+#     sigreturn_refused / signal_frame_refused, every lost record in
 #     records_lost; no NMI found SMAP open outside the access helpers.
 #  4. The workloads' profiles (stitch over the same stream) are right:
 #     every stack is whole and in the workloads' call order (or starts in
@@ -211,6 +212,20 @@ for my $why (qw(refused_range refused_length refused_header refused_overlap refu
 	is($st->{"sframe_$why"} // -1, $want{$why} // 0, "sframe_$why counts " . ($want{$why} // 0));
 }
 is($st->{sframe_dropped} // -1, $total, "sframe_dropped counts the $total sections refused or dropped");
+
+# Every lying signal frame is counted: the frames sigreturn would not take
+# back (sigreturn-iopl's is taken, its IOPL left out), and the stacks
+# that could not take a frame for a caught signal (h-signal.c).
+my %sigcounted = (
+	sigreturn_refused => [qw(sigreturn-rip-kernel sigreturn-rip-noncanonical sigreturn-rsp-kernel
+				 sigreturn-unmapped sigreturn-in-kernel sigreturn-mxcsr
+				 handler-corrupts-frame)],
+	signal_frame_refused => [qw(signal-stack-unmapped signal-stack-kernel signal-stack-wraps)],
+);
+for my $c (sort keys %sigcounted) {
+	my $n = grep { $case{$_} } @{$sigcounted{$c}};
+	is($st->{$c} // -1, $n, "$c counts the $n cases");
+}
 
 # ---- 4. the workloads' profiles ----
 
