@@ -507,6 +507,11 @@ static long itimer_done(struct proc *p, long ret)
 		return -STITCH_EFAULT;
 	old.value_us = usec(&lold.it_value);
 	old.interval_us = usec(&lold.it_interval);
+	/* Linux rearms a periodic timer when the tracee takes its SIGALRM;
+	 * until then it reads 0, as if disarmed. It is due: 1 us, as Linux
+	 * says of a timer whose time has come. */
+	if (!old.value_us && old.interval_us)
+		old.value_us = 1;
 	return put_user(p, p->entry.rdx, &old, sizeof(old));
 }
 
