@@ -11,12 +11,17 @@
  * kernel must (-EFAULT for NULL, kernel, non-canonical, unmapped and
  * straddling ranges). ROOT (the unpacked initrd) becomes "/" by chroot, so
  * this needs root. spawn is a fork whose child the tracer turns into an
- * execve of the new program. Exit statuses are Linux's, which is the
- * POSIX encoding that docs/USERLAND.md chose.
+ * execve of the new program; exec is an execve after the same checks.
+ * Signals are the tracer's (signal.c): it keeps each process's actions,
+ * mask and pending set, and writes and reads the signal frames itself.
+ * Exit statuses are Linux's, which is the POSIX encoding that
+ * docs/USERLAND.md chose.
  *
  * Exit status: 0 if the first program exited 0, 1 otherwise, 2 on a
  * usage or tracer error. A killed process is reported on stderr as
- * "usim: pid P (PATH) killed: signal S status 128+S".
+ * "usim: pid P (PATH) killed: signal S ... status N", N being 128 plus
+ * the Linux signal that ended it (S but where Linux has no such default
+ * action: signal.c, die).
  */
 #define _GNU_SOURCE
 #include <errno.h>
