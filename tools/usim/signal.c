@@ -446,16 +446,13 @@ static void to_timeval(uint64_t us, struct timeval *tv)
 	tv->tv_usec = (suseconds_t)(us % 1000000);
 }
 
-/*
- * Linux's setitimer (or getitimer, as a NULL new value would disarm),
- * with its struct itimervals on the program's stack below the red zone,
- * memory that is the program's and unused during the call.
- */
+/* Linux's setitimer (or getitimer, as a NULL new value would disarm),
+ * with its struct itimervals on the caller's stack (stack_scratch). */
 void setitimer_call(struct proc *p, struct user_regs_struct *r)
 {
 	struct stitch_itimerval v;
 	struct itimerval lv[2] = { 0 };
-	unsigned long at = ((r->rsp - RED_ZONE) & ~15UL) - sizeof(lv);
+	unsigned long at = stack_scratch(p->pid, r, sizeof(lv));
 
 	if (r->rdi != STITCH_ITIMER_REAL) {
 		answer(p, r, -STITCH_EINVAL);
@@ -474,7 +471,7 @@ void setitimer_call(struct proc *p, struct user_regs_struct *r)
 		to_timeval(v.value_us, &lv[0].it_value);
 		to_timeval(v.value_us ? v.interval_us : 0, &lv[0].it_interval);
 	}
-	if (r->rsp > USER_TOP || at > r->rsp || put_user(p, at, lv, sizeof(lv))) {
+	if (!at || poke(p->pid, at, lv, sizeof(lv))) {
 		answer(p, r, -STITCH_EFAULT);
 		return;
 	}

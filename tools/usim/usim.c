@@ -215,17 +215,26 @@ static long check_program(const char *path)
 }
 
 /*
- * No arguments: the kernel gives the program argv[0] = path. {path, NULL}
- * goes on the caller's stack below the red zone, memory that is the
- * program's and unused during the call (a spawned child has its copy).
+ * len bytes on the caller's stack below its red zone, where the tracer
+ * may put what a Linux call needs: the program's memory, unused during
+ * the call (a spawned child has its copy). 0 if the stack has no room.
  */
+unsigned long stack_scratch(pid_t pid, const struct user_regs_struct *r, unsigned long len)
+{
+	unsigned long at = ((r->rsp - RED_ZONE) & ~15UL) - len;
+
+	if (r->rsp > USER_TOP || at > r->rsp || !user_range_ok(pid, at, len, 1))
+		return 0;
+	return at;
+}
+
+/* No arguments: the kernel gives the program argv[0] = path. */
 static long only_path(struct proc *p, struct user_regs_struct *r)
 {
 	unsigned long v[2] = { p->exec_path, 0 };
-	unsigned long at = ((r->rsp - RED_ZONE) & ~15UL) - sizeof(v);
+	unsigned long at = stack_scratch(p->pid, r, sizeof(v));
 
-	if (r->rsp > USER_TOP || at > r->rsp || !user_range_ok(p->pid, at, sizeof(v), 1) ||
-	    poke(p->pid, at, v, sizeof(v)))
+	if (!at || poke(p->pid, at, v, sizeof(v)))
 		return -STITCH_EFAULT;
 	p->exec_argv = at;
 	p->exec_envp = at + 8;
@@ -686,7 +695,24 @@ static int trace(pid_t first)
 	}
 }
 
-/* The first program: traced, chrooted, no ASLR, SIGPIPE ignored. */
+/*
+ * Linux signals carry the Stitch ones (signal.c): none may be blocked in
+ * the tracees, and those that end one (1-31) must do so by default,
+ * whatever usim inherited (both survive execve). An ignored signal still
+ * stops a tracee for its tracer, so the others may stay as they are.
+ */
+static void default_signals(void)
+{
+	sigset_t none;
+
+	for (int sig = 1; sig < 32; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* The first program: traced, chrooted, no ASLR, default Linux signals. */
 static void child(char **argv)
 {
 	struct rlimit fds = { MAX_FDS, MAX_FDS };
@@ -700,6 +726,7 @@ static void child(char **argv)
 	personality(ADDR_NO_RANDOMIZE);	/* the stack ends at USER_TOP */
 	setrlimit(RLIMIT_NOFILE, &fds);
 	setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });	/* killed: no core files */
+	default_signals();
 	ptrace(PTRACE_TRACEME, 0, 0, 0);
 	raise(SIGSTOP);
 	execve(argv[0], argv, envp);

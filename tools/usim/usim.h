@@ -70,6 +70,7 @@ int linux_restarts(long ret);
 long newlib_errno(long e);
 int get_regs(pid_t pid, struct user_regs_struct *r);
 void set_regs(pid_t pid, struct user_regs_struct *r);
+unsigned long stack_scratch(pid_t pid, const struct user_regs_struct *r, unsigned long len);
 
 /* signal.c */
 int sigpage_load(const char *root);
