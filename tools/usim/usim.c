@@ -321,8 +321,7 @@ static unsigned long start_brk(pid_t pid)
 }
 
 /* Make the Linux call nr with args at this stop; fixup at the exit. */
-void linux_call(struct proc *p, struct user_regs_struct *r, long nr,
-		       enum fixup fix)
+void linux_call(struct proc *p, struct user_regs_struct *r, long nr, enum fixup fix)
 {
 	r->orig_rax = (unsigned long)nr;
 	p->fix = fix;
