@@ -13,7 +13,14 @@
 #      with <x> the thread's own letter (the tid the program printed), the
 #      first thread's to ... main stitch_start _start; on 4 CPUs the
 #      threads' samples come from more than one CPU;
-#   3. a thread-exit storm (t-thread 150: 600 threads starting and ending
+#   3. /bin/dlthreads sampled under -icount: three threads in
+#      /lib/libdeep.so while a fourth loads, runs in and unloads a second
+#      copy 40 times (the registry's ADD, REMOVE and munmap while the
+#      others' unwinds walk it): no fault, every (tid, cookie) answered
+#      once, every worker's sample in the library stitched whole through
+#      it, each section removed during walks freed after them
+#      (sframe_removed_in_walk == sframe_deferred_frees), every page back;
+#   4. a thread-exit storm (t-thread 150: 600 threads starting and ending
 #      at once, half detached) sampled at 4 kHz: no fault, every page back.
 import os
 import re
@@ -91,6 +98,41 @@ def sampled(cpus):
             % (cpus, sorted(cpus_seen)))
 
 
+def dl_churn(cpus):
+    recs, console, rc = boot('init=/bin/dlthreads init.args=600,40 profile.mode=sframe '
+                             'profile.hz=2000', '%s/dl%d.bin' % (tmp, cpus), 600,
+                             ['--direct', '--icount', '--cpus', str(cpus)])
+    tap(rc == 0 and 'dlthreads: reopens=40 ok' in console and of(recs, 'END') and
+        not re.search(r'\) killed: |panic', console) and pages_back(console),
+        '%d CPU(s): dlthreads: 40 reopens beside three threads in the library, no fault, '
+        'every page back' % cpus)
+    pid = next((c['pid'] for c in of(recs, 'COMM') if c['name'] == 'dlthreads'), -1)
+    deferred = deferred_index(recs)
+    every = [s for s in of(recs, 'SAMPLE') if s['pid'] == pid and s['cookie'] is not None]
+    missing = [s for s in every if answer_of(deferred, s) is None]
+    syms = Symbols(recs, pid)
+    worker, bad = 0, []
+    for s in every:
+        d = answer_of(deferred, s)
+        names = ' '.join(syms.names(d['user'])) if d and d['user'] is not None else ''
+        if not names.endswith('dlthreads_worker stitch_thread_main stitch_thread_start'):
+            continue
+        worker += 1
+        if not re.match(r'^(deep_leaf |deep_twist )*deep_mid deep_run dlthreads_worker ', names):
+            bad.append(names)
+    tap(every and not missing and worker >= 20 and not bad,
+        '%d CPU(s): %d samples answered once each; the workers\' %d whole through the library'
+        % (cpus, len(every), worker))
+    for b in bad[:3]:
+        diag('  ' + b)
+    st = stats(recs)
+    tap(st.get('sframe_removed', 0) >= 40 and
+        st.get('sframe_removed_in_walk', -1) == st.get('sframe_deferred_frees', -2),
+        '%d CPU(s): %d sections removed, %d during walks, %d freed after them'
+        % (cpus, st.get('sframe_removed', 0), st.get('sframe_removed_in_walk', -1),
+           st.get('sframe_deferred_frees', -1)))
+
+
 def storm(cpus):
     recs, console, rc = boot('init=/bin/t-thread init.args=150 profile.mode=sframe profile.hz=4000',
                              '%s/storm%d.bin' % (tmp, cpus), 300, ['--direct', '--cpus', str(cpus)])
@@ -103,5 +145,6 @@ def storm(cpus):
 for n in (1, 4):
     sdk(n)
     sampled(n)
+    dl_churn(n)
     storm(n)
 done()
