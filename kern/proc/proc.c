@@ -372,7 +372,7 @@ void task_exit(int wait_status)
 		else
 			c->parent = NULL; /* the kernel will reap it */
 	}
-	record_exit(t->pid, t->tid, wait_status);
+	record_exit(t->pid, t->tid, wait_status, 0);
 	t->exit_status = wait_status;
 	t->state = TASK_ZOMBIE;
 	if (t->pid == init_pid) {

@@ -149,7 +149,7 @@ void thread_leave(struct task *t, int wait_status)
 	for (struct task *c = tasks; c < tasks + NPROC; c++)
 		if (c->state != TASK_FREE && c->parent == t)
 			c->parent = heir;
-	record_exit(t->pid, t->tid, wait_status);
+	record_exit(t->pid, t->tid, wait_status, EXIT_THREAD);
 	proc_thread_gone_locked(t);
 	sched_exit_locked();
 }

@@ -20,10 +20,15 @@
 #      once, every worker's sample in the library stitched whole through
 #      it, each section removed during walks freed after them
 #      (sframe_removed_in_walk == sframe_deferred_frees), every page back;
+#   and the host side of the 4-CPU run: stitch's report.txt counts the
+#      process's samples by thread (each tid), and its perf.data names
+#      every thread (a PERF_RECORD_COMM per tid: perf script shows the
+#      program's name for each, not ":tid");
 #   4. a thread-exit storm (t-thread 150: 600 threads starting and ending
 #      at once, half detached) sampled at 4 kHz: no fault, every page back.
 import os
 import re
+import subprocess
 import sys
 import tempfile
 
@@ -94,8 +99,28 @@ def sampled(cpus):
     for b in bad[:3]:
         diag('  tid %d: %s' % b)
     if cpus > 1:
+        host(tmp + '/threads%d.bin' % cpus, pid, letter, per_tid)
         tap(len(cpus_seen) > 1, '%d CPUs: the threads\' samples came from CPUs %s'
             % (cpus, sorted(cpus_seen)))
+
+
+def host(records, pid, letter, per_tid):
+    out = tmp + '/stitch-out'
+    rc = subprocess.run(['build/bin/stitch', '--symfs', ROOT, '--kernel', KERNEL, '-o', out,
+                         records], capture_output=True, text=True).returncode
+    report = open(out + '/report.txt').read() if rc == 0 else ''
+    rows = dict(re.findall(r'^ +(\d+) +(\d+) +[\d.]+%', report.split('By thread:')[-1].split('By self:')[0],
+                           re.M)) if 'By thread:' in report else {}
+    tap(rc == 0 and all(int(rows.get(str(t), -1)) >= per_tid.get(t, 0) > 0 for t in letter)
+        and str(pid) in rows,
+        'stitch: report.txt counts the samples of each of the %d threads (%s)'
+        % (len(rows), ', '.join('%s: %s' % kv for kv in sorted(rows.items()))))
+    perf = subprocess.run(['perf', 'script', '-i', out + '/perf.data', '-F', 'comm,tid'],
+                          capture_output=True, text=True)
+    named = set(re.findall(r'^\s*threads\s+(\d+)\s*$', perf.stdout, re.M))
+    tap(perf.returncode == 0 and all(str(t) in named for t in letter),
+        'perf.data: perf script names each thread of pid %d "threads" (tids %s)'
+        % (pid, ' '.join(sorted(named))))
 
 
 def dl_churn(cpus):
