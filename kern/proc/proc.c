@@ -341,6 +341,18 @@ static void kill_all_locked(void)
 			kill_locked(t, SIGKILL, "init exited", 0, 0);
 }
 
+void task_drop_resources(struct task *t)
+{
+	fd_close_all(t);
+	/* Unpublish the address space before it goes: an NMI reading user
+	 * memory (copy_from_user_nofault) must find nothing rather than
+	 * freed tables. */
+	struct uvm *mm = t->mm;
+	__atomic_store_n(&t->mm, NULL, __ATOMIC_SEQ_CST);
+	vm_switch(&kernel_space);
+	uvm_put(mm);
+}
+
 void task_exit(int wait_status)
 {
 	struct task *t = current;
@@ -351,14 +363,7 @@ void task_exit(int wait_status)
 	 * it) still gets its user stack: unwound now, while it exists. */
 	unwind_deferred_task_exit(t);
 	thread_leave(t, wait_status); /* returns for the process's last thread */
-	fd_close_all(t);
-	/* Unpublish the address space before it goes: an NMI reading user
-	 * memory (copy_from_user_nofault) must find nothing rather than
-	 * freed tables. */
-	struct uvm *mm = t->mm;
-	__atomic_store_n(&t->mm, NULL, __ATOMIC_SEQ_CST);
-	vm_switch(&kernel_space);
-	uvm_put(mm);
+	task_drop_resources(t);
 
 	/* Held until the switch away is over: the parent, on another CPU,
 	 * cannot free this stack before. */

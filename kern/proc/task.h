@@ -195,6 +195,9 @@ void task_kill(struct task *t, int sig, const char *reason, uint64_t rip,
  * parent, freed right after the switch away from it. init's exit kills
  * every other process. */
 __attribute__((noreturn)) void task_exit(int wait_status);
+/* current's descriptors and its reference to its address space go, on
+ * its way out (task_exit, thread_leave). */
+void task_drop_resources(struct task *t);
 /* Called after every task switch by the task that now runs, sched_lock
  * still held: frees the task that exited with no parent to reap it (its
  * kernel stack is no longer in use). */

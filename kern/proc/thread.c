@@ -138,11 +138,7 @@ void thread_leave(struct task *t, int wait_status)
 	spin_unlock_irqrestore(&sched_lock, f);
 	if (!heir)
 		return;
-	fd_close_all(t);
-	struct uvm *mm = t->mm;
-	__atomic_store_n(&t->mm, NULL, __ATOMIC_SEQ_CST);
-	vm_switch(&kernel_space);
-	uvm_put(mm);
+	task_drop_resources(t);
 	irq_disable();
 	spin_lock(&sched_lock);
 	/* Its children are the process's: another thread reaps them. */
