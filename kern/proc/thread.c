@@ -153,19 +153,25 @@ void thread_leave(struct task *t, int wait_status)
 /* The futex: a thread sleeps while the 32-bit word at uaddr holds val. The
  * word is read under sched_lock, which the waker takes too, so a wake
  * between the check and the sleep is not lost. A word that is not present
- * is faulted in with the lock off and read again. */
+ * is faulted in with the lock off and read again, once. */
 static long futex_wait(uint64_t uaddr, uint32_t val, uint64_t timeout_ns)
 {
 	struct task *t = current;
 	uint64_t deadline = timeout_ns ? clock_ns() + MIN(timeout_ns, UINT64_MAX / 4) : 0;
-	for (;;) {
+	for (bool faulted_in = false;;) {
 		irqflags_t f = spin_lock_irqsave(&sched_lock);
 		uint32_t now;
 		if (copy_from_user_nofault(&now, uaddr, sizeof(now))) {
 			spin_unlock_irqrestore(&sched_lock, f);
+			/* Gone again since it was faulted in (another thread
+			 * unmaps it): a spurious -EAGAIN, which futex users
+			 * retry in user mode, rather than a loop in here. */
+			if (faulted_in)
+				return -STITCH_EAGAIN;
 			uint64_t word;
 			if (get_user_u64(&word, uaddr & ~7ull))
 				return -STITCH_EFAULT;
+			faulted_in = true;
 			continue;
 		}
 		long ret = 1;
