@@ -238,6 +238,8 @@ long proc_exec(const char *path, char *const argv[], int argc)
 	/* Everything that can fail comes first: a failed exec returns to
 	 * the old program as it was. */
 	int err = find_program(path, &exe, &img);
+	if (!err)
+		err = thread_exec_alone(t);
 	if (err)
 		return err;
 	long sp = new_image(&img, &exe, argv, argc, &mm);

@@ -221,6 +221,9 @@ void thread_leave(struct task *t, int wait_status);
 /* Condemns every other thread of t's process: each exits quietly
  * (kill_quiet) with wait_status. sched_lock held. */
 void thread_group_kill_locked(struct task *t, int wait_status);
+/* exec: t's other threads are killed and gone first (POSIX); 0, or
+ * -EINTR if t itself is killed meanwhile. */
+int thread_exec_alone(struct task *t);
 /* Wakes up to n futex waiters on the user word uaddr of mm: how many. */
 long futex_wake(struct uvm *mm, uint64_t uaddr, long n);
 

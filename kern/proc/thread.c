@@ -44,6 +44,36 @@ void thread_group_kill_locked(struct task *t, int wait_status)
 	}
 }
 
+/* Whether t's process has another thread that has not left. */
+static bool others_alive(struct task *t)
+{
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	bool alive = false;
+	for (struct task *s = tasks; s < tasks + NPROC && !alive; s++)
+		alive = same_process(s, t) && !s->thread_gone;
+	spin_unlock_irqrestore(&sched_lock, f);
+	return alive;
+}
+
+#define EXEC_POLL_NS 1000000ull /* 1 ms */
+
+int thread_exec_alone(struct task *t)
+{
+	if (!others_alive(t))
+		return 0;
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	thread_group_kill_locked(t, SIGKILL);
+	spin_unlock_irqrestore(&sched_lock, f);
+	/* They leave at their next return towards ring 3, at once if they
+	 * sleep: a few ticks at most. */
+	while (others_alive(t)) {
+		int err = sleep_until(clock_ns() + EXEC_POLL_NS);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* A new task in current's process: a kernel stack, the shared address
  * space, copies of the descriptors. The tid, or -errno. */
 static long thread_start(uint64_t entry, uint64_t sp, uint64_t clear_tid)

@@ -7,8 +7,11 @@
  *     in order; a timed wait with nobody to signal times out;
  *   - join gives each thread's return value; tids are distinct, none the
  *     pid; errno is per thread; malloc and free from four threads at once;
+ *   - exec from a process with three more threads: they are gone when the
+ *     new program starts (it reads end of file from a pipe whose write end
+ *     only they still held);
  *   - storm: rounds of threads that start and end at once, detached and
- *     joined (the hostile suite samples this).
+ *     joined (test 35 samples this).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <stitch.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int failures, checks;
@@ -124,8 +129,51 @@ static void storm(int rounds)
 	check(!failed && joined == 2 * rounds, "storm: every thread started, every joinable one joined");
 }
 
+static void *spinner(void *arg)
+{
+	for (;;)
+		__asm__ volatile("pause");
+	return arg;
+}
+
+/* "exec R W": three threads that hold the pipe's write end W (their own
+ * copies), then exec "exec-done R W", which drops W and must read end of
+ * file from R: only if the three are gone. */
+static int exec_modes(char **argv)
+{
+	if (strcmp(argv[1], "exec") == 0) {
+		pthread_t t;
+		for (int i = 0; i < 3; i++)
+			pthread_create(&t, NULL, spinner, NULL);
+		char *args[] = { "t-thread", "exec-done", argv[2], argv[3], NULL };
+		execv("/bin/t-thread", args);
+		return 2;
+	}
+	char c;
+	close(atoi(argv[3]));
+	return read(atoi(argv[2]), &c, 1) == 0 ? 42 : 1;
+}
+
+static void exec_with_threads(void)
+{
+	int fds[2], status = -1;
+	char r[12], w[12];
+	pipe(fds);
+	snprintf(r, sizeof(r), "%d", fds[0]);
+	snprintf(w, sizeof(w), "%d", fds[1]);
+	char *args[] = { "t-thread", "exec", r, w, NULL };
+	int pid = spawn("/bin/t-thread", args);
+	close(fds[0]);
+	close(fds[1]);
+	waitpid(pid, &status, 0);
+	check(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 42,
+	      "exec from one of four threads: the other three gone");
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4)
+		return exec_modes(argv);
 	if (argc > 1) {
 		storm(atoi(argv[1]));
 		return failures;
@@ -187,6 +235,7 @@ int main(int argc, char **argv)
 	}
 	check(bad == 0, "malloc and free from four threads at once");
 	check(pthread_join(pthread_self(), NULL) == EDEADLK, "join of oneself: EDEADLK");
+	exec_with_threads();
 	printf("t-thread: %d checks, %d failed\n", checks, failures);
 	return failures;
 }
