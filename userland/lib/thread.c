@@ -354,18 +354,22 @@ int pthread_attr_getdetachstate(const pthread_attr_t *attr, int *state)
 
 #define MUTEX_FREE ((uint32_t)_PTHREAD_MUTEX_INITIALIZER)
 
-int pthread_mutexattr_init(pthread_mutexattr_t *attr)
-{
-	memset(attr, 0, sizeof(*attr));
-	attr->is_initialized = 1;
-	return 0;
-}
-
-int pthread_mutexattr_destroy(pthread_mutexattr_t *attr)
-{
-	attr->is_initialized = 0;
-	return 0;
-}
+/* The attribute objects the SDK reads nothing from but their kind: all
+ * zero, marked initialised. */
+#define ATTR_INIT_DESTROY(type, prefix)                                      \
+	int prefix##_init(type *attr)                                       \
+	{                                                                   \
+		memset(attr, 0, sizeof(*attr));                             \
+		attr->is_initialized = 1;                                   \
+		return 0;                                                   \
+	}                                                                   \
+	int prefix##_destroy(type *attr)                                    \
+	{                                                                   \
+		attr->is_initialized = 0;                                   \
+		return 0;                                                   \
+	}
+ATTR_INIT_DESTROY(pthread_mutexattr_t, pthread_mutexattr)
+ATTR_INIT_DESTROY(pthread_condattr_t, pthread_condattr)
 
 /* A recursive or error-checking mutex needs an owner the word cannot
  * hold: only the normal kind is offered. */
@@ -402,18 +406,6 @@ int pthread_mutex_unlock(pthread_mutex_t *m)
 /* ---- condition variables: the word is a sequence, bumped by each
  * signal; a waiter sleeps while it has not moved ---- */
 
-int pthread_condattr_init(pthread_condattr_t *attr)
-{
-	memset(attr, 0, sizeof(*attr));
-	attr->is_initialized = 1;
-	return 0;
-}
-
-int pthread_condattr_destroy(pthread_condattr_t *attr)
-{
-	attr->is_initialized = 0;
-	return 0;
-}
 
 int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *attr)
 {
