@@ -18,10 +18,11 @@
 
 DEFERRED_ROOT := $(BUILD)/userland/root
 
-DEFERRED_PROGRAMS := cold dlwork sfreg sfbad sf246 manyrows ehbad execwork sigwork-fp
+DEFERRED_PROGRAMS := cold dlwork dlthreads sfreg sfbad sf246 manyrows ehbad execwork sigwork-fp
 USER_EXTRA_PROGRAMS += $(DEFERRED_PROGRAMS)
 USER_SRCS_cold   := userland/deferred/cold.c
 USER_SRCS_dlwork := userland/deferred/dlwork.c
+USER_SRCS_dlthreads := userland/deferred/dlthreads.c
 USER_SRCS_sfreg  := userland/deferred/sfreg.c
 USER_SRCS_sfbad  := userland/deferred/sfbad.c
 USER_SRCS_ehbad  := userland/deferred/ehbad.c

@@ -14,8 +14,11 @@ USER_ROOT := $(USER_OUT)/root
 
 # Same code generation as newlib (mk/newlib.mk): no frame pointers, SFrame
 # on. Headers: the SDK's, the shared ABI, newlib's; never the host's.
+# _POSIX_THREADS: the SDK has the POSIX threads (userland/lib/thread.c),
+# which newlib's <pthread.h> declares only where its configuration says so
+# (not for a bare x86_64-elf).
 USER_CFLAGS := -std=gnu11 $(WARN) $(NEWLIB_CFLAGS) $(NEWLIB_ISYSTEM) \
-	-Iuserland/include -Iinclude
+	-Iuserland/include -Iinclude -D_POSIX_THREADS=200809L
 # Static, position-dependent: ld's default script links at 0x400000 and puts
 # .sframe into a PT_GNU_SFRAME segment. The build id lets host tools match
 # samples with the ELF they came from. newlib's memcpy.S, memset.S and
@@ -59,7 +62,7 @@ $(1): $(2) $(USER_CRT0) $(USER_LIB) $(USER_HEADERS) $(NEWLIB_STAMP) mk/userland.
 endef
 
 # The programs: /bin/<name> in the initrd for each source file.
-USER_WORKLOADS := fib chain sort reader piper sigwork
+USER_WORKLOADS := fib chain sort reader piper sigwork threads
 USER_SYSTEM    := demo utest
 USER_TESTS     := $(basename $(notdir $(wildcard userland/tests/t-*.c)))
 # Other fragments add programs (mk/bench.mk, included before this file):

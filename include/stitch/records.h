@@ -176,12 +176,16 @@ struct rec_deferred {
 	uint64_t ips[];  /* PERF_CONTEXT_USER, then user addresses, leaf first */
 };
 
+/* REC_EXIT: a thread left, or (flags 0) the process's last one did:
+ * status is then the process's wait status. */
+#define EXIT_THREAD 1u /* one thread left; the process goes on */
+
 struct rec_exit {
 	struct rec_header h;
 	uint64_t time;
 	uint32_t pid, tid;
 	int32_t status;
-	uint32_t pad;
+	uint32_t flags;  /* EXIT_THREAD */
 };
 
 struct rec_lost {

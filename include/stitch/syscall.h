@@ -36,8 +36,18 @@
 #define SYS_sigprocmask   24 /* (int how, const uint64_t *set, uint64_t *old): stitch/signal.h */
 #define SYS_sigreturn     25 /* () from the signal page's trampoline only */
 #define SYS_setitimer     26 /* (int which, const struct stitch_itimerval *new, struct stitch_itimerval *old) */
+#define SYS_thread_spawn  27 /* (entry, sp, int *clear_tid) -> tid: a thread of the caller's process */
+#define SYS_thread_exit   28 /* (int status) -> no return; the last thread's is the process's exit */
+#define SYS_futex         29 /* (int op, uint32_t *addr, uint32_t val, uint64_t timeout_ns) */
+#define SYS_gettid        30 /* () */
 #define SYS_exec          31 /* (const char *path, char *const argv[]) -> no return, or -errno */
 #define SYS_COUNT         32
+
+/* SYS_futex operations: WAIT sleeps while *addr == val (timeout_ns 0:
+ * none); 0 once woken, -EAGAIN (the word differs), -ETIMEDOUT, -EINTR.
+ * WAKE wakes up to val waiters on addr and returns how many. */
+#define STITCH_FUTEX_WAIT 0
+#define STITCH_FUTEX_WAKE 1
 
 /* SYS_stacktrace_setup operations (after Linux's proposal). */
 #define STACKTRACE_SFRAME_ADD    1
@@ -101,6 +111,7 @@ struct stitch_tms {
 #define STITCH_EPIPE        32
 #define STITCH_ENOSYS       88
 #define STITCH_ENAMETOOLONG 91
+#define STITCH_ETIMEDOUT    116
 #endif /* __ASSEMBLER__ */
 
 #endif

@@ -16,7 +16,20 @@ struct uvm *uvm_create(void)
 		kfree(mm);
 		return NULL;
 	}
+	mm->users = 1;
+	mm->lock = (struct spinlock)SPINLOCK_INIT("uvm");
 	return mm;
+}
+
+void uvm_get(struct uvm *mm)
+{
+	__atomic_fetch_add(&mm->users, 1, __ATOMIC_SEQ_CST);
+}
+
+void uvm_put(struct uvm *mm)
+{
+	if (__atomic_sub_fetch(&mm->users, 1, __ATOMIC_SEQ_CST) == 0)
+		uvm_destroy(mm);
 }
 
 void uvm_destroy(struct uvm *mm)
@@ -155,22 +168,32 @@ static void fill_page(const struct region *r, uint64_t va, uint8_t *page)
 		memcpy(page + (lo - va), r->file_data + (lo - r->file_vaddr), hi - lo);
 }
 
-int uvm_fault(struct uvm *mm, uint64_t addr, unsigned access)
+/* uvm_fault under mm->lock. A page another thread mapped since the
+ * fault (both touched it at once) is there: the access can be retried. */
+static int fault_locked(struct uvm *mm, uint64_t addr, unsigned access)
 {
 	struct region *r = uvm_find(mm, addr);
 	if (!r || (access & ~r->prot & (VM_WRITE | VM_EXEC)))
 		return -STITCH_EFAULT;
 	uint64_t va = PAGE_ROUND_DOWN(addr);
+	if (vm_lookup(&mm->vm, va, NULL, NULL))
+		return 0;
 	uint64_t pa = pmm_alloc_zero();
 	if (!pa)
 		return -STITCH_ENOMEM;
 	fill_page(r, va, p2v(pa));
 	int err = vm_map(&mm->vm, va, pa, r->prot | VM_USER);
-	if (err) {
+	if (err)
 		pmm_free(pa);
-		return err == -STITCH_EEXIST ? -STITCH_EFAULT : err;
-	}
-	return 0;
+	return err;
+}
+
+int uvm_fault(struct uvm *mm, uint64_t addr, unsigned access)
+{
+	irqflags_t f = uvm_lock(mm);
+	int err = fault_locked(mm, addr, access);
+	uvm_unlock(mm, f);
+	return err;
 }
 
 int uvm_write(struct uvm *mm, uint64_t va, const void *src, uint64_t n)
@@ -193,7 +216,7 @@ int uvm_write(struct uvm *mm, uint64_t va, const void *src, uint64_t n)
 	return 0;
 }
 
-long uvm_sbrk(struct uvm *mm, long increment)
+static long sbrk_locked(struct uvm *mm, long increment)
 {
 	struct region *h = mm->heap;
 	uint64_t old = mm->brk, brk;
@@ -238,8 +261,8 @@ static uint64_t find_gap(struct uvm *mm, uint64_t hint, uint64_t len)
 	return at;
 }
 
-long uvm_mmap(struct uvm *mm, uint64_t hint, uint64_t len, unsigned prot,
-	      const struct initrd_file *file, uint64_t offset)
+static long mmap_locked(struct uvm *mm, uint64_t hint, uint64_t len, unsigned prot,
+			const struct initrd_file *file, uint64_t offset)
 {
 	if (len == 0 || offset % PAGE_SIZE)
 		return -STITCH_EINVAL;
@@ -271,7 +294,7 @@ static bool is_mmap(const struct region *r)
 	return r->kind == REGION_ANON || r->kind == REGION_FILE;
 }
 
-int uvm_munmap(struct uvm *mm, uint64_t addr, uint64_t len)
+static int munmap_locked(struct uvm *mm, uint64_t addr, uint64_t len)
 {
 	if (addr % PAGE_SIZE || len == 0 || !user_range_ok(addr, len))
 		return -STITCH_EINVAL;
@@ -308,4 +331,31 @@ int uvm_munmap(struct uvm *mm, uint64_t addr, uint64_t len)
 	vm_unmap_range(&mm->vm, addr, end);
 	sframe_unmapped(mm); /* the text of a cached rule may be gone */
 	return 0;
+}
+
+/* The region changes, under mm->lock: another thread of the process may
+ * fault, map or unmap at the same time. */
+long uvm_sbrk(struct uvm *mm, long increment)
+{
+	irqflags_t f = uvm_lock(mm);
+	long ret = sbrk_locked(mm, increment);
+	uvm_unlock(mm, f);
+	return ret;
+}
+
+long uvm_mmap(struct uvm *mm, uint64_t hint, uint64_t len, unsigned prot,
+	      const struct initrd_file *file, uint64_t offset)
+{
+	irqflags_t f = uvm_lock(mm);
+	long ret = mmap_locked(mm, hint, len, prot, file, offset);
+	uvm_unlock(mm, f);
+	return ret;
+}
+
+int uvm_munmap(struct uvm *mm, uint64_t addr, uint64_t len)
+{
+	irqflags_t f = uvm_lock(mm);
+	int ret = munmap_locked(mm, addr, len);
+	uvm_unlock(mm, f);
+	return ret;
 }

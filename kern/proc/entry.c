@@ -64,6 +64,8 @@ static void print_user_stack(struct task *t)
 __attribute__((noreturn)) static void die(struct task *t, struct trap_frame *tf)
 {
 	int sig = t->kill_sig;
+	if (t->kill_quiet) /* its process ends: another thread's exit or fault */
+		task_exit(t->exit_status);
 	uint64_t rip = t->kill_rip ? t->kill_rip : tf->rip;
 	kprintf("stitch: pid %d (%s) killed: %s rip=0x%lx addr=0x%lx status %d\n",
 		t->pid, t->name, t->kill_reason, rip, t->kill_addr, 128 + sig);

@@ -56,6 +56,11 @@ struct task *task_by_pid(int pid)
 	return NULL;
 }
 
+int proc_new_id(void)
+{
+	return next_pid++;
+}
+
 static struct task *free_slot(void)
 {
 	for (struct task *t = tasks; t < tasks + NPROC; t++)
@@ -148,8 +153,7 @@ static int setup_task(struct task *t, const struct elf_image *img,
 	return 0;
 }
 
-/* The last component of a path: a process's short name (REC_COMM). */
-static const char *base_name(const char *path)
+const char *proc_base_name(const char *path)
 {
 	const char *base = path;
 	for (const char *p = path; *p; p++)
@@ -167,7 +171,7 @@ static void record_start(const struct task *t, uint32_t flags)
 	char path[INITRD_PATH_MAX + 1];
 	ksnprintf(path, sizeof(path), "/%s", mm->exe_path);
 	record_comm(t->pid, t->tid, t->parent ? t->parent->pid : 0, flags,
-		    base_name(t->name));
+		    proc_base_name(t->name));
 	record_mmap(t->pid, t->tid, mm->text_start, mm->text_end - mm->text_start,
 		    mm->text_pgoff, 0, mm->build_id, mm->build_id_size, path);
 	signal_record_page(t);
@@ -184,7 +188,7 @@ long proc_spawn(const char *path, char *const argv[], int argc)
 	struct task *t = free_slot();
 	if (t) {
 		t->state = TASK_EMBRYO;
-		t->pid = t->tid = next_pid++;
+		t->pid = t->tid = proc_new_id();
 		t->parent = current == &idle_task ? NULL : current;
 		/* The kernel spawns one process, init: known before it can
 		 * run (and exit) on another CPU. */
@@ -234,6 +238,8 @@ long proc_exec(const char *path, char *const argv[], int argc)
 	/* Everything that can fail comes first: a failed exec returns to
 	 * the old program as it was. */
 	int err = find_program(path, &exe, &img);
+	if (!err)
+		err = thread_exec_alone(t);
 	if (err)
 		return err;
 	long sp = new_image(&img, &exe, argv, argc, &mm);
@@ -249,7 +255,7 @@ long proc_exec(const char *path, char *const argv[], int argc)
 	__atomic_store_n(&t->mm, NULL, __ATOMIC_SEQ_CST);
 	vm_switch(&mm->vm);
 	__atomic_store_n(&t->mm, mm, __ATOMIC_SEQ_CST);
-	uvm_destroy(old);
+	uvm_put(old);
 
 	strlcpy(t->name, argv[0], sizeof(t->name));
 	signal_exec(t);
@@ -268,6 +274,7 @@ static void kill_locked(struct task *t, int sig, const char *reason,
 		t->kill_sig = sig;
 		task_set_pending(t, TIF_KILLED);
 		task_kick_locked(t);
+		thread_group_kill_locked(t, sig);
 	}
 }
 
@@ -306,6 +313,13 @@ static void reap(struct task *z, struct task *parent)
 	free_task(z);
 }
 
+void proc_thread_gone_locked(struct task *t)
+{
+	t->parent = NULL;
+	t->state = TASK_ZOMBIE;
+	dead_task[arch_cpu_id()] = t;
+}
+
 /* After every switch (kern/proc/sched.c, sched_lock held): frees the
  * kernel-parented task that just gave up this CPU for good. */
 void proc_finish_switch(void)
@@ -329,6 +343,18 @@ static void kill_all_locked(void)
 			kill_locked(t, SIGKILL, "init exited", 0, 0);
 }
 
+void task_drop_resources(struct task *t)
+{
+	fd_close_all(t);
+	/* Unpublish the address space before it goes: an NMI reading user
+	 * memory (copy_from_user_nofault) must find nothing rather than
+	 * freed tables. */
+	struct uvm *mm = t->mm;
+	__atomic_store_n(&t->mm, NULL, __ATOMIC_SEQ_CST);
+	vm_switch(&kernel_space);
+	uvm_put(mm);
+}
+
 void task_exit(int wait_status)
 {
 	struct task *t = current;
@@ -338,14 +364,8 @@ void task_exit(int wait_status)
 	/* A sample of this last entry (exit() itself, the fault that killed
 	 * it) still gets its user stack: unwound now, while it exists. */
 	unwind_deferred_task_exit(t);
-	fd_close_all(t);
-	/* Unpublish the address space before it goes: an NMI reading user
-	 * memory (copy_from_user_nofault) must find nothing rather than
-	 * freed tables. */
-	struct uvm *mm = t->mm;
-	__atomic_store_n(&t->mm, NULL, __ATOMIC_SEQ_CST);
-	vm_switch(&kernel_space);
-	uvm_destroy(mm);
+	thread_leave(t, wait_status); /* returns for the process's last thread */
+	task_drop_resources(t);
 
 	/* Held until the switch away is over: the parent, on another CPU,
 	 * cannot free this stack before. */
@@ -359,7 +379,7 @@ void task_exit(int wait_status)
 		else
 			c->parent = NULL; /* the kernel will reap it */
 	}
-	record_exit(t->pid, t->tid, wait_status);
+	record_exit(t->pid, t->tid, wait_status, 0);
 	t->exit_status = wait_status;
 	t->state = TASK_ZOMBIE;
 	if (t->pid == init_pid) {

@@ -12,9 +12,14 @@
 #define SPAWN_ARG_BYTES 16384 /* all argument strings, NULs included */
 #define NS_PER_TICK (1000000000ull / STITCH_CLK_TCK)
 
+/* The process's exit: its other threads go with the same status. */
 long sys_exit(const long *arg)
 {
-	task_exit(((int)arg[0] & 0xff) << 8);
+	int status = ((int)arg[0] & 0xff) << 8;
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	thread_group_kill_locked(current, status);
+	spin_unlock_irqrestore(&sched_lock, f);
+	task_exit(status);
 }
 
 long sys_getpid(const long *arg)

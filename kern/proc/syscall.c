@@ -38,6 +38,10 @@ static const struct {
 	SYSCALL(sigprocmask),
 	SYSCALL(sigreturn),
 	SYSCALL(setitimer),
+	SYSCALL(thread_spawn),
+	SYSCALL(thread_exit),
+	SYSCALL(futex),
+	SYSCALL(gettid),
 };
 
 const char *syscall_name(long nr)

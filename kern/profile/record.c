@@ -156,10 +156,10 @@ int record_comm(uint32_t pid, uint32_t tid, uint32_t ppid, uint32_t flags,
 	return record_write(REC_COMM, &r, sizeof r);
 }
 
-int record_exit(uint32_t pid, uint32_t tid, int32_t status)
+int record_exit(uint32_t pid, uint32_t tid, int32_t status, uint32_t flags)
 {
 	struct rec_exit r = { .time = record_time(), .pid = pid, .tid = tid,
-			      .status = status };
+			      .status = status, .flags = flags };
 	return record_write(REC_EXIT, &r, sizeof r);
 }
 

@@ -48,6 +48,8 @@
 	X(SFRAME_DROPPED_INVALID, "sframe_dropped_invalid", SUM) /* failed validation at use */ \
 	X(SFRAME_DROPPED_FAULT, "sframe_dropped_fault", SUM) /* unreadable at use */ \
 	X(SFRAME_REMOVED, "sframe_removed", SUM)   /* unregistered */         \
+	X(SFRAME_REMOVED_IN_WALK, "sframe_removed_in_walk", SUM) /* removed while walks held the list */ \
+	X(SFRAME_DEFERRED_FREES, "sframe_deferred_frees", SUM) /* ... freed when the last walk ended */ \
 	X(ENTRIES_WITH_SAMPLES, "entries_with_samples", SUM) /* see DEFERRED.md */ \
 	X(DEFERRED_RECORDS, "deferred_records", SUM) /* REC_DEFERRED written */ \
 	X(UNWIND_REUSED, "unwind_reused", SUM)     /* consumer served from the entry's trace */ \

@@ -300,4 +300,6 @@ void unwind_task_free(struct task *t)
 {
 	kfree(t->unwind);
 	t->unwind = NULL;
+	kfree(t->rule_cache);
+	t->rule_cache = NULL;
 }

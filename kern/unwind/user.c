@@ -329,7 +329,7 @@ walk(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind_stop *stop,
 	uint32_t n = 1;
 	enum unwind_stop why;
 
-	sframe_walk_begin(&w, t->mm, budget);
+	sframe_walk_begin(&w, t->mm, &t->rule_cache, budget);
 	w.signal_sp = 0;
 	arch_user_access_begin();
 	why = walk_step(&f, f.pc - f.caller, &w, kind);
@@ -374,8 +374,15 @@ uint32_t unwind_user(uint64_t *ips, uint32_t max, enum unwind_stop *stop)
 		*stop = UNWIND_STOP_MAX_FRAMES;
 		return 0;
 	}
-	if (m == UNWIND_METHOD_GUESS)
-		return guess(&f, ips, max, stop);
+	if (m == UNWIND_METHOD_GUESS) {
+		/* It asks the lists whether an address is text: held, as a
+		 * walk holds them, against another thread's removal. */
+		struct uvm *mm = current->mm;
+		sframe_read_begin(mm);
+		uint32_t n = guess(&f, ips, max, stop);
+		sframe_read_end(mm);
+		return n;
+	}
 
 	uint32_t n = 0;
 	ips[n++] = f.pc;

@@ -12,6 +12,7 @@
 #include "kern/mm/kmalloc.h"
 #include "kern/mm/mm.h"
 #include "kern/mm/pmm.h"
+#include "kern/mm/uvm.h"
 #include "kern/mm/vm.h"
 #include "mock.h"
 #include "stitch/syscall.h"
@@ -71,6 +72,19 @@ void kfree(void *p)
 }
 
 /* --- frames ------------------------------------------------------------- */
+
+/* One thread, no interrupts: nothing to lock out. */
+irqflags_t uvm_lock(struct uvm *mm)
+{
+	(void)mm;
+	return 0;
+}
+
+void uvm_unlock(struct uvm *mm, irqflags_t f)
+{
+	(void)mm;
+	(void)f;
+}
 
 uint64_t pmm_alloc_zero(void)
 {

@@ -88,6 +88,8 @@ void procs_build(struct procs *p, const struct stream *s)
 					     &r->u.mmap);
 			break;
 		case REC_EXIT:
+			if (r->u.exit.flags & EXIT_THREAD)
+				break; /* its process goes on */
 			q = current(p, r->u.exit.pid);
 			q->exited = 1;
 			q->t_exit = r->u.exit.time;

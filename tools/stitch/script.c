@@ -152,7 +152,8 @@ static void raw_other(FILE *f, const struct run *r, const struct record *rec)
 	case REC_EXIT: {
 		const struct exit_rec *m = &rec->u.exit;
 		print_head(f, r, proc_at(r->procs, m->pid, m->time)->comm, m->pid, m->tid, 0, m->time);
-		fprintf(f, "EXIT status %d\n", m->status);
+		fprintf(f, m->flags & EXIT_THREAD ? "EXIT thread status %d\n" : "EXIT status %d\n",
+			m->status);
 		break;
 	}
 	case REC_LOST:

@@ -168,6 +168,7 @@ static int parse_exit(struct record *r, struct body b, struct counters *c)
 	m->pid = rd32(b, offsetof(struct rec_exit, pid));
 	m->tid = rd32(b, offsetof(struct rec_exit, tid));
 	m->status = (int32_t)rd32(b, offsetof(struct rec_exit, status));
+	m->flags = rd32(b, offsetof(struct rec_exit, flags));
 	return 1;
 }
 

@@ -103,6 +103,9 @@ static const struct entry cases[] = {
 	{ "spawn-storm", "/bin/h-proc", 0, "2000 spawns and reaps, one after the other" },
 	{ "spawn-flood", "/bin/h-proc", 0, "children blocked on a pipe until spawn refuses, then all released" },
 	{ "die-pending", "/bin/h-proc", 0, "90 children spinning then dying at once (exit, fault, kill) with unwinds owed" },
+	{ "thread-exit-storm", "/bin/h-thread", 0, "3000 threads started with the raw call (a full task table waited out), each leaving at its first instruction, none joined" },
+	{ "thread-bad-args", "/bin/h-thread", 0, "thread_spawn and futex with kernel, non-canonical, unaligned and unmapped addresses, bad ops and counts" },
+	{ "thread-fault", "/bin/h-thread", SIGSEGV, "one of four threads writes to address 0 while three spin: the whole process dies of it" },
 };
 #define NCASES (int)(sizeof(cases) / sizeof(cases[0]))
 
