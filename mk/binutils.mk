@@ -7,7 +7,8 @@
 #   libsframe/testsuite/             them with the host `as` and reads them
 #                                    with build/bin/sframe (docs/SFRAME.md)
 #   zlib/                            /bin/zreal: deflate + inflate (test 33)
-#   libiberty/, include/             /bin/dmreal: the C++ demangler (test 33)
+#   libiberty/, include/             /bin/dmreal: the C++ demangler, /bin/rxreal:
+#                                    regex.c over its ChangeLog (test 33)
 #
 # The real workloads (docs/USERLAND.md, "Real workloads") are programs of
 # the SDK like any other: this file comes before mk/userland.mk (mk/*.mk in
@@ -48,7 +49,7 @@ TEST_PREREQS += $(BU_STAMP)
 # why; zlib needs none: its zconf.h suits newlib as it is).
 REAL_ROOT := $(BUILD)/userland/root
 REAL_DIR  := $(BUILD)/real
-REAL_PROGRAMS := zreal dmreal
+REAL_PROGRAMS := zreal dmreal rxreal
 USER_EXTRA_PROGRAMS += $(REAL_PROGRAMS)
 
 REAL_ZLIB_SRCS := $(addprefix $(BU_SRC)/zlib/,adler32.c crc32.c deflate.c \
@@ -62,17 +63,19 @@ USER_SRCS_dmreal   := userland/real/dmreal.c $(REAL_DEM_SRCS)
 USER_CFLAGS_dmreal := -DHAVE_CONFIG_H -Iuserland/real/libiberty \
 	-I$(BU_SRC)/include
 
+USER_SRCS_rxreal   := userland/real/rxreal.c $(BU_SRC)/libiberty/regex.c
+USER_CFLAGS_rxreal := -DHAVE_CONFIG_H -Iuserland/real/libiberty \
+	-I$(BU_SRC)/include
+
 # make bench's "real" part runs the fp modes on frame-pointer builds, as
 # it does the first suite's (mk/bench.mk, BENCH_FP_CFLAGS: zlib's and the
 # demangler's functions keep an rbp frame; newlib keeps none).
-USER_EXTRA_PROGRAMS += zreal-fp dmreal-fp
-USER_SRCS_zreal-fp   := $(USER_SRCS_zreal)
-USER_SRCS_dmreal-fp  := $(USER_SRCS_dmreal)
-USER_CFLAGS_zreal-fp  := $(USER_CFLAGS_zreal) $(BENCH_FP_CFLAGS)
-USER_CFLAGS_dmreal-fp := $(USER_CFLAGS_dmreal) $(BENCH_FP_CFLAGS)
+USER_EXTRA_PROGRAMS += $(addsuffix -fp,$(REAL_PROGRAMS))
+$(foreach p,$(REAL_PROGRAMS),$(eval USER_SRCS_$(p)-fp := $(USER_SRCS_$(p))) \
+	$(eval USER_CFLAGS_$(p)-fp := $(USER_CFLAGS_$(p)) $(BENCH_FP_CFLAGS)))
 
 # The sources exist once the tarball is extracted.
-$(REAL_ZLIB_SRCS) $(REAL_DEM_SRCS): | $(BU_STAMP) ;
+$(REAL_ZLIB_SRCS) $(REAL_DEM_SRCS) $(BU_SRC)/libiberty/regex.c: | $(BU_STAMP) ;
 
 # Inputs (/data/real-*) and oracles (build/real/*.expected).
 #   zreal: newlib's libm.a, a real file of 1-2 MB that make builds anyway
@@ -106,6 +109,25 @@ $(REAL_DIR)/dmreal.expected: $(REAL_ROOT)/data/real-cxxsyms.txt
 	c++filt < $< > $@.tmp
 	mv $@.tmp $@
 
-REAL_EXPECTED := $(REAL_DIR)/zreal.expected $(REAL_DIR)/dmreal.expected
+#   rxreal: libiberty's ChangeLog (11 000-odd lines) searched for the
+#          POSIX extended regular expressions of tools/real/rx-patterns.txt;
+#          the oracle is the host's GNU grep -E in the C locale
+#          (tools/real/rxoracle.sh).
+USER_EXTRA_FILES += data/real-changelog.txt data/real-rx-patterns.txt
+
+$(REAL_ROOT)/data/real-changelog.txt: $(BU_STAMP)
+	@mkdir -p $(@D)
+	cp $(BU_SRC)/libiberty/ChangeLog $@
+
+$(REAL_ROOT)/data/real-rx-patterns.txt: tools/real/rx-patterns.txt
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(REAL_DIR)/rxreal.expected: tools/real/rx-patterns.txt $(REAL_ROOT)/data/real-changelog.txt tools/real/rxoracle.sh
+	@mkdir -p $(@D)
+	sh tools/real/rxoracle.sh $< $(REAL_ROOT)/data/real-changelog.txt > $@.tmp
+	mv $@.tmp $@
+
+REAL_EXPECTED := $(addprefix $(REAL_DIR)/,$(addsuffix .expected,$(REAL_PROGRAMS)))
 ALL_TARGETS  += $(REAL_EXPECTED)
 TEST_PREREQS += $(REAL_EXPECTED)

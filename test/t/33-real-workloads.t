@@ -5,12 +5,14 @@
 #   /bin/zreal   zlib 1.2.12: newlib's libm.a (no DWARF) deflated and
 #                inflated back, and the host's level-9 stream inflated;
 #   /bin/dmreal  libiberty's demangler: the 5000-odd "_Z" dynamic symbols
-#                of Debian's libstdc++.so.6, as c++filt demangles them.
+#                of Debian's libstdc++.so.6, as c++filt demangles them;
+#   /bin/rxreal  libiberty's regex.c: libiberty's ChangeLog searched for
+#                eight extended regular expressions, as grep -E does.
 # Two boots (direct, -icount, 1000 Hz), one after the other under
 # /bin/bsuite, a few seconds of guest time each:
 #   sframe    the programs' output equals the host's oracle line for line
 #             (build/real/zreal.expected: python3's zlib; dmreal.expected:
-#             c++filt on the same list); every sample has its deferred
+#             c++filt on the same list; rxreal.expected: GNU grep -E -n); every sample has its deferred
 #             stack, and every one ends "main stitch_start _start", all
 #             frames named, unless its leaf pc has no SFrame FDE at all
 #             (newlib's memcpy/memset are assembly without CFI,
@@ -32,12 +34,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
 from records import *  # noqa: E402
 
-PROGS = ('zreal', 'dmreal')
+PROGS = ('zreal', 'dmreal', 'rxreal')
 EXPECTED = {p: 'build/real/%s.expected' % p for p in PROGS}
 SUITE = ','.join('/bin/' + p for p in PROGS)
 
 if not all(os.path.exists(p) for p in
-           [KERNEL, ROOT + '/bin/zreal', ROOT + '/bin/dmreal'] + list(EXPECTED.values())):
+           [KERNEL] + [ROOT + '/bin/' + p for p in PROGS] + list(EXPECTED.values())):
     print('1..0 # SKIP kernel, userland or the real workloads\' oracles not built')
     sys.exit(0)
 tmp = tempfile.mkdtemp(prefix='stitch-t58-')
@@ -82,14 +84,25 @@ def check_output(mode, console):
         diag('line %d: guest %r, c++filt %r' % (k + 1, got[k] if k < len(got) else None, want[k]))
     if summary not in lines:
         diag('expected %r; guest: %s' % (summary, [l for l in lines if l.startswith('dmreal: ')]))
+    # rxreal: grep -E -n's lines for each pattern, then the pattern's count.
+    want = open(EXPECTED['rxreal']).read().split('\n')[:-1]
+    got = [l for l in lines if re.match(r'rx\d+:\d+:|rxreal: ', l)]
+    counts = [l for l in want if l.startswith('rxreal: ')]
+    tap(len(counts) == 8 and got == want,
+        '%s: rxreal matches %d lines for %d patterns as grep -E does'
+        % (mode, len(want) - len(counts), len(counts)))
+    for k in [k for k in range(max(len(got), len(want)))
+              if k >= len(got) or k >= len(want) or got[k] != want[k]][:3]:
+        diag('line %d: guest %r, grep %r' % (k + 1, got[k] if k < len(got) else None,
+                                             want[k] if k < len(want) else None))
 
 
 def boot_mode(mode):
     recs, console, rc = boot('init=/bin/bsuite init.args=%s profile.mode=%s profile.hz=1000'
                              % (SUITE, mode), '%s/%s.bin' % (tmp, mode), timeout=300)
-    tap(rc == 0 and 'bsuite: 2 of 2 programs ok' in console and of(recs, 'END')
+    tap(rc == 0 and 'bsuite: 3 of 3 programs ok' in console and of(recs, 'END')
         and recs[0]['mode'] == MODES.index(mode),
-        '%s: zreal and dmreal ran, the stream is whole and says mode %s' % (mode, mode))
+        '%s: zreal, dmreal and rxreal ran, the stream is whole and says mode %s' % (mode, mode))
     if rc != 0 or not recs:
         diag(console[-2000:])
     return recs, console
