@@ -7,12 +7,15 @@
 #   /bin/dmreal  libiberty's demangler: the 5000-odd "_Z" dynamic symbols
 #                of Debian's libstdc++.so.6, as c++filt demangles them;
 #   /bin/rxreal  libiberty's regex.c: libiberty's ChangeLog searched for
-#                eight extended regular expressions, as grep -E does.
+#                eight extended regular expressions, as grep -E does;
+#   /bin/disreal opcodes' x86 printer: the first 16 KiB-odd of the kernel's
+#                .text, as objdump disassembles the same bytes.
 # Two boots (direct, -icount, 1000 Hz), one after the other under
 # /bin/bsuite, a few seconds of guest time each:
 #   sframe    the programs' output equals the host's oracle line for line
 #             (build/real/zreal.expected: python3's zlib; dmreal.expected:
-#             c++filt on the same list; rxreal.expected: GNU grep -E -n); every sample has its deferred
+#             c++filt on the same list; rxreal.expected: GNU grep -E -n; disreal.expected:
+#             objdump -D -b binary); every sample has its deferred
 #             stack, and every one ends "main stitch_start _start", all
 #             frames named, unless its leaf pc has no SFrame FDE at all
 #             (newlib's memcpy/memset are assembly without CFI,
@@ -34,7 +37,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
 from records import *  # noqa: E402
 
-PROGS = ('zreal', 'dmreal', 'rxreal')
+PROGS = ('zreal', 'dmreal', 'rxreal', 'disreal')
 EXPECTED = {p: 'build/real/%s.expected' % p for p in PROGS}
 SUITE = ','.join('/bin/' + p for p in PROGS)
 
@@ -91,18 +94,28 @@ def check_output(mode, console):
     tap(len(counts) == 8 and got == want,
         '%s: rxreal matches %d lines for %d patterns as grep -E does'
         % (mode, len(want) - len(counts), len(counts)))
+    first_differences(got, want, 'grep')
+    # disreal: objdump's instruction text at each address, then the count.
+    want = open(EXPECTED['disreal']).read().split('\n')[:-1]
+    got = [l for l in lines if re.match(r'[0-9a-f]+: |disreal: ', l)]
+    tap(len(want) > 1000 and got == want,
+        '%s: disreal disassembles %d instructions as objdump does' % (mode, len(want) - 1))
+    first_differences(got, want, 'objdump')
+
+
+def first_differences(got, want, oracle):
     for k in [k for k in range(max(len(got), len(want)))
               if k >= len(got) or k >= len(want) or got[k] != want[k]][:3]:
-        diag('line %d: guest %r, grep %r' % (k + 1, got[k] if k < len(got) else None,
-                                             want[k] if k < len(want) else None))
+        diag('line %d: guest %r, %s %r' % (k + 1, got[k] if k < len(got) else None, oracle,
+                                           want[k] if k < len(want) else None))
 
 
 def boot_mode(mode):
     recs, console, rc = boot('init=/bin/bsuite init.args=%s profile.mode=%s profile.hz=1000'
                              % (SUITE, mode), '%s/%s.bin' % (tmp, mode), timeout=300)
-    tap(rc == 0 and 'bsuite: 3 of 3 programs ok' in console and of(recs, 'END')
+    tap(rc == 0 and 'bsuite: 4 of 4 programs ok' in console and of(recs, 'END')
         and recs[0]['mode'] == MODES.index(mode),
-        '%s: zreal, dmreal and rxreal ran, the stream is whole and says mode %s' % (mode, mode))
+        '%s: the %d programs ran, the stream is whole and says mode %s' % (mode, len(PROGS), mode))
     if rc != 0 or not recs:
         diag(console[-2000:])
     return recs, console
