@@ -28,6 +28,7 @@ struct proc {
 	int reported;
 	int attached;       /* unwind.c: dwfl_attach_state done */
 	const struct sample_rec *cur; /* unwind.c: the sample being unwound */
+	int copy_ran_out;   /* unwind.c: its last unwind asked for stack past the copy */
 };
 
 struct procs {

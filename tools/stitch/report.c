@@ -203,10 +203,14 @@ static void validation(FILE *f, const struct run *r)
 	const char *ours = eh ? "eh-frame:" : "sframe:";
 	int width = eh ? 9 : 7;
 	fprintf(f, "\n== %s: the deferred %s chain and libdw's chain from the stack copy ==\n"
-		"  agree on %" PRIu64 " of %" PRIu64 " samples (%.2f%%), differ on %" PRIu64 "\n",
+		"  agree on %" PRIu64 " of %" PRIu64 " samples (%.2f%%), differ on %" PRIu64,
 		mode_name(r->stream->head.mode), eh ? ".eh_frame" : "SFrame",
 		c->validate_agree, c->validate_samples,
 		pct(c->validate_agree, c->validate_samples), c->validate_disagree);
+	if (c->validate_disagree)
+		fprintf(f, " (%" PRIu64 " of them only where the stack copy ended)",
+			c->validate_copy_short);
+	fputc('\n', f);
 	uint64_t shown = 0;
 	for (size_t i = 0; i < r->st->n; i++) {
 		const struct stack *k = &r->st->v[i];
@@ -219,8 +223,9 @@ static void validation(FILE *f, const struct run *r)
 		uint32_t d = 0;
 		while (d < k->nu && d < k->ncopy && k->uips[d] == k->copy_ips[d])
 			d++;
-		fprintf(f, "  %s pid %u tid %u time %" PRIu64 " ns: first difference at frame %u\n",
-			stack_comm(k), k->s->pid, k->s->tid, time_ns(r, k->s->time), d);
+		fprintf(f, "  %s pid %u tid %u time %" PRIu64 " ns: first difference at frame %u%s\n",
+			stack_comm(k), k->s->pid, k->s->tid, time_ns(r, k->s->time), d,
+			k->copy_short ? " (the stack copy ended)" : "");
 		chain_line(f, r, ours, width, k->proc, k->uips, k->nu);
 		chain_line(f, r, "libdw:", width, k->proc, k->copy_ips, k->ncopy);
 	}

@@ -152,9 +152,16 @@ static void from_copy(struct stack *k, struct symbols *sy, uint32_t max, struct 
 		k->validated = 1;
 		k->agree = k->nu == k->ncopy &&
 			   (!k->nu || !memcmp(k->uips, k->copy_ips, k->nu * sizeof *k->uips));
+		/* The copy is not the whole stack (the record's room, a page
+		 * not present): libdw's unwind may end where it does, a
+		 * chain shorter than the deferred one for want of bytes,
+		 * not a different one. */
+		k->copy_short = !k->agree && k->proc->copy_ran_out && k->ncopy < k->nu &&
+				!memcmp(k->uips, k->copy_ips, k->ncopy * sizeof *k->uips);
 		c->validate_samples++;
 		c->validate_agree += k->agree;
 		c->validate_disagree += !k->agree;
+		c->validate_copy_short += k->copy_short;
 	} else if (k->user != USER_MISSING) {
 		k->uips = k->copy_ips;
 		k->nu = k->ncopy;

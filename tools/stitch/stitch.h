@@ -35,6 +35,7 @@ struct stack {
 	uint32_t ncopy;
 	int validated;          /* validate: both chains were there */
 	int agree;              /* ... and they were identical */
+	int copy_short;         /* ... or libdw's stopped where the copy ended */
 	int cut;                /* the user part stopped at the frame bound */
 	int idle;               /* an idle sample (stack_is_idle) */
 };
