@@ -208,8 +208,8 @@ static void validation(FILE *f, const struct run *r)
 		c->validate_agree, c->validate_samples,
 		pct(c->validate_agree, c->validate_samples), c->validate_disagree);
 	if (c->validate_disagree)
-		fprintf(f, " (%" PRIu64 " of them only where the stack copy ended)",
-			c->validate_copy_short);
+		fprintf(f, " (%" PRIu64 " of them only where the stack copy ended, %" PRIu64
+			" for a word below sp)", c->validate_copy_short, c->validate_copy_below);
 	fputc('\n', f);
 	uint64_t shown = 0;
 	for (size_t i = 0; i < r->st->n; i++) {
@@ -223,9 +223,11 @@ static void validation(FILE *f, const struct run *r)
 		uint32_t d = 0;
 		while (d < k->nu && d < k->ncopy && k->uips[d] == k->copy_ips[d])
 			d++;
-		fprintf(f, "  %s pid %u tid %u time %" PRIu64 " ns: first difference at frame %u%s\n",
-			stack_comm(k), k->s->pid, k->s->tid, time_ns(r, k->s->time), d,
-			k->copy_short ? " (the stack copy ended)" : "");
+		fprintf(f, "  %s pid %u tid %u time %" PRIu64 " ns: first difference at frame %u",
+			stack_comm(k), k->s->pid, k->s->tid, time_ns(r, k->s->time), d);
+		if (k->copy_why)
+			fprintf(f, " (%s)", k->copy_why);
+		fputc('\n', f);
 		chain_line(f, r, ours, width, k->proc, k->uips, k->nu);
 		chain_line(f, r, "libdw:", width, k->proc, k->copy_ips, k->ncopy);
 	}

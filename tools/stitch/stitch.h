@@ -35,7 +35,8 @@ struct stack {
 	uint32_t ncopy;
 	int validated;          /* validate: both chains were there */
 	int agree;              /* ... and they were identical */
-	int copy_short;         /* ... or libdw's stopped where the copy ended */
+	const char *copy_why;   /* ... or why libdw's chain is a prefix of it:
+				   the copy did not hold what libdw read */
 	int cut;                /* the user part stopped at the frame bound */
 	int idle;               /* an idle sample (stack_is_idle) */
 };
