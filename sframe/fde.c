@@ -563,38 +563,9 @@ int sf_fde_index_read_all(const struct sf_table *t)
 	return SF_OK;
 }
 
-/* An entry per FDE: the entry is the FDE, and its neighbours' starts are
- * the entries beside it (increasing: checked at the build), so that the
- * checks of the search and of the neighbours need no read but the
- * chosen FDE's, and none once it is kept. The last entry at or before
- * pc, or the last one before it of a size other than 0. */
-int sf_fde_index_at(const struct sf_table *t, uint64_t pc, uint32_t *idx, uint32_t *work)
-{
-	const struct sf_fde_index *x = t->fde_index;
-	const struct sf_kept_fde *kept = sf_fde_index_kept(x);
-	int err;
-
-	if (pc < x->start[0])
-		return SF_E_NO_FDE;
-	uint32_t i = sf_buckets_find(x->start, x->n, x->shift, sf_fde_index_buckets(x), pc);
-	for (;;) {
-		if (!kept[i].read && (err = sf_fde_index_keep(t, i, work)))
-			return err;
-		if (kept[i].size)
-			break;
-		if (i == 0)
-			return SF_E_NO_FDE;
-		if (!*work)
-			return SF_E_BUDGET;
-		--*work;
-		i--;
-	}
-	*idx = i;
-	return pc - x->start[i] < kept[i].size ? SF_OK : SF_E_NO_FDE;
-}
-
-static int find_by_fde_index(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
-			     uint32_t *work)
+/* An entry per FDE (sf_fde_index_at): pc's FDE as kept. */
+static SF_INLINE int find_by_fde_index(const struct sf_table *t, uint64_t pc,
+				       struct sf_fde *fde, uint32_t *work)
 {
 	uint32_t i;
 	int err = sf_fde_index_at(t, pc, &i, work);
