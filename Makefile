@@ -1,7 +1,8 @@
 # Stitch: the one entry point.
 #
 #   make            build everything into build/
-#   make run        build, boot in QEMU (OVMF, TCG), run the demo, print the profile
+#   make run        build what a run needs, boot in QEMU (OVMF, TCG), run the
+#                   demo, print the profile
 #   make test       every test: host unit tests, kernel tests in QEMU, boot tests
 #   make iso        build/stitch.iso, bootable as CD-ROM and as USB stick
 #   make clean
@@ -77,6 +78,11 @@ endif
 # The test programs and fixtures are part of everything: any test file can
 # then run alone after `make` (prove test/t/NN-*.t).
 all: $(RUN_TARGETS) $(ALL_TARGETS) $(TEST_PREREQS)
+
+# What make run and make qemu-gdb (mk/run.mk) build first; named here, as
+# make reads a rule's prerequisites where it reads the rule, and mk/run.mk
+# comes before the fragments that add to RUN_TARGETS after it.
+run qemu-gdb: $(RUN_TARGETS)
 
 # Every test is an executable in test/t/ that speaks TAP; prove runs them all.
 test: all
