@@ -19,7 +19,7 @@
 # at build time; their expected outputs (the oracles) are computed on the
 # host at build time, with python3's zlib and binutils' c++filt.
 
-PACKAGES += binutils-source libstdc++6
+RUN_PACKAGES += binutils-source libstdc++6
 
 BU_TARBALL := /usr/src/binutils/binutils-2.40.tar.xz
 BU_DIR     := $(BUILD)/binutils
