@@ -10,7 +10,10 @@
 # order): it hands its ring-3 programs to the SDK through
 # USER_EXTRA_PROGRAMS / USER_SRCS_<name>, and they go into the initrd.
 
-PACKAGES += python3 gnuplot-nox libunwind-dev libelf-dev
+# libunwind: build/bin/bench-unwind, which `make` builds (test 73 runs it);
+# gnuplot draws make bench's curves.
+PACKAGES += libunwind-dev libelf-dev
+BENCH_PACKAGES += gnuplot-nox
 
 BENCH_DIR := $(BUILD)/bench
 BENCH_OUT := $(OUT)/bench

@@ -50,7 +50,7 @@ FRAMES = 512
 # the same builds: so they walk as many frames as SFrame does.
 FP_MODES = ("fp", "fp-deferred")
 FP_BUILDS = ("/bin/fib", "/bin/chain", "/bin/sort", "/bin/reader", "/bin/piper", "/bin/kentry",
-             "/bin/zreal", "/bin/dmreal")
+             "/bin/zreal", "/bin/dmreal", "/bin/rxreal", "/bin/disreal")
 
 
 def fp_build(progs):
