@@ -302,15 +302,20 @@ void sched_tick(void)
 {
 	uint64_t now = clock_ns();
 	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	bool woke = false;
 	for (struct task *t = tasks; t < tasks + NPROC; t++) {
-		if (t->state == TASK_SLEEPING && t->wake_ns && now >= t->wake_ns)
+		if (t->state == TASK_SLEEPING && t->wake_ns && now >= t->wake_ns) {
 			task_wake_locked(t);
+			woke = true;
+		}
 		signal_tick_locked(t, now);
 	}
 	unsigned self = arch_cpu_id();
 	/* The time slice is SLICE_TICKS ticks; the tick is finer for the
-	 * timed sleeps and interval timers. */
-	bool slice_over = ++ticks % SLICE_TICKS == 0;
+	 * timed sleeps and interval timers. A sleeper this tick woke ends the
+	 * slices now, as a slice's end would: otherwise a timed sleep next to
+	 * a spinner would last up to a slice longer than asked. */
+	bool slice_over = ++ticks % SLICE_TICKS == 0 || woke;
 	for (unsigned cpu = 0; slice_over && rq_head && cpu < arch_ncpus(); cpu++) {
 		if (is_idle(cpu))
 			continue;
