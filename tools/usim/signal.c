@@ -229,7 +229,9 @@ static void load_regs(struct user_regs_struct *r, const struct stitch_sigcontext
 
 /* arch_signal_frame: the frame below the red zone at 16n + 8, the
  * registers pointed at the handler; 0, or -1 if the stack cannot take it.
- * The FPU state is left as it is for the handler, as the kernel does. */
+ * The interrupted FPU state goes into the frame and the handler starts
+ * with the initial one (x87 stack empty, default control words), as the
+ * kernel does. */
 static int push_frame(struct proc *p, struct user_regs_struct *r, int sig, uint64_t blocked)
 {
 	struct stitch_sigframe f;
@@ -246,6 +248,10 @@ static int push_frame(struct proc *p, struct user_regs_struct *r, int sig, uint6
 	f.sc.blocked = blocked;
 	memcpy(f.fpu, &fp, sizeof(f.fpu));
 	if (!user_range_ok(p->pid, at, sizeof(f), 1) || poke(p->pid, at, &f, sizeof(f)))
+		return -1;
+	struct user_fpregs_struct initial = { .cwd = 0x37f, .mxcsr = 0x1f80,
+					      .mxcr_mask = fp.mxcr_mask };
+	if (ptrace(PTRACE_SETFPREGS, p->pid, 0, &initial))
 		return -1;
 	r->rip = p->sig.action[sig].handler;
 	r->rdi = (unsigned long)sig;
@@ -376,6 +382,9 @@ static long read_action(struct proc *p, long sig, unsigned long uact,
 		return -STITCH_EINVAL;
 	if (act->handler > STITCH_SIG_IGN && !sigpage_size)
 		return -STITCH_ENOSYS;
+	/* As the kernel: a handler a return to ring 3 could not jump to. */
+	if (act->handler >= USER_TOP)
+		return -STITCH_EFAULT;
 	return 0;
 }
 
