@@ -17,12 +17,14 @@ BENCH_OUT := $(OUT)/bench
 
 # --- Ring-3 programs (userland/bench/) --------------------------------------
 # /bin/bsuite runs programs one after the other; /bin/kentry makes long
-# kernel entries; /bin/funcs-N has N generated functions.
+# kernel entries; /bin/funcs-N has N generated functions; /bin/evict
+# empties the caches beside another program.
 BENCH_FUNCS := 10 100 1000 10000 100000
-BENCH_PROGRAMS := bsuite kentry $(BENCH_FUNCS:%=funcs-%)
+BENCH_PROGRAMS := bsuite kentry evict $(BENCH_FUNCS:%=funcs-%)
 USER_EXTRA_PROGRAMS += $(BENCH_PROGRAMS)
 USER_SRCS_bsuite := userland/bench/bsuite.c
 USER_SRCS_kentry := userland/bench/kentry.c
+USER_SRCS_evict := userland/bench/evict.c
 $(foreach n,$(BENCH_FUNCS),$(eval USER_SRCS_funcs-$(n) := userland/bench/funcs.c $(BENCH_DIR)/gen/funcs-$(n).s))
 
 # Frame pointers in every function of the program's own, leaves included,

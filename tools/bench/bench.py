@@ -13,7 +13,9 @@ Parts: modes (the table: results.csv), depth, funcs, kentry, rate, cpus (curves:
 frame-pointer walk, cache.csv), breakdown
 (instructions and modelled cycles per kernel function, breakdown.csv),
 memory (stack-copy against sframe at several stack depths under the
-plugin's cost model that charges memory, memory.csv), host
+plugin's cost model that charges memory, memory.csv), fdesearch (a
+deferred unwind's FDE searches against section size, caches hot and
+emptied by another program between samples, fdesearch.csv), host
 (host-unwind.csv);
 tables.md has every table in
 Markdown. Every boot's stream, console and stitch numbers stay in
@@ -79,6 +81,18 @@ def read_suite(path):
 
 REAL_SUITE = read_suite(os.path.join(os.path.dirname(os.path.abspath(__file__)), "real-suite.txt"))
 
+# FDE search against section size, hot and cold: /bin/funcs-N beside
+# /bin/evict on one CPU (bsuite -j), at 100 Hz, one sample a 10 ms time
+# slice of the scheduler's, so the two take turns and every other sample
+# lands in funcs-N: between two of its samples, evict's slice. evict
+# touches as many lines either way (the same work, the same schedule), in
+# a buffer of 4 KiB (hot) or of 16 MiB, twice the modelled last-level
+# cache (cold). The rule cache and the FDE index off: each frame's pc is
+# searched for in the section.
+FDESEARCH = {"funcs": [10, 100, 1000, 10000, 100000], "rounds": 20000, "lines": 85_000_000,
+             "hz": 100, "kib": {"hot": 4, "cold": 16384},
+             "extra": "unwind.rule_cache=0 unwind.fde_index=0"}
+
 CONFIGS = {
     # make bench
     "full": {
@@ -95,6 +109,7 @@ CONFIGS = {
         # stack-copy: what its sample costs in all, beside sframe's
         "breakdown": ["sframe", "fp-deferred", "stack-copy"],
         "memory": {"depths": [4, 16, 64, 256], "rounds": 4000, "modes": ["sframe", "stack-copy"]},
+        "fdesearch": FDESEARCH,
         "host": True,
     },
     # development: every part, fewer points, shorter runs
@@ -111,6 +126,7 @@ CONFIGS = {
         "real": REAL_SUITE,
         "breakdown": ["sframe", "fp-deferred", "stack-copy"],
         "memory": {"depths": [4, 256], "rounds": 1000, "modes": ["sframe", "stack-copy"]},
+        "fdesearch": {**FDESEARCH, "funcs": [10, 100000]},
         "host": True,
     },
     # test/t/72-bench-determinism.t: two modes, one small program;
@@ -121,6 +137,8 @@ CONFIGS = {
         "cache": ["/bin/chain", "8", "300"],
         "breakdown": ["sframe", "fp-deferred"],
         "memory": {"depths": [64], "rounds": 1000, "modes": ["sframe", "stack-copy"]},
+        # test/t/85-bench-fdesearch.t: the biggest section, hot and cold
+        "fdesearch": {**FDESEARCH, "funcs": [100000], "rounds": 2000, "lines": 30_000_000},
     },
 }
 
@@ -159,11 +177,12 @@ class Bench:
         self.log.write(text + "\n")
         self.log.flush()
 
-    def boot(self, name, progs, mode, hz, plugin=None, reuse=None, cpus=1, extra=""):
+    def boot(self, name, progs, mode, hz, plugin=None, reuse=None, cpus=1, extra="",
+             parallel=None):
         t0 = time.time()
         reuse = self.args.reuse if reuse is None else reuse
         s = guest.run(self.tools, self.runs, name, progs, mode, hz, FRAMES, reuse, plugin=plugin,
-                      cpus=cpus, extra=extra)
+                      cpus=cpus, extra=extra, parallel=parallel)
         if fingerprint(self.args) != self.booted:
             raise guest.GuestError("the kernel or the initrd changed during the run "
                                    "(a make in the same tree?): its numbers would mix two builds")
@@ -432,6 +451,37 @@ class Bench:
         self.say("\n" + output.table(rows, output.MEMORY_COLUMNS))
         return {"program": f"/bin/chain D {m['rounds']}", "hz": hz, "rows": rows}
 
+    # --- FDE search, hot and cold -----------------------------------------
+    def fdesearch(self):
+        """/bin/funcs-N beside /bin/evict under the plugin's cost model,
+        evict's buffer small (hot) and bigger than the last-level cache
+        (cold): what a deferred unwind costs in instructions and in modelled
+        cycles, and its cache misses (FDESEARCH says how)."""
+        if not self.args.insnprof:
+            raise guest.GuestError("the fdesearch part needs --insnprof (build/bin/insnprof.so)")
+        f = self.cfg["fdesearch"]
+        self.say(f"fdesearch: /bin/funcs-N {f['rounds']} beside /bin/evict KIB {f['lines']} "
+                 f"at {f['hz']} Hz, {f['extra']}, N in {f['funcs']}")
+        rows = []
+        for n in f["funcs"]:
+            for run, kib in f["kib"].items():
+                name = f"fdesearch-{n}-{run}"
+                progs = [[f"/bin/funcs-{n}", str(f["rounds"])],
+                         ["/bin/evict", str(kib), str(f["lines"])]]
+                prof = os.path.join(self.runs, name + ".insnprof.txt")
+                arg = breakdown.plugin_arg(self.args.insnprof, self.args.kernel, prof)
+                s = self.boot(name, progs, "sframe", f["hz"], plugin=arg, cpus=1, extra=f["extra"],
+                              parallel=True, reuse=self.args.reuse and os.path.exists(prof))
+                p = breakdown.parse(prof)
+                bad = breakdown.check(p, s["kernel"])
+                if bad:
+                    raise guest.GuestError(f"{name}: " + "; ".join(bad))
+                rows.append(breakdown.fdesearch_row(n, run, kib, p, s))
+        output.write_csv(os.path.join(self.args.out, "fdesearch.csv"), rows, output.FDESEARCH_KEYS)
+        self.say("\n" + output.table(rows, output.FDESEARCH_COLUMNS))
+        return {"what": f"/bin/funcs-N {f['rounds']} beside /bin/evict KIB {f['lines']}, "
+                        f"{f['hz']} Hz, {f['extra']}", "rows": rows}
+
     # --- host-side comparison -------------------------------------------
     def host(self):
         """Our SFrame unwinder, a frame-pointer walk, libunwind and libdw on
@@ -500,6 +550,10 @@ def write_tables(out, results):
         text += [f"## memory: what a sample costs, instructions and modelled cycles "
                  f"({m['program']}, {m['hz']} Hz)\n",
                  output.markdown(m["rows"], output.MEMORY_COLUMNS)]
+    if "fdesearch" in results:
+        m = results["fdesearch"]
+        text += [f"## fdesearch: a deferred unwind's FDE searches, hot and cold ({m['what']})\n",
+                 output.markdown(m["rows"], output.FDESEARCH_COLUMNS)]
     if "modes" in results:
         m = results["modes"]
         text += [f"## modes ({m['hz']} Hz; suite: {', '.join(m['suite'])})\n",
@@ -520,7 +574,7 @@ def write_tables(out, results):
 
 
 PARTS = ("modes", "real", "depth", "funcs", "kentry", "rate", "cpus", "cache", "breakdown",
-         "memory", "host")
+         "memory", "fdesearch", "host")
 # The programs each curve boots, for the plan (their arguments do not count).
 CURVE_PROGRAM = {"depth": "/bin/chain", "funcs": "/bin/funcs-10", "kentry": "/bin/kentry",
                  "rate": "/bin/chain", "cpus": "/bin/chain"}
@@ -541,6 +595,8 @@ def plan(cfg, parts, runs):
             n += 1 + len(cfg["breakdown"])  # + the boot without sampling
         elif part == "memory":
             n += len(cfg["memory"]["depths"]) * (1 + len(cfg["memory"]["modes"]))
+        elif part == "fdesearch":
+            n += len(cfg["fdesearch"]["funcs"]) * len(cfg["fdesearch"]["kib"])
         elif part == "cache":
             n += per_point([cfg["cache"]], ["sframe", "fp-deferred", "eh-frame"]) + 2  # + the caches off
         elif part == "host":
@@ -619,8 +675,8 @@ def main():
             elif part == "breakdown":
                 results["breakdown"] = b.breakdown()
                 results["breakdown_whole"] = b.whole
-            elif part == "memory":
-                results["memory"] = b.memory()
+            elif part in ("memory", "fdesearch"):
+                results[part] = getattr(b, part)()
             elif part == "cache":
                 results["cache"] = b.cache()
             elif part == "host":

@@ -200,6 +200,24 @@ MEMORY_COLUMNS = [
 MEMORY_KEYS = [key for key, _, _ in MEMORY_COLUMNS] + ["frames_per_unwind", "nmi_llc_miss",
                                                       "unwind_llc_miss"]
 
+FDESEARCH_COLUMNS = [
+    ("funcs", "N", "{}"),
+    ("run", "caches", "{}"),
+    ("samples", "samples", "{}"),
+    ("unwinds", "unwinds", "{}"),
+    ("frames_per_unwind", "frames/unwind", "{:.1f}"),
+    ("unwind_insns", "insns/unwind", "{:.0f}"),
+    ("unwind_cycles", "modelled/unwind", "{:.0f}"),
+    ("cycles_per_insn", "modelled/insns", "{:.2f}"),
+    ("fault_cycles", "page faults in it: modelled/unwind", "{:.0f}"),
+    ("unwind_loads", "loads/unwind", "{:.0f}"),
+    ("unwind_l1d_miss", "L1d misses/unwind", "{:.1f}"),
+    ("unwind_l2_miss", "L2 misses/unwind", "{:.1f}"),
+    ("unwind_llc_miss", "LLC misses/unwind", "{:.1f}"),
+]
+FDESEARCH_KEYS = [key for key, _, _ in FDESEARCH_COLUMNS] + ["evict_kib", "llc_miss",
+                                                              "fault_insns"]
+
 
 def breakdown_groups(rows):
     """(caption, rows) per mode and window, in the order they came."""
