@@ -29,10 +29,6 @@
 #include "kern/unwind/user.h"
 #include "kern/mm/uvm.h"
 
-/* Bytes of user stack a stack copy carries at most (perf's default for
- * --call-graph dwarf is 8 KiB too). */
-#define STACK_COPY_BYTES 8192
-
 static struct unwind_work sampler_work;
 
 /*
@@ -174,7 +170,7 @@ static void stack_copy(struct sample_ctx *ctx, const uint64_t r[REC_NREGS])
 		return;
 	memcpy(c->regs, r, sizeof c->regs);
 	uint64_t room = ROUND_DOWN(ctx->cap - ctx->len - sizeof *c, 8);
-	c->size = copy_present(c->stack, r[REC_REG_SP], MIN(room, STACK_COPY_BYTES));
+	c->size = copy_present(c->stack, r[REC_REG_SP], MIN(room, profile.stack_copy));
 	memset(c->stack + c->size, 0, ROUND_UP(c->size, 8) - c->size);
 	ctx->len += sizeof *c + ROUND_UP(c->size, 8);
 	ctx->rec->flags |= SAMPLE_STACK_COPY;

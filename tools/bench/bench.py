@@ -46,6 +46,8 @@ UNWIND_MODES = ["fp", "fp-deferred", "sframe", "stack-copy", "guess"]
 EH_CURVES = ("depth", "funcs", "rate")
 # Frames kept by a deferred unwind: above chain 256's 259 user frames.
 FRAMES = 512
+# Bytes a stack copy carries without profile.stack_copy (kern/profile/profile.h).
+DEFAULT_STACK_COPY = 8192
 
 # The modes that walk frame pointers run the frame-pointer builds of the
 # workloads (/bin/NAME-fp, mk/bench.mk), against a run without sampling of
@@ -108,7 +110,9 @@ CONFIGS = {
         "real": REAL_SUITE,
         # stack-copy: what its sample costs in all, beside sframe's
         "breakdown": ["sframe", "fp-deferred", "stack-copy"],
-        "memory": {"depths": [4, 16, 64, 256], "rounds": 4000, "modes": ["sframe", "stack-copy"]},
+        "memory": {"depths": [4, 16, 64, 256], "rounds": 4000,
+                   "modes": ["sframe", "eh-frame", "stack-copy"],
+                   "copy_depth": 256, "copy_kib": [1, 2, 4, 16]},
         "fdesearch": FDESEARCH,
         "host": True,
     },
@@ -125,7 +129,8 @@ CONFIGS = {
         "cache": ["/bin/chain", "16", "1000"],
         "real": REAL_SUITE,
         "breakdown": ["sframe", "fp-deferred", "stack-copy"],
-        "memory": {"depths": [4, 256], "rounds": 1000, "modes": ["sframe", "stack-copy"]},
+        "memory": {"depths": [4, 256], "rounds": 1000, "modes": ["sframe", "eh-frame", "stack-copy"],
+                   "copy_depth": 256, "copy_kib": [1, 16]},
         "fdesearch": {**FDESEARCH, "funcs": [10, 100000]},
         "host": True,
     },
@@ -419,10 +424,13 @@ class Bench:
     # --- a cost model that charges memory ----------------------------------
     def memory(self):
         """/bin/chain at several depths, without sampling and in each mode
-        listed (sframe and stack-copy), under the plugin with its cost model:
-        what a sample costs in instructions and in modelled cycles (cache
-        misses charged, rep strings by bytes), in the NMI, the unwind and in
-        all (the whole run minus that of the boot without sampling)."""
+        listed (sframe, eh-frame, stack-copy), under the plugin with its
+        cost model: what a sample costs in instructions and in modelled
+        cycles (cache misses charged, rep strings by bytes), in the NMI, the
+        unwind and in all (the whole run minus that of the boot without
+        sampling). At copy_depth, stack-copy also with each copy size of
+        copy_kib (profile.stack_copy; the other rows copy 8 KiB, perf's
+        default)."""
         if not self.args.insnprof:
             raise guest.GuestError("the memory part needs --insnprof (build/bin/insnprof.so)")
         m = self.cfg["memory"]
@@ -433,20 +441,27 @@ class Bench:
         for d in m["depths"]:
             prog = ["/bin/chain", str(d), str(m["rounds"])]
             profs, stats = {}, {}
-            for mode in ["none"] + m["modes"]:
-                name = f"memory-{d}-{mode}"
+            # (run name, mode, stack copy bytes or None: the default)
+            runs = [(mode, mode, None) for mode in ["none"] + m["modes"]]
+            if d == m.get("copy_depth"):
+                runs += [(f"stack-copy-{k}k", "stack-copy", k << 10) for k in m["copy_kib"]]
+            for run, mode, copy in runs:
+                name = f"memory-{d}-{run}"
                 prof = os.path.join(self.runs, name + ".insnprof.txt")
                 arg = breakdown.plugin_arg(self.args.insnprof, self.args.kernel, prof,
                                            windows=mode != "none")
-                stats[mode] = self.boot(name, [prog], mode, hz, plugin=arg,
-                                        reuse=self.args.reuse and os.path.exists(prof))
-                profs[mode] = breakdown.parse(prof)
+                stats[run] = self.boot(name, [prog], mode, hz, plugin=arg,
+                                       reuse=self.args.reuse and os.path.exists(prof),
+                                       extra=f"profile.stack_copy={copy}" if copy else "")
+                profs[run] = breakdown.parse(prof)
                 if mode != "none":
-                    bad = breakdown.check(profs[mode], stats[mode]["kernel"])
+                    bad = breakdown.check(profs[run], stats[run]["kernel"])
                     if bad:
                         raise guest.GuestError(f"{name}: " + "; ".join(bad))
-            for mode in m["modes"]:
-                rows.append(breakdown.memory_row(d, mode, profs[mode], profs["none"], stats[mode]))
+            for run, mode, copy in runs[1:]:
+                r = breakdown.memory_row(d, mode, profs[run], profs["none"], stats[run])
+                r["stack_copy"] = copy or (DEFAULT_STACK_COPY if mode == "stack-copy" else None)
+                rows.append(r)
         output.write_csv(os.path.join(self.args.out, "memory.csv"), rows, output.MEMORY_KEYS)
         self.say("\n" + output.table(rows, output.MEMORY_COLUMNS))
         return {"program": f"/bin/chain D {m['rounds']}", "hz": hz, "rows": rows}
@@ -594,7 +609,9 @@ def plan(cfg, parts, runs):
         elif part == "breakdown":
             n += 1 + len(cfg["breakdown"])  # + the boot without sampling
         elif part == "memory":
-            n += len(cfg["memory"]["depths"]) * (1 + len(cfg["memory"]["modes"]))
+            m = cfg["memory"]
+            n += len(m["depths"]) * (1 + len(m["modes"])) + \
+                len(m.get("copy_kib", [])) * (m.get("copy_depth") in m["depths"])
         elif part == "fdesearch":
             n += len(cfg["fdesearch"]["funcs"]) * len(cfg["fdesearch"]["kib"])
         elif part == "cache":

@@ -182,6 +182,7 @@ BREAKDOWN_COLUMNS = [
 MEMORY_COLUMNS = [
     ("depth", "depth", "{}"),
     ("mode", "mode", "{}"),
+    ("stack_copy", "copy bytes", "{}"),
     ("samples", "samples", "{}"),
     ("nmi_insns", "NMI insns/sample", "{:.0f}"),
     ("nmi_cycles", "NMI modelled/sample", "{:.0f}"),
