@@ -15,7 +15,9 @@ frame-pointer walk, cache.csv), breakdown
 memory (stack-copy against sframe at several stack depths under the
 plugin's cost model that charges memory, memory.csv), fdesearch (a
 deferred unwind's FDE searches against section size, caches hot and
-emptied by another program between samples, fdesearch.csv), host
+emptied by another program between samples, fdesearch.csv), rulecache
+(the rule cache on and off when a program's pcs fit it or not,
+rulecache.csv), host
 (host-unwind.csv);
 tables.md has every table in
 Markdown. Every boot's stream, console and stitch numbers stay in
@@ -114,6 +116,7 @@ CONFIGS = {
                    "modes": ["sframe", "eh-frame", "stack-copy"],
                    "copy_depth": 256, "copy_kib": [1, 2, 4, 16]},
         "fdesearch": FDESEARCH,
+        "rulecache": {"callers": [16, 256, 4096, 65536], "rounds": 28000, "hz": 1000},
         "host": True,
     },
     # development: every part, fewer points, shorter runs
@@ -132,6 +135,7 @@ CONFIGS = {
         "memory": {"depths": [4, 256], "rounds": 1000, "modes": ["sframe", "eh-frame", "stack-copy"],
                    "copy_depth": 256, "copy_kib": [1, 16]},
         "fdesearch": {**FDESEARCH, "funcs": [10, 100000]},
+        "rulecache": {"callers": [16, 65536], "rounds": 7000, "hz": 1000},
         "host": True,
     },
     # test/t/72-bench-determinism.t: two modes, one small program;
@@ -422,6 +426,23 @@ class Bench:
         return rows
 
     # --- a cost model that charges memory ----------------------------------
+    def profiled(self, name, progs, mode, hz, extra="", parallel=None, windows=True):
+        """One boot under the plugin with its cost model (windows: the
+        kernel's windows too, else the whole run only): the plugin's
+        counts, checked against the kernel's, and stitch's numbers."""
+        part = name.split("-")[0]
+        if not self.args.insnprof:
+            raise guest.GuestError(f"the {part} part needs --insnprof (build/bin/insnprof.so)")
+        prof = os.path.join(self.runs, name + ".insnprof.txt")
+        arg = breakdown.plugin_arg(self.args.insnprof, self.args.kernel, prof, windows=windows)
+        s = self.boot(name, progs, mode, hz, plugin=arg, extra=extra, parallel=parallel,
+                      reuse=self.args.reuse and os.path.exists(prof))
+        p = breakdown.parse(prof)
+        bad = breakdown.check(p, s["kernel"]) if windows else []
+        if bad:
+            raise guest.GuestError(f"{name}: " + "; ".join(bad))
+        return p, s
+
     def memory(self):
         """/bin/chain at several depths, without sampling and in each mode
         listed (sframe, eh-frame, stack-copy), under the plugin with its
@@ -431,8 +452,6 @@ class Bench:
         sampling). At copy_depth, stack-copy also with each copy size of
         copy_kib (profile.stack_copy; the other rows copy 8 KiB, perf's
         default)."""
-        if not self.args.insnprof:
-            raise guest.GuestError("the memory part needs --insnprof (build/bin/insnprof.so)")
         m = self.cfg["memory"]
         hz = self.cfg["hz"]
         self.say(f"memory: /bin/chain D {m['rounds']} at {hz} Hz under the plugin's cost model, "
@@ -446,18 +465,9 @@ class Bench:
             if d == m.get("copy_depth"):
                 runs += [(f"stack-copy-{k}k", "stack-copy", k << 10) for k in m["copy_kib"]]
             for run, mode, copy in runs:
-                name = f"memory-{d}-{run}"
-                prof = os.path.join(self.runs, name + ".insnprof.txt")
-                arg = breakdown.plugin_arg(self.args.insnprof, self.args.kernel, prof,
-                                           windows=mode != "none")
-                stats[run] = self.boot(name, [prog], mode, hz, plugin=arg,
-                                       reuse=self.args.reuse and os.path.exists(prof),
-                                       extra=f"profile.stack_copy={copy}" if copy else "")
-                profs[run] = breakdown.parse(prof)
-                if mode != "none":
-                    bad = breakdown.check(profs[run], stats[run]["kernel"])
-                    if bad:
-                        raise guest.GuestError(f"{name}: " + "; ".join(bad))
+                profs[run], stats[run] = self.profiled(
+                    f"memory-{d}-{run}", [prog], mode, hz, windows=mode != "none",
+                    extra=f"profile.stack_copy={copy}" if copy else "")
             for run, mode, copy in runs[1:]:
                 r = breakdown.memory_row(d, mode, profs[run], profs["none"], stats[run])
                 r["stack_copy"] = copy or (DEFAULT_STACK_COPY if mode == "stack-copy" else None)
@@ -472,30 +482,46 @@ class Bench:
         evict's buffer small (hot) and bigger than the last-level cache
         (cold): what a deferred unwind costs in instructions and in modelled
         cycles, and its cache misses (FDESEARCH says how)."""
-        if not self.args.insnprof:
-            raise guest.GuestError("the fdesearch part needs --insnprof (build/bin/insnprof.so)")
         f = self.cfg["fdesearch"]
         self.say(f"fdesearch: /bin/funcs-N {f['rounds']} beside /bin/evict KIB {f['lines']} "
                  f"at {f['hz']} Hz, {f['extra']}, N in {f['funcs']}")
         rows = []
         for n in f["funcs"]:
             for run, kib in f["kib"].items():
-                name = f"fdesearch-{n}-{run}"
                 progs = [[f"/bin/funcs-{n}", str(f["rounds"])],
                          ["/bin/evict", str(kib), str(f["lines"])]]
-                prof = os.path.join(self.runs, name + ".insnprof.txt")
-                arg = breakdown.plugin_arg(self.args.insnprof, self.args.kernel, prof)
-                s = self.boot(name, progs, "sframe", f["hz"], plugin=arg, cpus=1, extra=f["extra"],
-                              parallel=True, reuse=self.args.reuse and os.path.exists(prof))
-                p = breakdown.parse(prof)
-                bad = breakdown.check(p, s["kernel"])
-                if bad:
-                    raise guest.GuestError(f"{name}: " + "; ".join(bad))
-                rows.append(breakdown.fdesearch_row(n, run, kib, p, s))
+                p, s = self.profiled(f"fdesearch-{n}-{run}", progs, "sframe", f["hz"],
+                                     extra=f["extra"], parallel=True)
+                rows.append({"funcs": n, "run": run, "evict_kib": kib,
+                             **breakdown.unwind_row(p, s)})
         output.write_csv(os.path.join(self.args.out, "fdesearch.csv"), rows, output.FDESEARCH_KEYS)
         self.say("\n" + output.table(rows, output.FDESEARCH_COLUMNS))
         return {"what": f"/bin/funcs-N {f['rounds']} beside /bin/evict KIB {f['lines']}, "
                         f"{f['hz']} Hz, {f['extra']}", "rows": rows}
+
+    # --- the rule cache when its working set does not fit -----------------
+    def rulecache(self):
+        """/bin/spread-K under the plugin's cost model, sframe mode, the
+        rule cache on and off (unwind.rule_cache=0): what a deferred unwind
+        costs when its pcs are K + a few, fewer than the cache's entries or
+        many more (RULECACHE says how)."""
+        c = self.cfg["rulecache"]
+        self.say(f"rulecache: /bin/spread-K {c['rounds']} at {c['hz']} Hz, the rule cache on "
+                 f"and off, K in {c['callers']}")
+        rows = []
+        for k in c["callers"]:
+            for cache, extra in (("on", ""), ("off", "unwind.rule_cache=0")):
+                p, s = self.profiled(f"rulecache-{k}-{cache}", [[f"/bin/spread-{k}", str(c["rounds"])]],
+                                     "sframe", c["hz"], extra=extra)
+                rows.append({"callers": k, "cache": cache, **breakdown.unwind_row(p, s)})
+        # The switch must have done what it says, or the comparison is void.
+        if any(bool(r["rule_cache_hits"]) != (r["cache"] == "on") for r in rows
+               if r["callers"] == min(c["callers"])):
+            raise guest.GuestError("rulecache: the rule cache was not hit with it on, or was "
+                                   "with unwind.rule_cache=0")
+        output.write_csv(os.path.join(self.args.out, "rulecache.csv"), rows, output.RULECACHE_KEYS)
+        self.say("\n" + output.table(rows, output.RULECACHE_COLUMNS))
+        return {"what": f"/bin/spread-K {c['rounds']}, {c['hz']} Hz, sframe", "rows": rows}
 
     # --- host-side comparison -------------------------------------------
     def host(self):
@@ -569,6 +595,10 @@ def write_tables(out, results):
         m = results["fdesearch"]
         text += [f"## fdesearch: a deferred unwind's FDE searches, hot and cold ({m['what']})\n",
                  output.markdown(m["rows"], output.FDESEARCH_COLUMNS)]
+    if "rulecache" in results:
+        m = results["rulecache"]
+        text += [f"## rulecache: the rule cache on and off against the pcs it must hold ({m['what']})\n",
+                 output.markdown(m["rows"], output.RULECACHE_COLUMNS)]
     if "modes" in results:
         m = results["modes"]
         text += [f"## modes ({m['hz']} Hz; suite: {', '.join(m['suite'])})\n",
@@ -589,7 +619,7 @@ def write_tables(out, results):
 
 
 PARTS = ("modes", "real", "depth", "funcs", "kentry", "rate", "cpus", "cache", "breakdown",
-         "memory", "fdesearch", "host")
+         "memory", "fdesearch", "rulecache", "host")
 # The programs each curve boots, for the plan (their arguments do not count).
 CURVE_PROGRAM = {"depth": "/bin/chain", "funcs": "/bin/funcs-10", "kentry": "/bin/kentry",
                  "rate": "/bin/chain", "cpus": "/bin/chain"}
@@ -614,6 +644,8 @@ def plan(cfg, parts, runs):
                 len(m.get("copy_kib", [])) * (m.get("copy_depth") in m["depths"])
         elif part == "fdesearch":
             n += len(cfg["fdesearch"]["funcs"]) * len(cfg["fdesearch"]["kib"])
+        elif part == "rulecache":
+            n += 2 * len(cfg["rulecache"]["callers"])
         elif part == "cache":
             n += per_point([cfg["cache"]], ["sframe", "fp-deferred", "eh-frame"]) + 2  # + the caches off
         elif part == "host":
@@ -692,7 +724,7 @@ def main():
             elif part == "breakdown":
                 results["breakdown"] = b.breakdown()
                 results["breakdown_whole"] = b.whole
-            elif part in ("memory", "fdesearch"):
+            elif part in ("memory", "fdesearch", "rulecache"):
                 results[part] = getattr(b, part)()
             elif part == "cache":
                 results["cache"] = b.cache()

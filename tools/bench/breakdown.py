@@ -208,24 +208,22 @@ def memory_row(depth, mode, prof, none, stats):
     }
 
 
-def fdesearch_row(funcs, run, kib, prof, stats):
-    """The fdesearch part's row for one boot of /bin/funcs-N beside
-    /bin/evict KIB: a deferred unwind's own cost, in instructions and in
-    modelled cycles, and its misses at each level, per unwind (funcs-N's
-    and evict's, as many of evict's in the hot run as in the cold one),
-    without the page faults taken inside it (their cost apart: the first
-    reads of the section's pages, the same hot and cold)."""
+
+def unwind_row(prof, stats):
+    """A deferred unwind's own cost in one boot under the plugin, per
+    unwind: instructions and modelled cycles, and its misses at each
+    level, without the page faults taken inside it (their cost apart: the
+    first reads of a section's pages)."""
     k = stats["kernel"]
     w = prof["unwind_user"]
     n = w["entries"]
     inner = w["inner"]
 
-    def per(key):  # the unwind's own, without the page faults inside it
+    def per(key):
         return (w.get(key, 0) - inner.get(key, 0)) / n if n else None
     own_insns, own_cycles = w["insns"] - inner["insns"], w["cycles"] - inner["cycles"]
     return {
-        "funcs": funcs, "run": run, "evict_kib": kib, "samples": stats["stitch"]["samples"],
-        "unwinds": n,
+        "samples": stats["stitch"]["samples"], "unwinds": n,
         "frames_per_unwind": k["frames_unwound"] / k["unwinds_run"] if k.get("unwinds_run") else None,
         "unwind_insns": per("insns"), "unwind_cycles": per("cycles"),
         "cycles_per_insn": own_cycles / own_insns if own_insns else None,
@@ -234,4 +232,5 @@ def fdesearch_row(funcs, run, kib, prof, stats):
         "unwind_loads": per("loads"), "unwind_l1d_miss": per("l1d_miss"),
         "unwind_l2_miss": per("l2_miss"), "unwind_llc_miss": per("llc_miss"),
         "llc_miss": w.get("llc_miss", 0) - inner.get("llc_miss", 0),
+        "rule_cache_hits": k.get("rule_cache_hits"), "rule_cache_misses": k.get("rule_cache_misses"),
     }

@@ -201,9 +201,8 @@ MEMORY_COLUMNS = [
 MEMORY_KEYS = [key for key, _, _ in MEMORY_COLUMNS] + ["frames_per_unwind", "nmi_llc_miss",
                                                       "unwind_llc_miss"]
 
-FDESEARCH_COLUMNS = [
-    ("funcs", "N", "{}"),
-    ("run", "caches", "{}"),
+# A deferred unwind's own cost, per unwind (breakdown.unwind_row).
+UNWIND_COLUMNS = [
     ("samples", "samples", "{}"),
     ("unwinds", "unwinds", "{}"),
     ("frames_per_unwind", "frames/unwind", "{:.1f}"),
@@ -216,8 +215,12 @@ FDESEARCH_COLUMNS = [
     ("unwind_l2_miss", "L2 misses/unwind", "{:.1f}"),
     ("unwind_llc_miss", "LLC misses/unwind", "{:.1f}"),
 ]
-FDESEARCH_KEYS = [key for key, _, _ in FDESEARCH_COLUMNS] + ["evict_kib", "llc_miss",
-                                                              "fault_insns"]
+UNWIND_KEYS = ["llc_miss", "fault_insns"]
+FDESEARCH_COLUMNS = [("funcs", "N", "{}"), ("run", "caches", "{}")] + UNWIND_COLUMNS
+FDESEARCH_KEYS = [key for key, _, _ in FDESEARCH_COLUMNS] + ["evict_kib"] + UNWIND_KEYS
+RULECACHE_COLUMNS = [("callers", "K", "{}"), ("cache", "rule cache", "{}")] + UNWIND_COLUMNS + [
+    ("rule_cache_hits", "cache hits", "{}"), ("rule_cache_misses", "cache misses", "{}")]
+RULECACHE_KEYS = [key for key, _, _ in RULECACHE_COLUMNS] + UNWIND_KEYS
 
 
 def breakdown_groups(rows):
