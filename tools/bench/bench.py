@@ -211,10 +211,12 @@ class Bench:
             raise guest.GuestError(f"{name}: a workload did not finish in mode none")
         return s, cycles
 
-    def measure(self, name, progs, modes, hz, cpus=1):
+    def measure(self, name, progs, modes, hz, cpus=1, plugin=False):
         """One boot per mode and one without sampling ('none' first: the
         baseline; the fp modes run the frame-pointer builds, against a
-        baseline of their own); their metrics."""
+        baseline of their own); their metrics. plugin: the modes' boots
+        under the plugin (the guest runs the same: only its counts are
+        added, in runs/NAME-MODE.insnprof.txt)."""
         base = {False: (progs,) + self.baseline(f"{name}-none", progs, hz, cpus)}
         fp_progs = fp_build(progs)
         if fp_progs != progs and any(m in FP_MODES for m in modes):
@@ -225,7 +227,9 @@ class Bench:
         for mode in ["none"] + [m for m in modes if m != "none"]:
             fp = mode in FP_MODES and True in base
             p, s, cycles = base[fp]
-            if mode != "none":
+            if mode != "none" and plugin:
+                s = self.profiled(f"{name}-{mode}", p, mode, hz)[1]
+            elif mode != "none":
                 s = self.boot(f"{name}-{mode}", p, mode, hz, cpus=cpus)
             r = metrics.run_metrics(mode, s, [comm(x) for x in p], cycles)
             # Tables show the workloads by the names of the usual builds.
@@ -354,15 +358,20 @@ class Bench:
         depth."""
         prog = self.cfg["cache"]
         hz = self.cfg["hz"]
-        self.say(f"cache: {' '.join(prog)} at {hz} Hz, the rule cache on and off")
-        rows = self.measure("cache", [prog], ["sframe", "fp-deferred", "eh-frame"], hz)
+        plugin = bool(self.args.insnprof)
+        self.say(f"cache: {' '.join(prog)} at {hz} Hz, the rule cache on and off"
+                 + (", under the plugin" if plugin else ""))
+        rows = self.measure("cache", [prog], ["sframe", "fp-deferred", "eh-frame"], hz,
+                            plugin=plugin)
         by_mode = {r["mode"]: r for r in rows}
         base = by_mode["none"]["workloads"]
-        s = self.boot("cache-sframe-nocache", [prog], "sframe", hz, extra="unwind.rule_cache=0")
-        off = metrics.run_metrics("sframe", s, [comm(prog)], base)
-        s = self.boot("cache-eh-frame-nocache", [prog], "eh-frame", hz,
-                      extra="unwind.rule_cache=0")
-        eh_off = metrics.run_metrics("eh-frame", s, [comm(prog)], base)
+        offs = {}
+        for mode in ("sframe", "eh-frame"):
+            name, extra = f"cache-{mode}-nocache", "unwind.rule_cache=0"
+            s = (self.profiled(name, [prog], mode, hz, extra=extra)[1] if plugin else
+                 self.boot(name, [prog], mode, hz, extra=extra))
+            offs[mode] = metrics.run_metrics(mode, s, [comm(prog)], base)
+        off, eh_off = offs["sframe"], offs["eh-frame"]
         out = []
         for label, r, st in (("sframe, rule cache on", by_mode["sframe"], "cache-sframe"),
                              ("sframe, rule cache off", off, "cache-sframe-nocache"),
@@ -375,6 +384,13 @@ class Bench:
             out.append({"run": label, "mode": r["mode"],
                         "program": " ".join(fp_build([prog])[0] if r["mode"] in FP_MODES else prog),
                         **metrics.cache_metrics(r, k)})
+            if plugin:
+                u = breakdown.unwind_row(
+                    breakdown.parse(os.path.join(self.runs, st + ".insnprof.txt")),
+                    {"kernel": k, "stitch": {"samples": None}})
+                frames = u["frames_per_unwind"]
+                out[-1]["plugin_insns_per_frame"] = u["unwind_insns"] / frames if frames else None
+                out[-1]["modelled_per_frame"] = u["unwind_cycles"] / frames if frames else None
         # The switch must have done what it says, or the comparison is void.
         if (not out[0]["rule_cache_hits"] or out[1]["rule_cache_hits"] or
                 not out[3]["rule_cache_hits"] or out[4]["rule_cache_hits"]):

@@ -150,6 +150,8 @@ CACHE_COLUMNS = [
     ("program", "program", "{}"),
     ("unwind_cycles_per_frame", "unwind cyc/frame", "{:.0f}"),
     ("unwind_cycles_per_frame_steady", "the costliest left out", "{:.0f}"),
+    ("plugin_insns_per_frame", "plugin: insns/frame, no page faults", "{:.0f}"),
+    ("modelled_per_frame", "modelled/frame, no page faults", "{:.0f}"),
     ("unwind_cycles_max", "max unwind cyc", "{}"),
     ("frames_per_unwind", "frames/unwind", "{:.2f}"),
     ("unwind_cycles_per_sample", "unwind cyc/sample", "{:.0f}"),
