@@ -101,12 +101,12 @@ TEST_PREREQS += $(CACHESIM_TEST)
 
 # --- make bench ---------------------------------------------------------------
 # BENCH_CONFIG=quick for a short development run; BENCH_PARTS=modes,host to
-# run some parts only (modes real depth funcs kentry rate cpus cache breakdown memory host): they replace
+# run some parts only (modes real depth funcs kentry rate cpus cache breakdown memory fdesearch rulecache host): they replace
 # their own files in out/bench/ and their part of results.json.
 # BENCH_REUSE=1 boots nothing that out/bench/runs/ already holds (to redo
 # the tables and plots from the same streams).
 BENCH_CONFIG ?= full
-BENCH_PARTS  ?= modes,real,depth,funcs,kentry,rate,cpus,cache,breakdown,memory,host
+BENCH_PARTS  ?= modes,real,depth,funcs,kentry,rate,cpus,cache,breakdown,memory,fdesearch,rulecache,host
 BENCH_DRIVER = python3 tools/bench/bench.py --qemu-run tools/qemu-run \
 	--stitch $(STITCH_TOOL) --symfs $(USER_SYMFS) --kernel $(KERNEL_ELF) --initrd $(INITRD) \
 	--insnprof $(INSNPROF)
