@@ -1,7 +1,8 @@
 # Stitch: the one entry point.
 #
 #   make            build everything into build/
-#   make run        build, boot in QEMU (OVMF, TCG), run the demo, print the profile
+#   make run        build what a run needs, boot in QEMU (OVMF, TCG), run the
+#                   demo, print the profile
 #   make test       every test: host unit tests, kernel tests in QEMU, boot tests
 #   make iso        build/stitch.iso, bootable as CD-ROM and as USB stick
 #   make clean
@@ -28,11 +29,19 @@ ARCH := x86_64
 ARCH_DIR := arch/$(ARCH)
 ARCH_INCLUDE := -I$(ARCH_DIR)/include
 
-# Debian packages each fragment needs (installed before any build);
-# perl (prove) and python3 run the tests.
-PACKAGES := make gcc binutils perl cpio python3
+# Debian packages each fragment needs, installed before any build:
+# RUN_PACKAGES for what `make run` builds and runs (perl generates sources,
+# python3 runs tools/qemu-run and its helpers); PACKAGES adds what only
+# `make`, `make test` and the other targets use, BENCH_PACKAGES what only
+# `make bench` uses. A fragment adds to the list its parts belong to.
+RUN_PACKAGES := make gcc binutils perl cpio python3
+PACKAGES     :=
+BENCH_PACKAGES :=
 
-# What `make` builds, and what `make test` needs built before it runs test/t/.
+# What `make run` builds (the kernel, the loader, the ESP, the initrd with
+# its full ELFs, the host tools a run uses); what `make` builds besides;
+# what `make test` needs built before it runs test/t/.
+RUN_TARGETS  :=
 ALL_TARGETS  :=
 TEST_PREREQS :=
 
@@ -51,9 +60,15 @@ HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude
 include mk/newlib.mk
 include $(filter-out mk/newlib.mk,$(wildcard mk/*.mk))
 
-# Install missing packages before anything is built (not for clean/help).
+# Install missing packages before anything is built (not for clean/help):
+# for the goals of RUN_GOALS alone only RUN_PACKAGES, so that a first
+# `make run` installs what it needs and no more; `make test` and `make
+# bench` install the rest when they first run.
+RUN_GOALS := run qemu-gdb stitch-report
+DEPS := $(RUN_PACKAGES) $(if $(filter-out $(RUN_GOALS),$(or $(MAKECMDGOALS),all)),$(PACKAGES)) \
+	$(if $(filter bench,$(MAKECMDGOALS)),$(BENCH_PACKAGES))
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
-DEPS_STATUS := $(shell tools/install-deps $(sort $(PACKAGES)) >&2; echo $$?)
+DEPS_STATUS := $(shell tools/install-deps $(sort $(DEPS)) >&2; echo $$?)
 ifneq ($(DEPS_STATUS),0)
 $(error missing Debian packages, see the message above)
 endif
@@ -62,7 +77,12 @@ endif
 .PHONY: all test clean help
 # The test programs and fixtures are part of everything: any test file can
 # then run alone after `make` (prove test/t/NN-*.t).
-all: $(ALL_TARGETS) $(TEST_PREREQS)
+all: $(RUN_TARGETS) $(ALL_TARGETS) $(TEST_PREREQS)
+
+# What make run and make qemu-gdb (mk/run.mk) build first; named here, as
+# make reads a rule's prerequisites where it reads the rule, and mk/run.mk
+# comes before the fragments that add to RUN_TARGETS after it.
+run qemu-gdb: $(RUN_TARGETS)
 
 # Every test is an executable in test/t/ that speaks TAP; prove runs them all.
 test: all

@@ -1,7 +1,7 @@
 # boot/: the UEFI loader, built with Debian's gnu-efi (its crt0, its link
 # script, objcopy to a PE32+ EFI application).
 
-PACKAGES += gnu-efi
+RUN_PACKAGES += gnu-efi
 
 BOOT_SRCS := $(wildcard boot/*.c)
 BOOT_OBJS := $(BOOT_SRCS:%.c=$(BUILD)/%.o)
@@ -26,4 +26,4 @@ $(LOADER_EFI): $(BOOT_SO)
 		-j .rela -j .rel.* -j .rela.* -j .reloc --target efi-app-x86_64 \
 		--subsystem=10 $< $@
 
-ALL_TARGETS += $(LOADER_EFI)
+RUN_TARGETS += $(LOADER_EFI)

@@ -3,5 +3,5 @@
 # $(INITRD), under SeaBIOS and QEMU's pvh.bin instead of OVMF.
 # docs/BOOT.md, "Direct boot (PVH)"; test/t/07-boot-direct.t.
 
-PACKAGES += qemu-system-x86 seabios
+RUN_PACKAGES += qemu-system-x86 seabios
 TEST_PREREQS += $(KERNEL_ELF) $(INITRD)

@@ -3,9 +3,10 @@
 # that boots from CD-ROM (El Torito) and from a USB stick (GPT with the ESP
 # as partition 2), made with xorriso.
 
-PACKAGES += mtools dosfstools xorriso qemu-system-x86 ovmf fdisk
-# test/t/08-boot-stick.t reads the screen with OCR.
-PACKAGES += tesseract-ocr
+RUN_PACKAGES += mtools dosfstools qemu-system-x86 ovmf
+# The ISO (`make`, `make iso`); the boot tests read its partition table
+# (fdisk) and test/t/08-boot-stick.t reads the screen with OCR.
+PACKAGES += xorriso fdisk tesseract-ocr
 
 # The kernel command line written into the ESP (tests override it per boot
 # with tools/qemu-run --cmdline).
@@ -58,4 +59,5 @@ $(ISO): $(ESP_IMG) $(DATA_IMG)
 
 .PHONY: iso
 iso: $(ISO)
-ALL_TARGETS += $(ESP_IMG) $(ISO)
+RUN_TARGETS += $(ESP_IMG)
+ALL_TARGETS += $(ISO)

@@ -10,7 +10,7 @@ KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(basename $(KERNEL_SRCS))) \
 
 # The framebuffer console's font (kern/lib/font.h): a Linux console font of
 # Debian's console-setup-linux, converted into a C array at build time.
-PACKAGES += console-setup-linux
+RUN_PACKAGES += console-setup-linux
 FONT ?= /usr/share/consolefonts/Lat15-TerminusBold16.psf.gz
 
 $(BUILD)/kernel/font.c: $(FONT) tools/psf2c
@@ -55,7 +55,7 @@ $(KERNEL_ELF): $(KERNEL_OBJS) linker.ld
 # The flags are here: a change to them rebuilds the kernel.
 $(KERNEL_OBJS): mk/kernel.mk
 
-ALL_TARGETS  += $(KERNEL_ELF)
+RUN_TARGETS  += $(KERNEL_ELF)
 TEST_PREREQS += $(ESP_IMG)
 
 # The SFrame library reads user sections and stacks in place with the

@@ -15,7 +15,7 @@
 # install step writes a stamp so that newlib is never rebuilt needlessly
 # (after changing the flags here: rm -rf build/newlib).
 
-PACKAGES += newlib-source
+RUN_PACKAGES += newlib-source
 
 NEWLIB_TARBALL := /usr/src/newlib/newlib-3.3.0.tar.xz
 NEWLIB_DIR     := $(BUILD)/newlib
@@ -78,4 +78,4 @@ $(NEWLIB_STAMP): $(NEWLIB_TARBALL)
 .PHONY: newlib
 newlib: $(NEWLIB_STAMP)
 
-ALL_TARGETS += $(NEWLIB_STAMP)
+RUN_TARGETS += $(NEWLIB_STAMP)

@@ -10,7 +10,7 @@
 
 # gdb for make qemu-gdb, and for test 12 (docs/DEBUGGING.md).
 ifneq ($(filter test qemu-gdb,$(MAKECMDGOALS)),)
-PACKAGES += gdb
+RUN_PACKAGES += gdb
 endif
 
 MODE ?= sframe
@@ -127,7 +127,9 @@ RUN_BOOT_CMDLINE = $(RUN_CMDLINE)$(if $(RUN_ICOUNT), profile.summary=on)
 # out/console.txt is the console without the terminal escape sequences
 # OVMF sends (tools/strip-ansi); the raw one stays in $(RUN_TMP)/console.txt
 # until the next run.
-run: all $(if $(RUN_ICOUNT),,$(RUN_ESP))
+# It needs $(RUN_TARGETS) too, named in the Makefile (once every fragment
+# has added to it), as for qemu-gdb.
+run: $(if $(RUN_ICOUNT),,$(RUN_ESP))
 	@rm -rf $(RUN_TMP) && mkdir -p $(RUN_TMP) $(OUT)
 	@echo "make run: booting$(if $(RUN_ICOUNT), directly under QEMU -icount) with: $(RUN_BOOT_CMDLINE)"
 	@tools/qemu-run $(RUN_QEMU_ARGS) --serial $(RUN_TMP)/console.txt \
@@ -143,6 +145,6 @@ run: all $(if $(RUN_ICOUNT),,$(RUN_ESP))
 	mv -f $(RUN_TMP)/records.bin $(OUT)/ && \
 	( $(STITCH_REPORT) ) || status=1; exit $$status
 
-qemu-gdb: all
+qemu-gdb:
 	@echo "In another terminal: gdb -iex 'set auto-load local-gdbinit off' -x .gdbinit -ex 'stitch-user $(RUN_INIT)' -ex 'target remote :1234'"
 	tools/qemu-run --cpus $(CPUS) --cmdline "$(RUN_CMDLINE)" --gdb

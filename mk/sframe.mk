@@ -12,7 +12,10 @@
 #   SFRAME_KERNEL_OBJS  the same compiled with the kernel's code-model flags
 #   SFRAME_TOOL         build/bin/sframe
 
-PACKAGES += binutils-dev libelf-dev clang libclang-rt-14-dev newlib-source
+# libelf: build/bin/sframe, which re-encodes a program's .sframe for the
+# initrd (mk/deferred.mk); the rest for the tests and the fuzz target.
+RUN_PACKAGES += libelf-dev
+PACKAGES += binutils-dev clang libclang-rt-14-dev newlib-source
 
 SFRAME_DIR   := $(BUILD)/sframe
 SFRAME_SRCS  := $(wildcard sframe/*.c)

@@ -14,7 +14,7 @@
 # linux-perf reads the perf.data we write (the command make run prints, and
 # the tests). Only the tests need a browser to render flame.svg and a JSON
 # schema validator for profile.speedscope.json: `make test` installs them.
-PACKAGES += libelf-dev libdw-dev linux-perf
+RUN_PACKAGES += libelf-dev libdw-dev linux-perf
 STITCH_TEST_PACKAGES := chromium python3-jsonschema
 ifneq ($(filter test,$(MAKECMDGOALS)),)
 PACKAGES += $(STITCH_TEST_PACKAGES)
@@ -39,8 +39,7 @@ $(STITCH_TOOL): $(STITCH_OBJS)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) -o $@ $^ $(STITCH_LIBS)
 
-ALL_TARGETS += $(STITCH_TOOL)
-TEST_PREREQS += $(STITCH_TOOL)
+RUN_TARGETS += $(STITCH_TOOL)
 
 # The end of `make run` (mk/run.mk runs it once the guest has written
 # $(OUT)/records.bin): stitch, then the head of report.txt, the files and

@@ -158,6 +158,69 @@ static bool covers(const struct sf_fde *fde, uint64_t pc)
 	return pc >= fde->start && pc - fde->start < fde->size;
 }
 
+/*
+ * Functions of size 0. The SFrame format describes a function's code as
+ * [start, start + size) (binutils' "The SFrame Format", "SFrame Function
+ * Descriptor Entries"); gas 2.40 emits an FDE of size 0, with one row,
+ * for an empty .cfi_startproc/.cfi_endproc region, and libsframe takes
+ * it. It covers no pc, so it is never the answer; sf_validate lets it
+ * start anywhere, at the start of another function or inside one. The
+ * last FDE starting at or before pc may then be one: the lookups go back
+ * to the last one before it of a size other than 0 (back_over_empty),
+ * and the check that a function does not overlap the FDEs after it
+ * passes over those of size 0 (check_next). Both read FDEs only where
+ * one of size 0 is, each read charged to the lookup's allowance.
+ */
+
+/* FDE fde's function against the FDEs from j on that start inside it:
+ * all of size 0, their starts increasing. */
+static int check_next(const struct sf_table *t, enum sf_kind k, const struct sf_fde *fde,
+		      uint32_t j, uint32_t *work)
+{
+	uint64_t prev = fde->start;
+	struct sf_fde next;
+	int err;
+
+	for (; j < t->num_fdes; j++) {
+		if (!*work)
+			return SF_E_BUDGET;
+		--*work;
+		if ((err = fde_get(t, k, j, &next)))
+			return err;
+		if (next.start < prev)
+			return SF_E_FDE_UNSORTED;
+		if (next.start - fde->start >= fde->size)
+			return SF_OK;
+		if (next.size)
+			return SF_E_FDE_OVERLAP;
+		prev = next.start;
+	}
+	return SF_OK;
+}
+
+/* *fde of size 0: replaced by the last FDE before it of another size
+ * (SF_E_NO_FDE: none), the starts on the way not increasing. */
+static int back_over_empty(const struct sf_table *t, enum sf_kind k, struct sf_fde *fde,
+			   uint32_t *work)
+{
+	uint64_t start = fde->start;
+	int err;
+
+	while (fde->size == 0) {
+		if (fde->index == 0)
+			return SF_E_NO_FDE;
+		if (!*work)
+			return SF_E_BUDGET;
+		--*work;
+		if ((err = fde_get(t, k, fde->index - 1, fde)))
+			return err;
+		if (fde->start > start)
+			return SF_E_FDE_UNSORTED;
+		start = fde->start;
+	}
+	return SF_OK;
+}
+
 /* What a search starts from, and where it ended: the candidates [lo, hi)
  * and the starts of FDEs lo and hi (lo_start known when it was read,
  * hi_start when hi < num_fdes). */
@@ -261,7 +324,8 @@ static SF_INLINE int search(const struct sf_table *t, enum sf_kind k, uint32_t w
  * overlapping there, so that the answer is the only one. (The search may
  * never have read the one before; the one after it read, if any.) */
 static SF_INLINE int check_neighbours(const struct sf_table *t, enum sf_kind k,
-				      const struct sf_fde *fde, const struct span *s)
+				      const struct sf_fde *fde, const struct span *s,
+				      uint32_t *work)
 {
 	uint64_t start;
 	int err;
@@ -278,7 +342,7 @@ static SF_INLINE int check_neighbours(const struct sf_table *t, enum sf_kind k,
 		if (s->hi_start < fde->start)
 			return SF_E_FDE_UNSORTED;
 		if (s->hi_start - fde->start < fde->size)
-			return SF_E_FDE_OVERLAP;
+			return check_next(t, k, fde, s->hi, work);
 	}
 	return SF_OK;
 }
@@ -425,7 +489,7 @@ int sf_fde_index_build(struct sf_table *t, void *mem, uint64_t size)
  * kept when it reads well. An FDE that does not is read again next time:
  * it fails the same way, or reads well once the section does. */
 static SF_INLINE int read_kept(const struct sf_table *t, enum sf_kind k, uint32_t i,
-			       struct sf_fde *fde)
+			       struct sf_fde *fde, uint32_t *work)
 {
 	const struct sf_fde_index *x = t->fde_index;
 	struct sf_kept_fde *e = &sf_fde_index_kept(x)[i];
@@ -435,8 +499,9 @@ static SF_INLINE int read_kept(const struct sf_table *t, enum sf_kind k, uint32_
 		return err;
 	if (fde->start != x->start[i])
 		return SF_E_FDE_UNSORTED; /* the section changed since the build */
-	if (i + 1 < x->n && x->start[i + 1] - fde->start < fde->size)
-		return SF_E_FDE_OVERLAP;
+	if (i + 1 < x->n && x->start[i + 1] - fde->start < fde->size &&
+	    (err = check_next(t, k, fde, i + 1, work)))
+		return err;
 	*e = (struct sf_kept_fde){
 		.size = fde->size, .first_fre = fde->first_fre, .num_fres = fde->num_fres,
 		.info = fde->info, .info2 = fde->info2, .rep_size = fde->rep_size,
@@ -468,50 +533,47 @@ static SF_INLINE void from_kept(const struct sf_table *t, uint32_t i, struct sf_
 	(void)decode_info(t, fde); /* it decoded well when kept */
 }
 
-int sf_fde_index_keep(const struct sf_table *t, uint32_t i)
+int sf_fde_index_keep(const struct sf_table *t, uint32_t i, uint32_t *work)
 {
 	struct sf_fde fde;
 
 	switch (sf_kind(&t->src)) {
 	case SF_KIND_BASE:
-		return read_kept(t, SF_KIND_BASE, i, &fde);
+		return read_kept(t, SF_KIND_BASE, i, &fde, work);
 	case SF_KIND_IN_PLACE:
-		return read_kept(t, SF_KIND_IN_PLACE, i, &fde);
+		return read_kept(t, SF_KIND_IN_PLACE, i, &fde, work);
 	default:
-		return read_kept(t, SF_KIND_READ, i, &fde);
+		return read_kept(t, SF_KIND_READ, i, &fde, work);
 	}
 }
 
 int sf_fde_index_read_all(const struct sf_table *t)
 {
+	/* Each FDE of size 0 is read again by the one of another size
+	 * before it at most: the reads stay in proportion to the FDEs. */
+	uint32_t work = UINT32_MAX;
 	int err;
 
 	if (!t->fde_index || t->fde_index->step != 1)
 		return SF_OK;
 	for (uint32_t i = 0; i < t->num_fdes; i++)
-		if (!sf_fde_index_kept(t->fde_index)[i].read && (err = sf_fde_index_keep(t, i)))
+		if (!sf_fde_index_kept(t->fde_index)[i].read &&
+		    (err = sf_fde_index_keep(t, i, &work)))
 			return err;
 	return SF_OK;
 }
 
-/* An entry per FDE: the entry is the FDE, and its neighbours' starts are
- * the entries beside it (increasing: checked at the build), so that the
- * checks of the search and of the neighbours need no read but the
- * chosen FDE's, and none once it is kept. */
-static SF_INLINE int find_by_fde_index(const struct sf_table *t, enum sf_kind k, uint64_t pc,
-				  struct sf_fde *fde)
+/* An entry per FDE (sf_fde_index_at): pc's FDE as kept. */
+static SF_INLINE int find_by_fde_index(const struct sf_table *t, uint64_t pc,
+				       struct sf_fde *fde, uint32_t *work)
 {
-	const struct sf_fde_index *x = t->fde_index;
-	int err;
+	uint32_t i;
+	int err = sf_fde_index_at(t, pc, &i, work);
 
-	if (pc < x->start[0])
-		return SF_E_NO_FDE;
-	uint32_t i = sf_buckets_find(x->start, x->n, x->shift, sf_fde_index_buckets(x), pc);
-	if (sf_fde_index_kept(x)[i].read)
-		from_kept(t, i, fde);
-	else if ((err = read_kept(t, k, i, fde)))
+	if (err)
 		return err;
-	return covers(fde, pc) ? sf_fde_index_kept(x)[i].found_err : SF_E_NO_FDE;
+	from_kept(t, i, fde);
+	return sf_fde_index_kept(t->fde_index)[i].found_err;
 }
 
 /* Sorted: the last FDE starting at or before pc is the only candidate.
@@ -524,13 +586,20 @@ static SF_INLINE int find_sorted_k(const struct sf_table *t, enum sf_kind k, uin
 	int err;
 
 	if (t->fde_index && t->fde_index->step == 1)
-		return find_by_fde_index(t, k, pc, fde);
+		return find_by_fde_index(t, pc, fde, work);
 	if (t->fde_index && !index_span(t->fde_index, t->num_fdes, pc, &s))
 		return SF_E_NO_FDE;
 	if ((err = search(t, k, width, pc, &s, work)) || (err = fde_get(t, k, s.lo, fde)) ||
-	    (err = check_neighbours(t, k, fde, &s)))
+	    (err = check_neighbours(t, k, fde, &s, work)))
 		return err;
-	return covers(fde, pc) ? sf_fde_check_found(t, fde) : SF_E_NO_FDE;
+	if (fde->size == 0 && (err = back_over_empty(t, k, fde, work)))
+		return err;
+	if (!covers(fde, pc))
+		return SF_E_NO_FDE;
+	/* Gone back: what check_neighbours did for FDE lo, for this one. */
+	if (fde->index != s.lo && (err = check_next(t, k, fde, fde->index + 1, work)))
+		return err;
+	return sf_fde_check_found(t, fde);
 }
 
 static int find_sorted(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,

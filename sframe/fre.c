@@ -272,17 +272,13 @@ static SF_INLINE int quick_k(const struct sf_table *t, enum sf_kind k, uint64_t 
 			     struct sf_quick *q, uint32_t *work)
 {
 	const struct sf_fde_index *x = t->fde_index;
+	uint32_t i;
+	int err = sf_fde_index_at(t, pc, &i, work);
 
-	if (pc < x->start[0])
-		return SF_E_NO_FDE;
-	uint32_t i = sf_buckets_find(x->start, x->n, x->shift, sf_fde_index_buckets(x), pc);
-	const struct sf_kept_fde *e = &sf_fde_index_kept(x)[i];
-	int err;
-	if (!e->read && (err = sf_fde_index_keep(t, i)))
+	if (err)
 		return err;
+	const struct sf_kept_fde *e = &sf_fde_index_kept(x)[i];
 	uint64_t rel = pc - x->start[i];
-	if (rel >= e->size)
-		return SF_E_NO_FDE;
 	if (e->found_err)
 		return e->found_err;
 	switch (e->quick_type) {

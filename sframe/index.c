@@ -70,8 +70,9 @@ static void add(struct sf_index *x, uint64_t start, uint32_t left, uint32_t fde,
 
 /* The pieces of one validated function: a PLT block whole, else one
  * per row, and one before the first row if that starts late (or there
- * is none). A function outside the text answers SF_E_FDE_TEXT, as the
- * lookup without the index would. */
+ * is none); none for a function of size 0, which covers no pc. A
+ * function outside the text answers SF_E_FDE_TEXT, as the lookup
+ * without the index would. */
 static int add_function(const struct sf_table *t, struct sf_index *x, const struct sf_fde *fde)
 {
 	int text = sf_fde_check_found(t, fde);
@@ -80,6 +81,8 @@ static int add_function(const struct sf_table *t, struct sf_index *x, const stru
 	struct sf_rule rule;
 	int err;
 
+	if (fde->size == 0)
+		return SF_OK;
 	if (text || fde->pc_type == SF_PC_MASK) {
 		add(x, fde->start, fde->size, fde->index, text ? text : WALK, NULL);
 		return SF_OK;

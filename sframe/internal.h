@@ -151,14 +151,18 @@ static inline uint32_t sf_addr_size(uint8_t fre_type)
 
 /* sf_fde_find and sf_fre_find with a work allowance (sf_find_rule_bounded). */
 /* A function's own shape, checked by lookups and by sf_validate alike:
- * not empty (nor a PCMASK block of size 0), not wrapping around. */
+ * no PCMASK block of size 0, not wrapping around. A function of size 0
+ * has no shape to check: it covers no pc (sframe/fde.c, "Functions of
+ * size 0"). */
 static inline int sf_fde_check_shape(const struct sf_fde *fde)
 {
 	/* Written as a choice, not as pc_type == MASK && rep_size == 0:
 	 * compilers read that as one word over both bytes, which stalls on
 	 * a struct just filled byte by byte. */
 	uint8_t block = fde->pc_type == SF_PC_MASK ? fde->rep_size : 1;
-	if (fde->size == 0 || block == 0)
+	if (fde->size == 0)
+		return SF_OK;
+	if (block == 0)
 		return SF_E_FDE_SIZE;
 	if (fde->start + fde->size - 1 < fde->start)
 		return SF_E_FDE_RANGE;
@@ -218,8 +222,41 @@ static SF_INLINE struct sf_kept_fde *sf_fde_index_kept(const struct sf_fde_index
 }
 
 /* FDE i of an entry per FDE, read from the section and kept (sframe/fde.c),
- * or why it cannot be. */
-int sf_fde_index_keep(const struct sf_table *t, uint32_t i);
+ * or why it cannot be; FDEs read to check it charged to *work. */
+int sf_fde_index_keep(const struct sf_table *t, uint32_t i, uint32_t *work);
+
+/* An entry per FDE: the entry is the FDE, and its neighbours' starts are
+ * the entries beside it (increasing: checked at the build), so that the
+ * checks of the search and of the neighbours need no read but the
+ * chosen FDE's, and none once it is kept. The last entry at or before
+ * pc, or the last one before it of a size other than 0 (sframe/fde.c,
+ * "Functions of size 0"), kept: its index *idx when it covers pc. */
+static SF_INLINE int sf_fde_index_at(const struct sf_table *t, uint64_t pc, uint32_t *idx,
+				     uint32_t *work)
+{
+	const struct sf_fde_index *x = t->fde_index;
+	const struct sf_kept_fde *kept = sf_fde_index_kept(x);
+	int err;
+
+	if (pc < x->start[0])
+		return SF_E_NO_FDE;
+	uint32_t i = sf_buckets_find(x->start, x->n, x->shift, sf_fde_index_buckets(x), pc);
+	for (;;) {
+		if (!kept[i].read && (err = sf_fde_index_keep(t, i, work)))
+			return err;
+		if (kept[i].size)
+			break;
+		if (i == 0)
+			return SF_E_NO_FDE;
+		if (!*work)
+			return SF_E_BUDGET;
+		--*work;
+		i--;
+	}
+	*idx = i;
+	return pc - x->start[i] < kept[i].size ? SF_OK : SF_E_NO_FDE;
+}
+
 
 /* sf_kept_fde.quick_type of an FDE sf_find_quick leaves to the others. */
 #define SF_QUICK_NONE 0xff

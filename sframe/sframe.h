@@ -71,7 +71,7 @@ enum sf_err {
 	SF_E_HDR_LAYOUT,     /* FDE array not before the FRE sub-section */
 	SF_E_FDE_INDEX,      /* FDE index >= number of FDEs */
 	SF_E_FDE_TYPE,       /* bad FRE type, PC type or FDE type in an FDE */
-	SF_E_FDE_SIZE,       /* function of size zero, or PCMASK block of size 0 */
+	SF_E_FDE_SIZE,       /* PCMASK block of size 0 */
 	SF_E_FDE_UNSORTED,   /* SORTED flag set but start addresses decrease */
 	SF_E_FDE_OVERLAP,    /* SORTED flag set but two functions overlap */
 	SF_E_FDE_RANGE,      /* function wraps around the address space */

@@ -16,7 +16,7 @@ const char *sf_strerror(int err)
 	case SF_E_HDR_LAYOUT:   return "FDE array overlaps the FRE sub-section";
 	case SF_E_FDE_INDEX:    return "FDE index out of range";
 	case SF_E_FDE_TYPE:     return "bad FDE type";
-	case SF_E_FDE_SIZE:     return "zero function or block size";
+	case SF_E_FDE_SIZE:     return "PC-mask block of size 0";
 	case SF_E_FDE_UNSORTED: return "FDEs not sorted";
 	case SF_E_FDE_OVERLAP:  return "functions overlap";
 	case SF_E_FDE_RANGE:    return "function wraps around";

@@ -5,8 +5,10 @@
  */
 #include "internal.h"
 
+/* FDE fde after prev, and after last, the last one before it of a size
+ * other than 0 (NULL: none). */
 static int check_fde(const struct sf_table *t, const struct sf_fde *fde,
-		     const struct sf_fde *prev)
+		     const struct sf_fde *prev, const struct sf_fde *last)
 {
 	int err = sf_fde_check_shape(fde);
 	if (err)
@@ -15,14 +17,19 @@ static int check_fde(const struct sf_table *t, const struct sf_fde *fde,
 		return SF_OK;
 	if (fde->start < prev->start)
 		return SF_E_FDE_UNSORTED;
-	/* A binary search finds one function per pc: no two may share one. */
-	if (fde->start - prev->start < prev->size)
+	/* A binary search finds one function per pc: no two may share one.
+	 * A function of size 0 covers none: it may start anywhere, inside
+	 * another one too (the lookups pass over it, sframe/fde.c). */
+	if (fde->size && last && fde->start - last->start < last->size)
 		return SF_E_FDE_OVERLAP;
 	return SF_OK;
 }
 
 /* Every row starts after the previous one and inside its function (or
- * inside one repeated block for PCMASK), and forms a valid rule. */
+ * inside one repeated block for PCMASK), and forms a valid rule. A
+ * function of size 0 has no inside: its rows (gas gives an empty
+ * .cfi_startproc/.cfi_endproc region one, at 0) describe no pc, and
+ * only the rest is checked. */
 static int check_fres(const struct sf_table *t, const struct sf_fde *fde)
 {
 	uint32_t limit = fde->pc_type == SF_PC_MASK ? fde->rep_size : fde->size;
@@ -36,7 +43,7 @@ static int check_fres(const struct sf_table *t, const struct sf_fde *fde)
 			return err;
 		if (i > 0 && fre.start <= prev_start)
 			return SF_E_FRE_ORDER;
-		if (fre.start >= limit)
+		if (fde->size && fre.start >= limit)
 			return SF_E_FRE_OUTSIDE;
 		if ((err = sf_rule_of(t, fde, &fre, &rule)))
 			return err;
@@ -48,7 +55,8 @@ static int check_fres(const struct sf_table *t, const struct sf_fde *fde)
 
 int sf_validate(const struct sf_table *t)
 {
-	struct sf_fde fde, prev;
+	struct sf_fde fde, prev, last;
+	bool have_last = false;
 	uint64_t fres = 0;
 	int err;
 
@@ -59,7 +67,7 @@ int sf_validate(const struct sf_table *t)
 	for (uint32_t i = 0; i < t->num_fdes; i++) {
 		if ((err = sf_fde_get(t, i, &fde)))
 			return err;
-		if ((err = check_fde(t, &fde, i ? &prev : NULL)))
+		if ((err = check_fde(t, &fde, i ? &prev : NULL, have_last ? &last : NULL)))
 			return err;
 		fres += fde.num_fres;
 		if (fres > t->num_fres)
@@ -67,6 +75,10 @@ int sf_validate(const struct sf_table *t)
 		if ((err = check_fres(t, &fde)))
 			return err;
 		prev = fde;
+		if (fde.size) {
+			last = fde;
+			have_last = true;
+		}
 	}
 	return fres == t->num_fres ? SF_OK : SF_E_FRE_COUNT;
 }

@@ -4,20 +4,29 @@
  * The kernel enters here in ring 3 with rsp 16-byte aligned, pointing at
  * argc, argv[], NULL, envp[] (docs/USERLAND.md). We hand that pointer to C.
  *
- * Deliberately no CFI here: _start then has no SFrame FDE, so a user-stack
- * unwinder that reaches the return address into _start finds no entry and
- * stops there. _start is the bottom of every user call chain. (binutils
- * 2.40 ignores .cfi_undefined rip when it writes SFrame, so the usual way to
- * mark the outermost frame would turn into a bogus "CFA = sp + 8" row.)
+ * The unwind tables the kernel reads (.sframe, .eh_frame) have no entry
+ * for _start: a user-stack unwinder that reaches the return address into
+ * _start finds none and stops there. _start is the bottom of every user
+ * call chain. (binutils 2.40 ignores .cfi_undefined rip when it writes
+ * SFrame, so the usual way to mark the outermost frame would turn into a
+ * bogus "CFA = sp + 8" row; mk/userland.mk assembles this file without
+ * --gsframe.) Debuggers read .debug_frame too: there the CFI below says
+ * that _start has no return address (DWARF 5, 6.4.4: an undefined return
+ * address register ends the virtual unwind), so gdb's backtrace ends here instead
+ * of guessing frames beyond it.
  */
+	.cfi_sections .debug_frame
 	.text
 	.globl	_start
 	.type	_start, @function
 _start:
+	.cfi_startproc
+	.cfi_undefined rip
 	xorl	%ebp, %ebp		/* no caller frame, for debuggers */
 	movq	%rsp, %rdi		/* stitch_start(long *sp) */
 	call	stitch_start		/* pushes 8: callee sees the ABI alignment */
 	ud2				/* stitch_start never returns */
+	.cfi_endproc
 	.size	_start, . - _start
 
 	.section .note.GNU-stack, "", @progbits

@@ -45,7 +45,7 @@ struct profile_config {
 	uint32_t hz;
 	uint32_t frames;
 	uint32_t ring_kib;
-	uint32_t stack_copy; /* bytes, stack-copy and validate modes */
+	uint32_t stack_copy; /* bytes, stack-copy mode (validate copies all) */
 };
 
 /* The settings of this run (the deferred unwinder reads mode and frames). */

@@ -170,7 +170,13 @@ static void stack_copy(struct sample_ctx *ctx, const uint64_t r[REC_NREGS])
 		return;
 	memcpy(c->regs, r, sizeof c->regs);
 	uint64_t room = ROUND_DOWN(ctx->cap - ctx->len - sizeof *c, 8);
-	c->size = copy_present(c->stack, r[REC_REG_SP], MIN(room, profile.stack_copy));
+	/* The stack-copy mode carries profile.stack_copy bytes at most (perf's
+	 * default for --call-graph dwarf is 8 KiB too). The validate modes copy
+	 * the whole stack in use, as far as the record has room: what they
+	 * compare the deferred chain with must reach the outermost frame. */
+	if (profile.mode == MODE_STACK_COPY)
+		room = MIN(room, profile.stack_copy);
+	c->size = copy_present(c->stack, r[REC_REG_SP], room);
 	memset(c->stack + c->size, 0, ROUND_UP(c->size, 8) - c->size);
 	ctx->len += sizeof *c + ROUND_UP(c->size, 8);
 	ctx->rec->flags |= SAMPLE_STACK_COPY;

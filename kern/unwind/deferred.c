@@ -100,6 +100,10 @@ static void queue_task_work(struct unwind_task_info *info, unsigned cpu)
 
 int unwind_deferred_request(struct unwind_work *work, uint64_t *cookie)
 {
+	/* First a line of this function, not the inlined arch_cpu_id():
+	 * the function's first instruction takes the first statement's
+	 * line, and `break unwind_deferred_request` in gdb reports it. */
+	uint64_t bit = 1ull << work->bit;
 	/* The CPU index once, for current, the cookie, the counters and
 	 * the NMI check: the sampling NMI calls this for every sample. */
 	unsigned cpu = arch_cpu_id();
@@ -108,7 +112,6 @@ int unwind_deferred_request(struct unwind_work *work, uint64_t *cookie)
 	if (!info || !__atomic_load_n(&t->mm, __ATOMIC_RELAXED))
 		return -STITCH_EINVAL;
 
-	uint64_t bit = 1ull << work->bit;
 	uint64_t old = __atomic_load_n(&info->state, __ATOMIC_RELAXED), new;
 	do {
 		if (old & STATE_EXITING)
@@ -207,6 +210,10 @@ static void unwind_deferred_task_work(struct task_work *w)
 	if (((s >> COOKIE_SHIFT) & ((1u << COOKIE_CPU_BITS) - 1)) != arch_cpu_id())
 		stat_inc(STAT_UNWIND_CROSS_CPU);
 	process_unwind_deferred(info, bits, s >> COOKIE_SHIFT);
+	/* No tail call: this frame stays on the stack, so that a debugger's
+	 * backtrace from the unwind shows the task work (docs/DEFERRED.md,
+	 * step 5). It costs a return, once per unwind. */
+	arch_compiler_barrier();
 }
 
 bool unwind_exit_to_user(struct task *t)

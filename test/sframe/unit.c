@@ -23,7 +23,7 @@ static void ok(int cond, const char *name)
 	failed += !cond;
 }
 
-static uint8_t bytes[9][4096];
+static uint8_t bytes[16][4096];
 
 static struct sf_table open_vec(const char *name)
 {
@@ -474,6 +474,64 @@ static void quick(void)
 	size[0] = saved;
 }
 
+/* FDEs of size 0 (sframe/fde.c, "Functions of size 0"): accepted, and
+ * never the answer. At every pc, each way of looking up over
+ * v1-empty-functions (the search; the FDE index with one sample, two,
+ * one per FDE; the index) gives the FDE (its start and size) and the rule
+ * that v1-sorted-fp, the same two functions without them, gives, and
+ * sf_find_quick what the whole lookup gives. A function of size 1 in
+ * place of the one inside the first function is an overlap that they
+ * do not hide from sf_validate nor from the lookups. */
+static void empty_functions(void)
+{
+	static uint64_t mem[2048];
+	struct sf_table want = open_vec("v1-sorted-fp"), plain = open_vec("v1-empty-functions");
+	struct sf_fde f;
+	uint32_t zero = 0;
+
+	for (uint32_t i = 0; i < plain.num_fdes; i++)
+		zero += !sf_fde_get(&plain, i, &f) && f.size == 0;
+	ok(plain.num_fdes == 7 && zero == 5 && !sf_validate(&plain),
+	   "v1-empty-functions: 7 FDEs, 5 of size 0, validate");
+	const char *ways[] = { "search", "FDE index of 1 sample", "FDE index of 2 samples",
+			       "FDE index of an entry per FDE", "index" };
+	for (uint32_t way = 0; way < 5; way++) {
+		struct sf_table t = plain;
+		bool built = way == 0 ||
+			     (way < 4 && !sf_fde_index_build(&t, mem, sf_fde_index_size(&t, way == 3 ? 7 : way))) ||
+			     (way == 4 && sf_index_size(&t) <= sizeof mem && !sf_index_build(&t, mem, sizeof mem));
+		uint32_t diff = 0, found = 0, quick_diff = 0;
+		for (uint64_t pc = V - 8192; pc < V + 8192; pc++) {
+			struct sf_fde a, b;
+			int ea = sf_fde_find(&want, pc, &a), eb = sf_fde_find(&t, pc, &b);
+			diff += !same_answer(&want, &t, pc) || ea != eb ||
+				(!ea && (a.start != b.start || a.size != b.size));
+			found += !ea;
+			bool answered;
+			quick_diff += way == 3 && !same_quick(&want, &t, pc, &answered);
+		}
+		char name[160];
+		snprintf(name, sizeof name, "v1-empty-functions, %s: the FDE and rule of v1-sorted-fp "
+			 "at 16384 pcs (%u differ, %u in a function; sf_find_quick: %u differ)",
+			 ways[way], diff, found, quick_diff);
+		ok(built && diff == 0 && found == 0x340 && quick_diff == 0, name);
+	}
+
+	/* FDE 3 (v1: 17 bytes each after the 28-byte header; the size at 4)
+	 * from 0 to 1: inside FDE 1's function. */
+	struct sf_table t = plain;
+	struct sf_rule r;
+	uint8_t *size = (uint8_t *)t.src.base + 28 + 3 * 17 + 4;
+	size[0] = 1;
+	bool refused = sf_validate(&t) == SF_E_FDE_OVERLAP &&
+		       sf_find_rule(&t, V - 4096 + 0x10, &r) == SF_E_FDE_OVERLAP;
+	bool indexed = !sf_fde_index_build(&t, mem, sf_fde_index_size(&t, 7)) &&
+		       sf_find_rule(&t, V - 4096 + 0x10, &r) == SF_E_FDE_OVERLAP;
+	size[0] = 0;
+	ok(refused && indexed, "a function of size 1 inside another among those of size 0: "
+	   "SF_E_FDE_OVERLAP from sf_validate, the search and the FDE index");
+}
+
 static void rules(void)
 {
 	struct sf_table t = open_vec("v1-aarch64");
@@ -591,6 +649,7 @@ int main(void)
 	indexed_many();
 	sampled();
 	quick();
+	empty_functions();
 	rules();
 	steps();
 	encoding();

@@ -145,6 +145,21 @@ const struct vsec vec_valid[] = {
 	{ "v1-aarch64-ra-pad", 1, 1, 2, 0, 0, 1, {
 		{ 0, 0x10, 0, 0, 0, 0, 0, 0, 2, {
 			SP1(0, 0), { 4, 1, 3, 0, 0, { 16, 0, -16 } } } } } },
+	/* v1-sorted-fp's two functions among FDEs of size 0 (gas's FDE for an
+	 * empty .cfi_startproc/.cfi_endproc region: one row at 0): at the
+	 * first one's start, sorted before and after it, inside it, at its
+	 * end, and between the two. They cover no pc. */
+	{ "v1-empty-functions", 1, 3, 3, 0, -8, 7, {
+		{ -4096, 0, 0, 0, 0, 0, 0, 0, 1, { SP1(0, 8) } },
+		{ -4096, 0x40, 0, 0, 0, 0, 0, 0, 4, {
+			SP1(0, 8), SP2(1, 16, -16), FP2(4, 16, -16), SP1(0x3f, 8) } },
+		{ -4096, 0, 0, 0, 0, 0, 0, 0, 1, { SP1(0, 8) } },
+		{ -4096 + 0x20, 0, 0, 0, 0, 0, 0, 0, 1, { SP1(0, 8) } },
+		{ -4096 + 0x40, 0, 0, 0, 0, 0, 0, 0, 1, { SP1(0, 8) } },
+		{ -2048, 0x300, 1, 0, 0, 0, 0, 0, 3, {
+			SP1(0, 8), { 0x1ff, 1, 2, 1, 0, { 0x1010, -16 } },
+			{ 0x2ff, 0, 1, 0, 0, { -8 } } } },
+		{ -1024, 0, 0, 0, 0, 0, 0, 0, 1, { SP1(0, 8) } } } },
 	{ NULL, 0, 0, 0, 0, 0, 0, { { 0 } } },
 };
 
@@ -189,7 +204,6 @@ const struct vbad vec_bad[] = {
 	{ "v3-attr-past-end", STAGE_VALIDATE, SF_E_FRE_BOUNDS },
 	{ "unsorted", STAGE_VALIDATE, SF_E_FDE_UNSORTED },
 	{ "overlapping", STAGE_VALIDATE, SF_E_FDE_OVERLAP },
-	{ "zero-size", STAGE_VALIDATE, SF_E_FDE_SIZE },
 	{ "zero-rep-size", STAGE_VALIDATE, SF_E_FDE_SIZE },
 	{ "function-wraps", STAGE_VALIDATE, SF_E_FDE_RANGE },
 	{ "fre-type-bad", STAGE_VALIDATE, SF_E_FDE_TYPE },
@@ -254,7 +268,6 @@ size_t vec_bad_build(int i, uint8_t *b, size_t cap)
 	else if (IS("v3-attr-past-end"))     vec_put32(b, FDE(2, 3) + 12, (uint32_t)(n - FRES(3, 3) - 2));
 	else if (IS("unsorted"))             vec_put32(b, FDE(1, 1), (uint32_t)-8192);
 	else if (IS("overlapping"))          vec_put32(b, FDE(1, 1), (uint32_t)(-4096 + 0x20));
-	else if (IS("zero-size"))            vec_put32(b, FDE(1, 1) + 4, 0);
 	else if (IS("zero-rep-size"))        b[FDE(1, 2) + 17] = 0;
 	else if (IS("function-wraps")) {
 		/* start = VEC_VADDR - VEC_VADDR - 16: 16 bytes below 2^64 */

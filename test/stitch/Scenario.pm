@@ -70,7 +70,7 @@ sub process {
 				  path => guest_path($m->{path}));
 	}
 	for my $s (@{$d->{snaps}}) {
-		my @copy = copy_mode($mode) ? (copy => snap_copy($s)) : ();
+		my @copy = copy_mode($mode) ? (copy => $run->{copy}->(snap_copy($s))) : ();
 		my ($c1, $c2) = ($run->{cookie}++, $run->{cookie}++);
 		# an NMI in user mode: its own kernel entry, its own cookie
 		push @r, rec_sample(time => $t++, pid => $pid, flags => SAMPLE_USER,
@@ -99,11 +99,13 @@ sub process {
 # build_run(mode => MODE_*) -> { bytes => stream, expect => [per sample] }
 # deferred => sub { my ($cookie, @chain) = @_; ... } may rewrite what the
 # deferred records carry (to make the kernel's unwind disagree); stop =>
-# UNWIND_STOP_* is the stop reason they carry (default 0, the end).
+# UNWIND_STOP_* is the stop reason they carry (default 0, the end); copy =>
+# sub { my ($copy) = @_; ... } may rewrite each stack copy ({regs, stack}).
 sub build_run {
-	my %a = (mode => MODE_SFRAME, deferred => sub { shift; @_ }, stop => 0, @_);
+	my %a = (mode => MODE_SFRAME, deferred => sub { shift; @_ }, stop => 0,
+		 copy => sub { $_[0] }, @_);
 	my $run = { mode => $a{mode}, cookie => (1 << 32) + 1, expect => [],
-		    deferred => $a{deferred}, stop => $a{stop} };
+		    deferred => $a{deferred}, stop => $a{stop}, copy => $a{copy} };
 	my $k = kernel_elf();
 	my $text = kaddr('nmi_handler', 0);
 	my @r = (rec_stream(mode => $a{mode}, ncpus => 2, max_frames => 64),

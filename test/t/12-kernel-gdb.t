@@ -12,7 +12,14 @@
 #     unwind_deferred_task_work, task_work_run, exit_to_user_mode,
 #     x86_syscall, the entry frame, then the program's read, read_file,
 #     reader_rounds, main;
-#  2. stops in the sampling NMI's handler and requires the backtrace to
+#  2. sets breakpoints on unwind_user and unwind_deferred_request and
+#     requires gdb to place them at a line of their own files (not of an
+#     inlined arch helper), then stops in unwind_user and requires the
+#     backtrace to hold unwind_deferred_task_work (no tail call hides it)
+#     and, past main (set backtrace past-main on), to end at the
+#     program's _start, with no frame after it (crt0.S's CFI ends the
+#     stack) and no "Backtrace stopped";
+#  3. stops in the sampling NMI's handler and requires the backtrace to
 #     reach nmi_dispatch, cross the NMI's entry frame and name the code the
 #     NMI interrupted.
 use strict;
@@ -49,6 +56,15 @@ end
 echo === syscall\n
 bt 20
 delete
+echo === break\n
+hbreak unwind_deferred_request
+hbreak unwind_user
+delete 2
+continue
+set backtrace past-main on
+echo === unwind_user\n
+bt 60
+delete
 hbreak sample_nmi
 continue
 echo === nmi\n
@@ -68,6 +84,8 @@ for my $try (1 .. 30) {
 waitpid($qemu, 0);
 
 my ($sys) = $out =~ /=== syscall\n(.*?)(?:^===|\z)/ms;
+my ($brk) = $out =~ /=== break\n(.*?)(?:^===|\z)/ms;
+my ($uw) = $out =~ /=== unwind_user\n(.*?)(?:^===|\z)/ms;
 my ($nmi) = $out =~ /=== nmi\n(.*?)(?:^Kill|\z)/ms;
 ok(defined $sys, 'gdb stopped in unwind_deferred_task_work on a system call\'s way back') or diag($out);
 
@@ -83,6 +101,18 @@ is_deeply([@sys[0 .. 9]],
 	   qw(sys_result read read_file reader_rounds main)],
 	  'syscall: from the task work through the entry into read, read_file, reader_rounds, main')
 	or diag($sys);
+
+# Where gdb puts `break FUNCTION`: the function's own file.
+my @at = ($brk // '') =~ /^Hardware assisted breakpoint \d+ at 0x[0-9a-f]+: file (\S+), line \d+\.$/mg;
+is_deeply(\@at, ['kern/unwind/deferred.c', 'kern/unwind/user.c'],
+	  'break unwind_deferred_request, break unwind_user: at lines of their own files') or diag($brk // $out);
+
+my @uw = frames($uw);
+ok(grep({ $_ eq 'unwind_deferred_task_work' } @uw),
+   'unwind_user: the backtrace holds unwind_deferred_task_work') or diag($uw // $out);
+ok(@uw && $uw[-1] eq '_start' && ($uw // '') !~ /Backtrace stopped|More stack frames follow/,
+   'unwind_user: the backtrace ends at _start, with no frame after it (' . ($uw[-1] // 'none') . ')')
+	or diag($uw // $out);
 
 my @nmi = frames($nmi);
 my ($entry) = grep { $nmi[$_] eq '<signal handler called>' } 0 .. $#nmi;

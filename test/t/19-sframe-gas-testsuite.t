@@ -15,10 +15,10 @@
 #    match as well (that proves the matcher, not our reader). The .s files
 #    the exp file runs on other targets only, those not named in it and
 #    those whose .d expects errors or warnings are skipped, counted and
-#    listed with the reason. Known divergence, a TODO (not a failure, and
-#    reported): `sframe check` refuses the size-0 FDE that gas emits for an
-#    empty .cfi_startproc/.cfi_endproc region (common-1, -2, -3), which
-#    libsframe and readelf accept.
+#    listed with the reason. `sframe check` accepts the FDE of size 0 that
+#    gas emits for an empty .cfi_startproc/.cfi_endproc region (common-1,
+#    -2, -3), as libsframe and readelf do, and `sframe lookup` finds no
+#    function at its address (it covers no pc, docs/SFRAME.md).
 # 2. libsframe/testsuite/libsframe.decode/: DATA1 and DATA2 (raw sections
 #    that gas made on x86_64) are accepted by `sframe check`, dumped as
 #    readelf dumps them (placed in an ELF file with objcopy), and have the
@@ -58,14 +58,6 @@ sub run_all {
 	my $out = <$h> // '';
 	close($h);
 	return ($out, $? >> 8);
-}
-
-# A known failure: TAP's "not ok ... # TODO", which prove reports and does
-# not count as a failure (an unexpected pass shows as "TODO passed").
-sub todo {
-	my ($name, $why) = @_;
-	$tests++;
-	print "not ok $tests - $name # TODO $why\n";
 }
 
 # run_dump_test's regexp_diff (binutils-common.exp), for the directives
@@ -149,15 +141,14 @@ for my $t (@run) {
 	my ($chk, $cst) = run_all($tool, 'check', $obj);
 	my ($mine) = run($tool, 'dump', $obj);
 	my ($theirs) = run('readelf', '--sframe', $obj);
-	if ($cst != 0 && $chk =~ /zero function or block size/ && $theirs =~ /size = 0 bytes/) {
-		# A known divergence, reported rather than hidden: gas 2.40 gives
-		# an empty .cfi_startproc/.cfi_endproc region an FDE of size 0
-		# (and one row at 0), which libsframe 2.40 and readelf accept;
-		# sf_validate refuses every FDE of size 0 (SF_E_FDE_SIZE).
-		todo("$name: sframe check accepts it",
-		     'sf_validate refuses the size-0 FDE gas emits for an empty CFI region');
-	} else {
-		ok($cst == 0, "$name: sframe check accepts it") or diag($chk);
+	ok($cst == 0, "$name: sframe check accepts it") or diag($chk);
+	if ($theirs =~ /func idx \[0\]: pc = 0x0, size = 0 bytes/) {
+		# gas 2.40 gives an empty .cfi_startproc/.cfi_endproc region an
+		# FDE of size 0 (one row at 0): it covers no pc, not even its
+		# start.
+		my ($look) = run($tool, 'lookup', $obj, '0x0');
+		ok($look =~ /no FDE for pc/, "$name: its FDE of size 0 covers no pc: "
+		   . "sframe lookup finds no function at 0") or diag($look);
 	}
 	my ($fdes, $fres) = $theirs =~ /Num FDEs: (\d+)\s+Num FREs: (\d+)/;
 	ok(defined $fdes && $mine eq $theirs,

@@ -43,13 +43,31 @@ $run = build_run(mode => MODE_VALIDATE, deferred => sub {
 	return @chain;
 });
 $r = run_case($run->{bytes}, '--symfs', symfs());
-is_deeply([@{$r->{counters}}{qw(validate_samples validate_agree validate_disagree)}], [30, 28, 2],
-	  'validate: a deferred chain missing a frame: its two samples disagree');
+is_deeply([@{$r->{counters}}{qw(validate_samples validate_agree validate_disagree validate_copy_short)}],
+	  [30, 28, 2, 0], 'validate: a deferred chain missing a frame: its two samples disagree, '
+	  . 'not for want of stack');
 like($r->{report}, qr/agree on 28 of 30 samples \(93\.33%\), differ on 2/, '... the share is reported');
 my @listed = $r->{report} =~ /^  capture pid 2 tid 2 time \d+ ns: first difference at frame (\d+)$/mg;
 is_deeply(\@listed, [2, 2], '... both listed, with the frame where they part');
 like($r->{report}, qr/^    sframe: fib <- fib <- run_all <- run_on_own_stack/m, '... with the SFrame chain symbolized');
 like($r->{report}, qr/^    libdw:  fib <- fib <- fib <- run_all <- run_on_own_stack/m, '... and the libdw chain');
+
+# Copies cut to their first 40 bytes: libdw's chains stop where the copy
+# ends, a prefix of the deferred ones; counted and said as such.
+$run = build_run(mode => MODE_VALIDATE, copy => sub {
+	my ($c) = @_;
+	return { %$c, stack => substr($c->{stack}, 0, 40) };
+});
+$r = run_case($run->{bytes}, '--symfs', symfs());
+my ($n, $agree, $differ, $short) =
+	@{$r->{counters}}{qw(validate_samples validate_agree validate_disagree validate_copy_short)};
+ok($n == 30 && $differ > 0 && $agree + $differ == 30 && $short == $differ &&
+   $r->{counters}{validate_copy_below} == 0,
+   "validate with 40-byte copies: the $differ samples that differ all differ where the copy ended");
+my @why = $r->{report} =~ /^  capture(?:-dyn)? pid \d+ tid \d+ time \d+ ns: first difference at frame \d+( \(the stack copy ended\))?$/mg;
+ok(@why && !grep({ !defined } @why), '... and report.txt says so of each one it lists');
+like($r->{report}, qr/differ on $differ \($short of them only where the stack copy ended, 0 for a word below sp\)/,
+     '... and in its count');
 
 # Copies that cannot be unwound far.
 my $d = load_snaps(build_dir() . '/snaps-static.txt');

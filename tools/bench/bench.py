@@ -56,7 +56,7 @@ DEFAULT_STACK_COPY = 8192
 # the same builds: so they walk as many frames as SFrame does.
 FP_MODES = ("fp", "fp-deferred")
 FP_BUILDS = ("/bin/fib", "/bin/chain", "/bin/sort", "/bin/reader", "/bin/piper", "/bin/kentry",
-             "/bin/zreal", "/bin/dmreal")
+             "/bin/zreal", "/bin/dmreal", "/bin/rxreal", "/bin/disreal")
 
 
 def fp_build(progs):
@@ -116,7 +116,7 @@ CONFIGS = {
                    "modes": ["sframe", "eh-frame", "stack-copy"],
                    "copy_depth": 256, "copy_kib": [1, 2, 4, 16]},
         "fdesearch": FDESEARCH,
-        "rulecache": {"callers": [16, 256, 4096, 65536], "rounds": 28000, "hz": 1000},
+        "rulecache": {"callers": [16, 256, 4096, 16384], "rounds": 28000, "hz": 1000},
         "host": True,
     },
     # development: every part, fewer points, shorter runs
@@ -135,7 +135,7 @@ CONFIGS = {
         "memory": {"depths": [4, 256], "rounds": 1000, "modes": ["sframe", "eh-frame", "stack-copy"],
                    "copy_depth": 256, "copy_kib": [1, 16]},
         "fdesearch": {**FDESEARCH, "funcs": [10, 100000]},
-        "rulecache": {"callers": [16, 65536], "rounds": 7000, "hz": 1000},
+        "rulecache": {"callers": [16, 16384], "rounds": 7000, "hz": 1000},
         "host": True,
     },
     # test/t/72-bench-determinism.t: two modes, one small program;

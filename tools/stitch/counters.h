@@ -43,6 +43,8 @@
 	X(validate_samples,   "validate: samples with both a deferred chain and a stack copy") \
 	X(validate_agree,     "validate: samples where both chains are identical") \
 	X(validate_disagree,  "validate: samples where the chains differ") \
+	X(validate_copy_short,"validate: of those, libdw's chain a prefix of the deferred one, cut where the stack copy ended") \
+	X(validate_copy_below,"validate: of those, libdw's chain a prefix of the deferred one, cut for a word below sp (the red zone) the copy does not hold") \
 	X(perf_too_long,      "samples too deep for a perf.data record, left out of perf.data") \
 	X(build_id_mismatch,  "mapped files whose build id is not the stream's: not used") \
 	X(missing_files,      "mapped files not found under --symfs, or not usable") \

@@ -28,6 +28,8 @@ struct proc {
 	int reported;
 	int attached;       /* unwind.c: dwfl_attach_state done */
 	const struct sample_rec *cur; /* unwind.c: the sample being unwound */
+	int copy_past_end;  /* unwind.c: its last unwind asked for stack past the copy, */
+	int copy_below_sp;  /* ... or below sp, where the copy does not start */
 };
 
 struct procs {

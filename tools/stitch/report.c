@@ -203,10 +203,14 @@ static void validation(FILE *f, const struct run *r)
 	const char *ours = eh ? "eh-frame:" : "sframe:";
 	int width = eh ? 9 : 7;
 	fprintf(f, "\n== %s: the deferred %s chain and libdw's chain from the stack copy ==\n"
-		"  agree on %" PRIu64 " of %" PRIu64 " samples (%.2f%%), differ on %" PRIu64 "\n",
+		"  agree on %" PRIu64 " of %" PRIu64 " samples (%.2f%%), differ on %" PRIu64,
 		mode_name(r->stream->head.mode), eh ? ".eh_frame" : "SFrame",
 		c->validate_agree, c->validate_samples,
 		pct(c->validate_agree, c->validate_samples), c->validate_disagree);
+	if (c->validate_disagree)
+		fprintf(f, " (%" PRIu64 " of them only where the stack copy ended, %" PRIu64
+			" for a word below sp)", c->validate_copy_short, c->validate_copy_below);
+	fputc('\n', f);
 	uint64_t shown = 0;
 	for (size_t i = 0; i < r->st->n; i++) {
 		const struct stack *k = &r->st->v[i];
@@ -219,8 +223,11 @@ static void validation(FILE *f, const struct run *r)
 		uint32_t d = 0;
 		while (d < k->nu && d < k->ncopy && k->uips[d] == k->copy_ips[d])
 			d++;
-		fprintf(f, "  %s pid %u tid %u time %" PRIu64 " ns: first difference at frame %u\n",
+		fprintf(f, "  %s pid %u tid %u time %" PRIu64 " ns: first difference at frame %u",
 			stack_comm(k), k->s->pid, k->s->tid, time_ns(r, k->s->time), d);
+		if (k->copy_why)
+			fprintf(f, " (%s)", k->copy_why);
+		fputc('\n', f);
 		chain_line(f, r, ours, width, k->proc, k->uips, k->nu);
 		chain_line(f, r, "libdw:", width, k->proc, k->copy_ips, k->ncopy);
 	}

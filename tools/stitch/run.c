@@ -90,7 +90,9 @@ static void validate_verdict(FILE *f, const struct run *r)
 		mode == MODE_VALIDATE_EH ? "validate-eh" : "validate", c->validate_agree,
 		c->validate_samples, mode == MODE_VALIDATE_EH ? ".eh_frame" : "SFrame");
 	if (c->validate_disagree)
-		fprintf(f, "; report.txt lists those that differ");
+		fprintf(f, "; %" PRIu64 " differ only where the stack copy ended, %" PRIu64
+			" for a word below sp; report.txt lists those that differ",
+			c->validate_copy_short, c->validate_copy_below);
 	fprintf(f, ")\n");
 }
 

@@ -152,9 +152,21 @@ static void from_copy(struct stack *k, struct symbols *sy, uint32_t max, struct 
 		k->validated = 1;
 		k->agree = k->nu == k->ncopy &&
 			   (!k->nu || !memcmp(k->uips, k->copy_ips, k->nu * sizeof *k->uips));
+		/* The copy is not the whole stack: it ends at the record's
+		 * room or at a page not present, and starts at sp, without
+		 * the red zone. libdw's unwind may stop for a word it does
+		 * not hold, a chain shorter than the deferred one for want
+		 * of bytes, not a different one. */
+		bool prefix = !k->agree && k->ncopy < k->nu &&
+			      !memcmp(k->uips, k->copy_ips, k->ncopy * sizeof *k->uips);
+		k->copy_why = !prefix ? NULL :
+			      k->proc->copy_past_end ? "the stack copy ended" :
+			      k->proc->copy_below_sp ? "a word below sp, not in the copy" : NULL;
 		c->validate_samples++;
 		c->validate_agree += k->agree;
 		c->validate_disagree += !k->agree;
+		c->validate_copy_short += k->copy_why && k->proc->copy_past_end;
+		c->validate_copy_below += k->copy_why && !k->proc->copy_past_end;
 	} else if (k->user != USER_MISSING) {
 		k->uips = k->copy_ips;
 		k->nu = k->ncopy;

@@ -35,6 +35,8 @@ struct stack {
 	uint32_t ncopy;
 	int validated;          /* validate: both chains were there */
 	int agree;              /* ... and they were identical */
+	const char *copy_why;   /* ... or why libdw's chain is a prefix of it:
+				   the copy did not hold what libdw read */
 	int cut;                /* the user part stopped at the frame bound */
 	int idle;               /* an idle sample (stack_is_idle) */
 };

@@ -32,11 +32,18 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
 	(void)dwfl;
-	const struct stack_copy *sc = ((struct proc *)arg)->cur->copy;
+	struct proc *p = arg;
+	const struct stack_copy *sc = p->cur->copy;
 	uint64_t sp = sc->regs[REC_REG_SP];
 	/* Only the copied bytes exist; written this way it cannot overflow. */
-	if (addr < sp || addr - sp > sc->size || sc->size - (addr - sp) < 8)
+	if (addr < sp || addr - sp > sc->size || sc->size - (addr - sp) < 8) {
+		/* Above sp the stack goes on where the copy ended; below it
+		 * is the red zone (psABI 3.2.2), where an epilogue's pops
+		 * leave the registers the CFI still says are saved. */
+		p->copy_past_end |= addr >= sp;
+		p->copy_below_sp |= addr < sp;
 		return false;
+	}
 	memcpy(result, sc->stack + (addr - sp), 8);
 	return true;
 }
@@ -81,6 +88,7 @@ uint32_t unwind_copy(struct symbols *sy, struct proc *p,
 	struct frames f = { out, 0, max };
 	Dwfl *dwfl = symbols_dwfl(sy, p);
 	p->cur = s;
+	p->copy_past_end = p->copy_below_sp = 0;
 	if (!p->attached)
 		p->attached = dwfl_attach_state(dwfl, NULL, (pid_t)p->pid, &callbacks, p) ? 1 : -1;
 	if (p->attached > 0 && max)

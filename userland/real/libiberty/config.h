@@ -1,7 +1,7 @@
 /*
- * config.h for the few libiberty files /bin/dmreal is built from
- * (mk/binutils.mk): cplus-dem.c, cp-demangle.c, rust-demangle.c,
- * d-demangle.c, safe-ctype.c, xmalloc.c, xstrdup.c, xexit.c.
+ * config.h for the few libiberty files /bin/dmreal and /bin/rxreal are
+ * built from (mk/binutils.mk): cplus-dem.c, cp-demangle.c, rust-demangle.c,
+ * d-demangle.c, safe-ctype.c, xmalloc.c, xstrdup.c, xexit.c; regex.c.
  *
  * libiberty's configure script writes this file from probes of the host
  * it builds on; here the "host" is the SDK (newlib 3.3.0, x86_64, gcc),
@@ -13,6 +13,8 @@
 #ifndef STITCH_LIBIBERTY_CONFIG_H
 #define STITCH_LIBIBERTY_CONFIG_H
 
+/* ISO C headers (regex.c includes <stdlib.h> and <string.h> on it). */
+#define STDC_HEADERS 1
 #define HAVE_STDLIB_H 1
 #define HAVE_STRING_H 1
 #define HAVE_LIMITS_H 1

@@ -50,6 +50,9 @@ static inline void arch_wait_for_interrupt(void)
 /* In a spin loop: tells the CPU (and, under -icount, QEMU, which then runs
  * the other CPUs) that this one is waiting. */
 static inline void cpu_relax(void) { __asm__ volatile("pause" ::: "memory"); }
+/* No instruction: code after it cannot move before it, and a call just
+ * before it is no tail call (its caller's frame stays for debuggers). */
+static inline void arch_compiler_barrier(void) { __asm__ volatile(""); }
 
 /* The CPU's cycle counter (the TSC), tsc_hz per second; inline, the NMI
  * reads it. */
