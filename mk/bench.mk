@@ -20,13 +20,18 @@ BENCH_OUT := $(OUT)/bench
 
 # --- Ring-3 programs (userland/bench/) --------------------------------------
 # /bin/bsuite runs programs one after the other; /bin/kentry makes long
-# kernel entries; /bin/funcs-N has N generated functions.
+# kernel entries; /bin/funcs-N has N generated functions; /bin/evict
+# empties the caches beside another program; /bin/spread-K samples
+# under K different call sites.
 BENCH_FUNCS := 10 100 1000 10000 100000
-BENCH_PROGRAMS := bsuite kentry $(BENCH_FUNCS:%=funcs-%)
+BENCH_SPREAD := 16 256 4096 16384
+BENCH_PROGRAMS := bsuite kentry evict $(BENCH_FUNCS:%=funcs-%) $(BENCH_SPREAD:%=spread-%)
 USER_EXTRA_PROGRAMS += $(BENCH_PROGRAMS)
 USER_SRCS_bsuite := userland/bench/bsuite.c
 USER_SRCS_kentry := userland/bench/kentry.c
+USER_SRCS_evict := userland/bench/evict.c
 $(foreach n,$(BENCH_FUNCS),$(eval USER_SRCS_funcs-$(n) := userland/bench/funcs.c $(BENCH_DIR)/gen/funcs-$(n).s))
+$(foreach n,$(BENCH_SPREAD),$(eval USER_SRCS_spread-$(n) := userland/bench/spread.c $(BENCH_DIR)/gen/spread-$(n).s))
 
 # Frame pointers in every function of the program's own, leaves included,
 # so that a frame-pointer walk sees as many frames as SFrame
@@ -44,6 +49,10 @@ $(foreach p,$(BENCH_FP_BUILDS:%=%-fp) $(BENCH_FUNCS:%=funcs-%),$(eval USER_CFLAG
 $(BENCH_DIR)/gen/funcs-%.s: userland/bench/genfuncs.pl
 	@mkdir -p $(@D)
 	perl userland/bench/genfuncs.pl $* > $@.tmp && mv $@.tmp $@
+
+$(BENCH_DIR)/gen/spread-%.s: userland/bench/genspread.pl
+	@mkdir -p $(@D)
+	perl userland/bench/genspread.pl $* > $@.tmp && mv $@.tmp $@
 
 # --- build/bin/bench-unwind: the host-side unwinder comparison --------------
 # Built from the sources of the SFrame library and of stitch's reader (this
@@ -95,12 +104,12 @@ TEST_PREREQS += $(CACHESIM_TEST)
 
 # --- make bench ---------------------------------------------------------------
 # BENCH_CONFIG=quick for a short development run; BENCH_PARTS=modes,host to
-# run some parts only (modes real depth funcs kentry rate cpus cache breakdown memory host): they replace
+# run some parts only (modes real depth funcs kentry rate cpus cache breakdown memory fdesearch rulecache host): they replace
 # their own files in out/bench/ and their part of results.json.
 # BENCH_REUSE=1 boots nothing that out/bench/runs/ already holds (to redo
 # the tables and plots from the same streams).
 BENCH_CONFIG ?= full
-BENCH_PARTS  ?= modes,real,depth,funcs,kentry,rate,cpus,cache,breakdown,memory,host
+BENCH_PARTS  ?= modes,real,depth,funcs,kentry,rate,cpus,cache,breakdown,memory,fdesearch,rulecache,host
 BENCH_DRIVER = python3 tools/bench/bench.py --qemu-run tools/qemu-run \
 	--stitch $(STITCH_TOOL) --symfs $(USER_SYMFS) --kernel $(KERNEL_ELF) --initrd $(INITRD) \
 	--insnprof $(INSNPROF)

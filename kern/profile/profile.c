@@ -55,6 +55,8 @@ bool profile_parse(struct profile_config *c)
 					  PROFILE_FRAMES_DEFAULT, 1, 4096);
 	c->ring_kib = (uint32_t)cmdline_int(&boot_args, "profile.ring",
 					    PROFILE_RING_KIB_DEFAULT, 4, 1 << 20);
+	c->stack_copy = (uint32_t)cmdline_int(&boot_args, "profile.stack_copy",
+					      PROFILE_STACK_COPY_DEFAULT, 8, PROFILE_STACK_COPY_MAX);
 	if (c->ring_kib & (c->ring_kib - 1)) {
 		kprintf("profile: profile.ring=%u is no power of two; using %u\n",
 			c->ring_kib, PROFILE_RING_KIB_DEFAULT);

@@ -34,12 +34,18 @@
 #define PROFILE_HZ_DEFAULT 1000
 #define PROFILE_FRAMES_DEFAULT 128
 #define PROFILE_RING_KIB_DEFAULT 2048
+/* Bytes of user stack a stack copy carries at most: perf's default for
+ * --call-graph dwarf is 8 KiB too; 16 KiB leaves a record (RECORD_MAX)
+ * room for its callchain. */
+#define PROFILE_STACK_COPY_DEFAULT 8192
+#define PROFILE_STACK_COPY_MAX 16384
 
 struct profile_config {
 	uint32_t mode;     /* enum rec_mode */
 	uint32_t hz;
 	uint32_t frames;
 	uint32_t ring_kib;
+	uint32_t stack_copy; /* bytes, stack-copy mode (validate copies all) */
 };
 
 /* The settings of this run (the deferred unwinder reads mode and frames). */

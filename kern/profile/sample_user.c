@@ -29,13 +29,6 @@
 #include "kern/unwind/user.h"
 #include "kern/mm/uvm.h"
 
-/* Bytes of user stack the stack-copy mode's copy carries at most (perf's
- * default for --call-graph dwarf is 8 KiB too). The validate modes copy
- * the whole stack in use instead, as far as the record has room: what
- * they compare the deferred chain with must reach the outermost frame
- * (the demangler's and the regex matcher's frames take several KiB). */
-#define STACK_COPY_BYTES 8192
-
 static struct unwind_work sampler_work;
 
 /*
@@ -177,8 +170,12 @@ static void stack_copy(struct sample_ctx *ctx, const uint64_t r[REC_NREGS])
 		return;
 	memcpy(c->regs, r, sizeof c->regs);
 	uint64_t room = ROUND_DOWN(ctx->cap - ctx->len - sizeof *c, 8);
+	/* The stack-copy mode carries profile.stack_copy bytes at most (perf's
+	 * default for --call-graph dwarf is 8 KiB too). The validate modes copy
+	 * the whole stack in use, as far as the record has room: what they
+	 * compare the deferred chain with must reach the outermost frame. */
 	if (profile.mode == MODE_STACK_COPY)
-		room = MIN(room, STACK_COPY_BYTES);
+		room = MIN(room, profile.stack_copy);
 	c->size = copy_present(c->stack, r[REC_REG_SP], room);
 	memset(c->stack + c->size, 0, ROUND_UP(c->size, 8) - c->size);
 	ctx->len += sizeof *c + ROUND_UP(c->size, 8);

@@ -9,9 +9,11 @@
 #      (the settings after the mode used to be left unset: a panic in
 #      record_init);
 #   2. every number and switch bad at once (profile.hz, .frames, .ring,
-#      .summary, unwind.budget, .rule_cache, .fde_index, sframe.validate,
-#      profile.source, sched.migrate): each gets its line and its default; sampling runs
-#      in the mode given at 1000 Hz;
+#      .summary, .stack_copy, unwind.budget, .rule_cache, .fde_index,
+#      sframe.validate, profile.source, sched.migrate): each gets its line
+#      and its default; sampling runs in the mode given at 1000 Hz;
+#      2b. a good profile.stack_copy (/bin/chain, stack-copy mode): the
+#      copies are that long;
 #   3. profile.ring larger than the RAM: the default ring instead, and
 #      samples are still taken;
 #   4. more init.args than init takes: a line, and init runs with the
@@ -87,6 +89,7 @@ for my $extra ('', ' profile.ring=3') {
 		'unwind.budget=x'         => qr/cmdline: unwind\.budget=x is not an integer in \[1, 4294967295\]; using 65536/,
 		'unwind.rule_cache=7'     => qr/cmdline: unwind\.rule_cache=7 is not an integer in \[0, 1\]; using 1/,
 		'unwind.fde_index=-1'     => qr/cmdline: unwind\.fde_index=-1 is not an integer in \[0, 1\]; using 1/,
+		'profile.stack_copy=99999' => qr/cmdline: profile\.stack_copy=99999 is not an integer in \[8, 16384\]; using 8192/,
 		'sframe.validate=perhaps' => qr/cmdline: sframe\.validate=perhaps is neither on nor off; using off/,
 		'profile.source=bogus'    => qr/profile: profile\.source=bogus refused: unknown \(auto, pmu, lapic or ioapic\); choosing/,
 		'sched.migrate=sometimes' => qr/cmdline: sched\.migrate=sometimes is neither on nor off; using off/,
@@ -102,6 +105,30 @@ for my $extra ('', ' profile.ring=3') {
 	ok(counter($log, 'samples') > 0, 'samples were taken (' . counter($log, 'samples') . ')');
 	unlike($log, qr/profile summary:/, 'profile.summary fell back to off (no screen on a direct boot)');
 }
+
+# ---- 2b. profile.stack_copy bounds each stack copy ----
+# /bin/chain 64 uses more than 256 bytes of stack: its copies are cut
+# there. stitch --stats: bytes_stack_copy over stack_copies is a copy's
+# size with its header (struct rec_stack_copy: the registers and the
+# size, the same in every copy).
+my %per_copy;
+for my $bytes (256, 8192) {
+	my ($status, $log) = boot("init=/bin/chain init.args=64,300 profile.mode=stack-copy "
+				  . "profile.stack_copy=$bytes");
+	no_panic($status, $log, "profile.stack_copy=$bytes");
+	system('build/bin/stitch', '--symfs', 'build/userland/root', '--kernel',
+	       'build/kernel/kernel.elf', '--stats', "$dir/stats.json", "$dir/records.bin");
+	my $st = slurp("$dir/stats.json");
+	my ($copies) = $st =~ /"stack_copies":\s*(\d+)/;
+	my ($copied) = $st =~ /"bytes_stack_copy":\s*(\d+)/;
+	ok($copies && $copied, "profile.stack_copy=$bytes: stack copies in the stream") or next;
+	$per_copy{$bytes} = $copied / $copies;
+}
+my $head = ($per_copy{256} // 0) - 256;
+ok($per_copy{256} && $per_copy{256} == int($per_copy{256}) && $head > 0 && $head <= 8 * 33,
+   "profile.stack_copy=256: every copy 256 bytes of stack and a header of $head");
+cmp_ok(($per_copy{8192} // 0) - $head, '>', 1024,
+       'the default copies the stack in use, more than 1 KiB of it');
 
 # ---- 3. a ring larger than the RAM ----
 {

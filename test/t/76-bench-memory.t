@@ -132,8 +132,8 @@ ok($copied > 0 && $mc->{rep_bytes} >= $copied && $mc->{rep_bytes} <= $copied + $
 
 my @csv = split /\n/, slurp("$dir/memory.csv");
 is(scalar @csv, 3, 'memory.csv: a header and two rows');
-like($csv[1], qr/^64,sframe,\d+,/, 'memory.csv: the sframe row');
-like($csv[2], qr/^64,stack-copy,\d+,/, 'memory.csv: the stack-copy row');
+like($csv[1], qr/^64,sframe,,\d+,/, 'memory.csv: the sframe row (no copy size)');
+like($csv[2], qr/^64,stack-copy,8192,\d+,/, 'memory.csv: the stack-copy row, 8 KiB copies');
 my $r = decode_json(slurp("$dir/results.json") || '{}');
 my @rows = @{$r->{memory}{rows} // []};
 ok(@rows == 2 && !grep({ !($_->{sample_cycles} > 0 && $_->{sample_insns} > 0) } @rows),

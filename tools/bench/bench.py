@@ -13,7 +13,11 @@ Parts: modes (the table: results.csv), depth, funcs, kentry, rate, cpus (curves:
 frame-pointer walk, cache.csv), breakdown
 (instructions and modelled cycles per kernel function, breakdown.csv),
 memory (stack-copy against sframe at several stack depths under the
-plugin's cost model that charges memory, memory.csv), host
+plugin's cost model that charges memory, memory.csv), fdesearch (a
+deferred unwind's FDE searches against section size, caches hot and
+emptied by another program between samples, fdesearch.csv), rulecache
+(the rule cache on and off when a program's pcs fit it or not,
+rulecache.csv), host
 (host-unwind.csv);
 tables.md has every table in
 Markdown. Every boot's stream, console and stitch numbers stay in
@@ -44,6 +48,8 @@ UNWIND_MODES = ["fp", "fp-deferred", "sframe", "stack-copy", "guess"]
 EH_CURVES = ("depth", "funcs", "rate")
 # Frames kept by a deferred unwind: above chain 256's 259 user frames.
 FRAMES = 512
+# Bytes a stack copy carries without profile.stack_copy (kern/profile/profile.h).
+DEFAULT_STACK_COPY = 8192
 
 # The modes that walk frame pointers run the frame-pointer builds of the
 # workloads (/bin/NAME-fp, mk/bench.mk), against a run without sampling of
@@ -79,6 +85,18 @@ def read_suite(path):
 
 REAL_SUITE = read_suite(os.path.join(os.path.dirname(os.path.abspath(__file__)), "real-suite.txt"))
 
+# FDE search against section size, hot and cold: /bin/funcs-N beside
+# /bin/evict on one CPU (bsuite -j), at 100 Hz, one sample a 10 ms time
+# slice of the scheduler's, so the two take turns and every other sample
+# lands in funcs-N: between two of its samples, evict's slice. evict
+# touches as many lines either way (the same work, the same schedule), in
+# a buffer of 4 KiB (hot) or of 16 MiB, twice the modelled last-level
+# cache (cold). The rule cache and the FDE index off: each frame's pc is
+# searched for in the section.
+FDESEARCH = {"funcs": [10, 100, 1000, 10000, 100000], "rounds": 20000, "lines": 85_000_000,
+             "hz": 100, "kib": {"hot": 4, "cold": 16384},
+             "extra": "unwind.rule_cache=0 unwind.fde_index=0"}
+
 CONFIGS = {
     # make bench
     "full": {
@@ -94,7 +112,11 @@ CONFIGS = {
         "real": REAL_SUITE,
         # stack-copy: what its sample costs in all, beside sframe's
         "breakdown": ["sframe", "fp-deferred", "stack-copy"],
-        "memory": {"depths": [4, 16, 64, 256], "rounds": 4000, "modes": ["sframe", "stack-copy"]},
+        "memory": {"depths": [4, 16, 64, 256], "rounds": 4000,
+                   "modes": ["sframe", "eh-frame", "stack-copy"],
+                   "copy_depth": 256, "copy_kib": [1, 2, 4, 16]},
+        "fdesearch": FDESEARCH,
+        "rulecache": {"callers": [16, 256, 4096, 16384], "rounds": 28000, "hz": 1000},
         "host": True,
     },
     # development: every part, fewer points, shorter runs
@@ -110,7 +132,10 @@ CONFIGS = {
         "cache": ["/bin/chain", "16", "1000"],
         "real": REAL_SUITE,
         "breakdown": ["sframe", "fp-deferred", "stack-copy"],
-        "memory": {"depths": [4, 256], "rounds": 1000, "modes": ["sframe", "stack-copy"]},
+        "memory": {"depths": [4, 256], "rounds": 1000, "modes": ["sframe", "eh-frame", "stack-copy"],
+                   "copy_depth": 256, "copy_kib": [1, 16]},
+        "fdesearch": {**FDESEARCH, "funcs": [10, 100000]},
+        "rulecache": {"callers": [16, 16384], "rounds": 7000, "hz": 1000},
         "host": True,
     },
     # test/t/72-bench-determinism.t: two modes, one small program;
@@ -121,6 +146,8 @@ CONFIGS = {
         "cache": ["/bin/chain", "8", "300"],
         "breakdown": ["sframe", "fp-deferred"],
         "memory": {"depths": [64], "rounds": 1000, "modes": ["sframe", "stack-copy"]},
+        # test/t/85-bench-fdesearch.t: the biggest section, hot and cold
+        "fdesearch": {**FDESEARCH, "funcs": [100000], "rounds": 2000, "lines": 30_000_000},
     },
 }
 
@@ -159,11 +186,12 @@ class Bench:
         self.log.write(text + "\n")
         self.log.flush()
 
-    def boot(self, name, progs, mode, hz, plugin=None, reuse=None, cpus=1, extra=""):
+    def boot(self, name, progs, mode, hz, plugin=None, reuse=None, cpus=1, extra="",
+             parallel=None):
         t0 = time.time()
         reuse = self.args.reuse if reuse is None else reuse
         s = guest.run(self.tools, self.runs, name, progs, mode, hz, FRAMES, reuse, plugin=plugin,
-                      cpus=cpus, extra=extra)
+                      cpus=cpus, extra=extra, parallel=parallel)
         if fingerprint(self.args) != self.booted:
             raise guest.GuestError("the kernel or the initrd changed during the run "
                                    "(a make in the same tree?): its numbers would mix two builds")
@@ -183,10 +211,12 @@ class Bench:
             raise guest.GuestError(f"{name}: a workload did not finish in mode none")
         return s, cycles
 
-    def measure(self, name, progs, modes, hz, cpus=1):
+    def measure(self, name, progs, modes, hz, cpus=1, plugin=False):
         """One boot per mode and one without sampling ('none' first: the
         baseline; the fp modes run the frame-pointer builds, against a
-        baseline of their own); their metrics."""
+        baseline of their own); their metrics. plugin: the modes' boots
+        under the plugin (the guest runs the same: only its counts are
+        added, in runs/NAME-MODE.insnprof.txt)."""
         base = {False: (progs,) + self.baseline(f"{name}-none", progs, hz, cpus)}
         fp_progs = fp_build(progs)
         if fp_progs != progs and any(m in FP_MODES for m in modes):
@@ -197,7 +227,9 @@ class Bench:
         for mode in ["none"] + [m for m in modes if m != "none"]:
             fp = mode in FP_MODES and True in base
             p, s, cycles = base[fp]
-            if mode != "none":
+            if mode != "none" and plugin:
+                s = self.profiled(f"{name}-{mode}", p, mode, hz)[1]
+            elif mode != "none":
                 s = self.boot(f"{name}-{mode}", p, mode, hz, cpus=cpus)
             r = metrics.run_metrics(mode, s, [comm(x) for x in p], cycles)
             # Tables show the workloads by the names of the usual builds.
@@ -326,15 +358,20 @@ class Bench:
         depth."""
         prog = self.cfg["cache"]
         hz = self.cfg["hz"]
-        self.say(f"cache: {' '.join(prog)} at {hz} Hz, the rule cache on and off")
-        rows = self.measure("cache", [prog], ["sframe", "fp-deferred", "eh-frame"], hz)
+        plugin = bool(self.args.insnprof)
+        self.say(f"cache: {' '.join(prog)} at {hz} Hz, the rule cache on and off"
+                 + (", under the plugin" if plugin else ""))
+        rows = self.measure("cache", [prog], ["sframe", "fp-deferred", "eh-frame"], hz,
+                            plugin=plugin)
         by_mode = {r["mode"]: r for r in rows}
         base = by_mode["none"]["workloads"]
-        s = self.boot("cache-sframe-nocache", [prog], "sframe", hz, extra="unwind.rule_cache=0")
-        off = metrics.run_metrics("sframe", s, [comm(prog)], base)
-        s = self.boot("cache-eh-frame-nocache", [prog], "eh-frame", hz,
-                      extra="unwind.rule_cache=0")
-        eh_off = metrics.run_metrics("eh-frame", s, [comm(prog)], base)
+        offs = {}
+        for mode in ("sframe", "eh-frame"):
+            name, extra = f"cache-{mode}-nocache", "unwind.rule_cache=0"
+            s = (self.profiled(name, [prog], mode, hz, extra=extra)[1] if plugin else
+                 self.boot(name, [prog], mode, hz, extra=extra))
+            offs[mode] = metrics.run_metrics(mode, s, [comm(prog)], base)
+        off, eh_off = offs["sframe"], offs["eh-frame"]
         out = []
         for label, r, st in (("sframe, rule cache on", by_mode["sframe"], "cache-sframe"),
                              ("sframe, rule cache off", off, "cache-sframe-nocache"),
@@ -347,6 +384,13 @@ class Bench:
             out.append({"run": label, "mode": r["mode"],
                         "program": " ".join(fp_build([prog])[0] if r["mode"] in FP_MODES else prog),
                         **metrics.cache_metrics(r, k)})
+            if plugin:
+                u = breakdown.unwind_row(
+                    breakdown.parse(os.path.join(self.runs, st + ".insnprof.txt")),
+                    {"kernel": k, "stitch": {"samples": None}})
+                frames = u["frames_per_unwind"]
+                out[-1]["plugin_insns_per_frame"] = u["unwind_insns"] / frames if frames else None
+                out[-1]["modelled_per_frame"] = u["unwind_cycles"] / frames if frames else None
         # The switch must have done what it says, or the comparison is void.
         if (not out[0]["rule_cache_hits"] or out[1]["rule_cache_hits"] or
                 not out[3]["rule_cache_hits"] or out[4]["rule_cache_hits"]):
@@ -398,14 +442,32 @@ class Bench:
         return rows
 
     # --- a cost model that charges memory ----------------------------------
+    def profiled(self, name, progs, mode, hz, extra="", parallel=None, windows=True):
+        """One boot under the plugin with its cost model (windows: the
+        kernel's windows too, else the whole run only): the plugin's
+        counts, checked against the kernel's, and stitch's numbers."""
+        part = name.split("-")[0]
+        if not self.args.insnprof:
+            raise guest.GuestError(f"the {part} part needs --insnprof (build/bin/insnprof.so)")
+        prof = os.path.join(self.runs, name + ".insnprof.txt")
+        arg = breakdown.plugin_arg(self.args.insnprof, self.args.kernel, prof, windows=windows)
+        s = self.boot(name, progs, mode, hz, plugin=arg, extra=extra, parallel=parallel,
+                      reuse=self.args.reuse and os.path.exists(prof))
+        p = breakdown.parse(prof)
+        bad = breakdown.check(p, s["kernel"]) if windows else []
+        if bad:
+            raise guest.GuestError(f"{name}: " + "; ".join(bad))
+        return p, s
+
     def memory(self):
         """/bin/chain at several depths, without sampling and in each mode
-        listed (sframe and stack-copy), under the plugin with its cost model:
-        what a sample costs in instructions and in modelled cycles (cache
-        misses charged, rep strings by bytes), in the NMI, the unwind and in
-        all (the whole run minus that of the boot without sampling)."""
-        if not self.args.insnprof:
-            raise guest.GuestError("the memory part needs --insnprof (build/bin/insnprof.so)")
+        listed (sframe, eh-frame, stack-copy), under the plugin with its
+        cost model: what a sample costs in instructions and in modelled
+        cycles (cache misses charged, rep strings by bytes), in the NMI, the
+        unwind and in all (the whole run minus that of the boot without
+        sampling). At copy_depth, stack-copy also with each copy size of
+        copy_kib (profile.stack_copy; the other rows copy 8 KiB, perf's
+        default)."""
         m = self.cfg["memory"]
         hz = self.cfg["hz"]
         self.say(f"memory: /bin/chain D {m['rounds']} at {hz} Hz under the plugin's cost model, "
@@ -414,23 +476,68 @@ class Bench:
         for d in m["depths"]:
             prog = ["/bin/chain", str(d), str(m["rounds"])]
             profs, stats = {}, {}
-            for mode in ["none"] + m["modes"]:
-                name = f"memory-{d}-{mode}"
-                prof = os.path.join(self.runs, name + ".insnprof.txt")
-                arg = breakdown.plugin_arg(self.args.insnprof, self.args.kernel, prof,
-                                           windows=mode != "none")
-                stats[mode] = self.boot(name, [prog], mode, hz, plugin=arg,
-                                        reuse=self.args.reuse and os.path.exists(prof))
-                profs[mode] = breakdown.parse(prof)
-                if mode != "none":
-                    bad = breakdown.check(profs[mode], stats[mode]["kernel"])
-                    if bad:
-                        raise guest.GuestError(f"{name}: " + "; ".join(bad))
-            for mode in m["modes"]:
-                rows.append(breakdown.memory_row(d, mode, profs[mode], profs["none"], stats[mode]))
+            # (run name, mode, stack copy bytes or None: the default)
+            runs = [(mode, mode, None) for mode in ["none"] + m["modes"]]
+            if d == m.get("copy_depth"):
+                runs += [(f"stack-copy-{k}k", "stack-copy", k << 10) for k in m["copy_kib"]]
+            for run, mode, copy in runs:
+                profs[run], stats[run] = self.profiled(
+                    f"memory-{d}-{run}", [prog], mode, hz, windows=mode != "none",
+                    extra=f"profile.stack_copy={copy}" if copy else "")
+            for run, mode, copy in runs[1:]:
+                r = breakdown.memory_row(d, mode, profs[run], profs["none"], stats[run])
+                r["stack_copy"] = copy or (DEFAULT_STACK_COPY if mode == "stack-copy" else None)
+                rows.append(r)
         output.write_csv(os.path.join(self.args.out, "memory.csv"), rows, output.MEMORY_KEYS)
         self.say("\n" + output.table(rows, output.MEMORY_COLUMNS))
         return {"program": f"/bin/chain D {m['rounds']}", "hz": hz, "rows": rows}
+
+    # --- FDE search, hot and cold -----------------------------------------
+    def fdesearch(self):
+        """/bin/funcs-N beside /bin/evict under the plugin's cost model,
+        evict's buffer small (hot) and bigger than the last-level cache
+        (cold): what a deferred unwind costs in instructions and in modelled
+        cycles, and its cache misses (FDESEARCH says how)."""
+        f = self.cfg["fdesearch"]
+        self.say(f"fdesearch: /bin/funcs-N {f['rounds']} beside /bin/evict KIB {f['lines']} "
+                 f"at {f['hz']} Hz, {f['extra']}, N in {f['funcs']}")
+        rows = []
+        for n in f["funcs"]:
+            for run, kib in f["kib"].items():
+                progs = [[f"/bin/funcs-{n}", str(f["rounds"])],
+                         ["/bin/evict", str(kib), str(f["lines"])]]
+                p, s = self.profiled(f"fdesearch-{n}-{run}", progs, "sframe", f["hz"],
+                                     extra=f["extra"], parallel=True)
+                rows.append({"funcs": n, "run": run, "evict_kib": kib,
+                             **breakdown.unwind_row(p, s)})
+        output.write_csv(os.path.join(self.args.out, "fdesearch.csv"), rows, output.FDESEARCH_KEYS)
+        self.say("\n" + output.table(rows, output.FDESEARCH_COLUMNS))
+        return {"what": f"/bin/funcs-N {f['rounds']} beside /bin/evict KIB {f['lines']}, "
+                        f"{f['hz']} Hz, {f['extra']}", "rows": rows}
+
+    # --- the rule cache when its working set does not fit -----------------
+    def rulecache(self):
+        """/bin/spread-K under the plugin's cost model, sframe mode, the
+        rule cache on and off (unwind.rule_cache=0): what a deferred unwind
+        costs when its pcs are K + a few, fewer than the cache's entries or
+        many more (RULECACHE says how)."""
+        c = self.cfg["rulecache"]
+        self.say(f"rulecache: /bin/spread-K {c['rounds']} at {c['hz']} Hz, the rule cache on "
+                 f"and off, K in {c['callers']}")
+        rows = []
+        for k in c["callers"]:
+            for cache, extra in (("on", ""), ("off", "unwind.rule_cache=0")):
+                p, s = self.profiled(f"rulecache-{k}-{cache}", [[f"/bin/spread-{k}", str(c["rounds"])]],
+                                     "sframe", c["hz"], extra=extra)
+                rows.append({"callers": k, "cache": cache, **breakdown.unwind_row(p, s)})
+        # The switch must have done what it says, or the comparison is void.
+        if any(bool(r["rule_cache_hits"]) != (r["cache"] == "on") for r in rows
+               if r["callers"] == min(c["callers"])):
+            raise guest.GuestError("rulecache: the rule cache was not hit with it on, or was "
+                                   "with unwind.rule_cache=0")
+        output.write_csv(os.path.join(self.args.out, "rulecache.csv"), rows, output.RULECACHE_KEYS)
+        self.say("\n" + output.table(rows, output.RULECACHE_COLUMNS))
+        return {"what": f"/bin/spread-K {c['rounds']}, {c['hz']} Hz, sframe", "rows": rows}
 
     # --- host-side comparison -------------------------------------------
     def host(self):
@@ -500,6 +607,14 @@ def write_tables(out, results):
         text += [f"## memory: what a sample costs, instructions and modelled cycles "
                  f"({m['program']}, {m['hz']} Hz)\n",
                  output.markdown(m["rows"], output.MEMORY_COLUMNS)]
+    if "fdesearch" in results:
+        m = results["fdesearch"]
+        text += [f"## fdesearch: a deferred unwind's FDE searches, hot and cold ({m['what']})\n",
+                 output.markdown(m["rows"], output.FDESEARCH_COLUMNS)]
+    if "rulecache" in results:
+        m = results["rulecache"]
+        text += [f"## rulecache: the rule cache on and off against the pcs it must hold ({m['what']})\n",
+                 output.markdown(m["rows"], output.RULECACHE_COLUMNS)]
     if "modes" in results:
         m = results["modes"]
         text += [f"## modes ({m['hz']} Hz; suite: {', '.join(m['suite'])})\n",
@@ -520,7 +635,7 @@ def write_tables(out, results):
 
 
 PARTS = ("modes", "real", "depth", "funcs", "kentry", "rate", "cpus", "cache", "breakdown",
-         "memory", "host")
+         "memory", "fdesearch", "rulecache", "host")
 # The programs each curve boots, for the plan (their arguments do not count).
 CURVE_PROGRAM = {"depth": "/bin/chain", "funcs": "/bin/funcs-10", "kentry": "/bin/kentry",
                  "rate": "/bin/chain", "cpus": "/bin/chain"}
@@ -540,7 +655,13 @@ def plan(cfg, parts, runs):
         elif part == "breakdown":
             n += 1 + len(cfg["breakdown"])  # + the boot without sampling
         elif part == "memory":
-            n += len(cfg["memory"]["depths"]) * (1 + len(cfg["memory"]["modes"]))
+            m = cfg["memory"]
+            n += len(m["depths"]) * (1 + len(m["modes"])) + \
+                len(m.get("copy_kib", [])) * (m.get("copy_depth") in m["depths"])
+        elif part == "fdesearch":
+            n += len(cfg["fdesearch"]["funcs"]) * len(cfg["fdesearch"]["kib"])
+        elif part == "rulecache":
+            n += 2 * len(cfg["rulecache"]["callers"])
         elif part == "cache":
             n += per_point([cfg["cache"]], ["sframe", "fp-deferred", "eh-frame"]) + 2  # + the caches off
         elif part == "host":
@@ -619,8 +740,8 @@ def main():
             elif part == "breakdown":
                 results["breakdown"] = b.breakdown()
                 results["breakdown_whole"] = b.whole
-            elif part == "memory":
-                results["memory"] = b.memory()
+            elif part in ("memory", "fdesearch", "rulecache"):
+                results[part] = getattr(b, part)()
             elif part == "cache":
                 results["cache"] = b.cache()
             elif part == "host":

@@ -46,7 +46,8 @@ def plugin_arg(so, kernel, out, windows=True):
 def parse(path):
     """{window: {"entries", "insns", "nested", "open", "unbalanced", "cycles",
     "loads", ... (the plugin's cost model, tools/insnprof/insnprof.c),
-    "funcs": [(name, n)], "costs": {name: {"cycles", "loads", ...}}}}."""
+    "funcs": [(name, n)], "costs": {name: {"cycles", "loads", ...}},
+    "inner": {"insns", "cycles", "loads", ...} (the inner windows')}}."""
     out = {}
     with open(path) as f:
         for line in f:
@@ -60,6 +61,8 @@ def parse(path):
                 c = w["costs"].setdefault(cells[2], {})
                 for k, v in zip(cells[4::2], cells[5::2]):
                     c[k] = c.get(k, 0) + int(v)  # static twins add up
+            elif cells[0] == "nested":
+                out[cells[1]]["inner"] = {k: float(v) for k, v in zip(cells[2::2], cells[3::2])}
             elif cells[0] in ("other_vcpu", "code_phys_mismatch"):
                 out[cells[0]] = int(cells[1])
     for w in out.values():
@@ -202,4 +205,32 @@ def memory_row(depth, mode, prof, none, stats):
         "sample_st_llc_miss": per(d["st_llc_miss"]),
         "nmi_llc_miss": per(nmi["llc_miss"]),
         "unwind_llc_miss": per(unw["llc_miss"]) if unw["entries"] else None,
+    }
+
+
+
+def unwind_row(prof, stats):
+    """A deferred unwind's own cost in one boot under the plugin, per
+    unwind: instructions and modelled cycles, and its misses at each
+    level, without the page faults taken inside it (their cost apart: the
+    first reads of a section's pages)."""
+    k = stats["kernel"]
+    w = prof["unwind_user"]
+    n = w["entries"]
+    inner = w["inner"]
+
+    def per(key):
+        return (w.get(key, 0) - inner.get(key, 0)) / n if n else None
+    own_insns, own_cycles = w["insns"] - inner["insns"], w["cycles"] - inner["cycles"]
+    return {
+        "samples": stats["stitch"]["samples"], "unwinds": n,
+        "frames_per_unwind": k["frames_unwound"] / k["unwinds_run"] if k.get("unwinds_run") else None,
+        "unwind_insns": per("insns"), "unwind_cycles": per("cycles"),
+        "cycles_per_insn": own_cycles / own_insns if own_insns else None,
+        "fault_insns": inner["insns"] / n if n else None,
+        "fault_cycles": inner["cycles"] / n if n else None,
+        "unwind_loads": per("loads"), "unwind_l1d_miss": per("l1d_miss"),
+        "unwind_l2_miss": per("l2_miss"), "unwind_llc_miss": per("llc_miss"),
+        "llc_miss": w.get("llc_miss", 0) - inner.get("llc_miss", 0),
+        "rule_cache_hits": k.get("rule_cache_hits"), "rule_cache_misses": k.get("rule_cache_misses"),
     }

@@ -42,18 +42,19 @@ def cmdline(progs, mode, hz, frames, parallel=False, extra=""):
 
 
 def run(tools, workdir, name, progs, mode, hz, frames, reuse=False, timeout=600, plugin=None,
-        cpus=1, extra=""):
+        cpus=1, extra="", parallel=None):
     """Boot once and return stitch's numbers (stitch --stats) as a dict.
 
     workdir/name.{records.bin,console.txt,stats.json} are kept, so a number
     can always be traced back to the stream it came from. With reuse, a
     run whose stats.json exists is not booted again. plugin: a QEMU
     `-plugin` argument (qemu-run --plugin), or None. cpus > 1: that many
-    CPUs, the programs all at once. extra: more kernel parameters.
+    CPUs, the programs all at once (parallel: all at once or not, whatever
+    cpus is). extra: more kernel parameters.
     """
     base = os.path.join(workdir, name)
     records, console, stats = base + ".records.bin", base + ".console.txt", base + ".stats.json"
-    line = cmdline(progs, mode, hz, frames, cpus > 1, extra)
+    line = cmdline(progs, mode, hz, frames, cpus > 1 if parallel is None else parallel, extra)
     if not (reuse and os.path.exists(stats)):
         boot(tools, line, records, console, timeout, plugin, cpus)
         count(tools, records, stats)

@@ -150,6 +150,8 @@ CACHE_COLUMNS = [
     ("program", "program", "{}"),
     ("unwind_cycles_per_frame", "unwind cyc/frame", "{:.0f}"),
     ("unwind_cycles_per_frame_steady", "the costliest left out", "{:.0f}"),
+    ("plugin_insns_per_frame", "plugin: insns/frame, no page faults", "{:.0f}"),
+    ("modelled_per_frame", "modelled/frame, no page faults", "{:.0f}"),
     ("unwind_cycles_max", "max unwind cyc", "{}"),
     ("frames_per_unwind", "frames/unwind", "{:.2f}"),
     ("unwind_cycles_per_sample", "unwind cyc/sample", "{:.0f}"),
@@ -182,6 +184,7 @@ BREAKDOWN_COLUMNS = [
 MEMORY_COLUMNS = [
     ("depth", "depth", "{}"),
     ("mode", "mode", "{}"),
+    ("stack_copy", "copy bytes", "{}"),
     ("samples", "samples", "{}"),
     ("nmi_insns", "NMI insns/sample", "{:.0f}"),
     ("nmi_cycles", "NMI modelled/sample", "{:.0f}"),
@@ -199,6 +202,27 @@ MEMORY_COLUMNS = [
 ]
 MEMORY_KEYS = [key for key, _, _ in MEMORY_COLUMNS] + ["frames_per_unwind", "nmi_llc_miss",
                                                       "unwind_llc_miss"]
+
+# A deferred unwind's own cost, per unwind (breakdown.unwind_row).
+UNWIND_COLUMNS = [
+    ("samples", "samples", "{}"),
+    ("unwinds", "unwinds", "{}"),
+    ("frames_per_unwind", "frames/unwind", "{:.1f}"),
+    ("unwind_insns", "insns/unwind", "{:.0f}"),
+    ("unwind_cycles", "modelled/unwind", "{:.0f}"),
+    ("cycles_per_insn", "modelled/insns", "{:.2f}"),
+    ("fault_cycles", "page faults in it: modelled/unwind", "{:.0f}"),
+    ("unwind_loads", "loads/unwind", "{:.0f}"),
+    ("unwind_l1d_miss", "L1d misses/unwind", "{:.1f}"),
+    ("unwind_l2_miss", "L2 misses/unwind", "{:.1f}"),
+    ("unwind_llc_miss", "LLC misses/unwind", "{:.1f}"),
+]
+UNWIND_KEYS = ["llc_miss", "fault_insns"]
+FDESEARCH_COLUMNS = [("funcs", "N", "{}"), ("run", "caches", "{}")] + UNWIND_COLUMNS
+FDESEARCH_KEYS = [key for key, _, _ in FDESEARCH_COLUMNS] + ["evict_kib"] + UNWIND_KEYS
+RULECACHE_COLUMNS = [("callers", "K", "{}"), ("cache", "rule cache", "{}")] + UNWIND_COLUMNS + [
+    ("rule_cache_hits", "cache hits", "{}"), ("rule_cache_misses", "cache misses", "{}")]
+RULECACHE_KEYS = [key for key, _, _ in RULECACHE_COLUMNS] + UNWIND_KEYS
 
 
 def breakdown_groups(rows):

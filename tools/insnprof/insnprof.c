@@ -60,7 +60,9 @@
  * (loads and fetches), st_l1d_miss, st_l2_miss, st_llc_miss (stores),
  * rep_execs, rep_steps, rep_bytes, and cycles_stores (the cycles if
  * stores' misses were charged like loads'); the window line also
- * nested_cycles.
+ * nested_cycles. After a window's functions, "nested NAME insns N" and
+ * the same pairs: what ran in the inner windows (a page fault inside an
+ * unwind), so a window's own cost, without them, is its line minus this.
  *
  * `pcs=FILE` also writes, for every kernel instruction that ran inside a
  * window (any but `*`), its address and how often, one "ADDR COUNT" line
@@ -483,6 +485,9 @@ static void write_window(FILE *f, unsigned wi, size_t *order)
 		write_costs(f, w->per_func + order[i] * NC);
 		fputc('\n', f);
 	}
+	fprintf(f, "nested\t%s\tinsns\t%lu", w->name, (unsigned long)w->nested[INSNS]);
+	write_costs(f, w->nested);
+	fputc('\n', f);
 }
 
 static void write_pcs(void)
