@@ -216,7 +216,38 @@ int uvm_write(struct uvm *mm, uint64_t va, const void *src, uint64_t n)
 	return 0;
 }
 
-static long sbrk_locked(struct uvm *mm, long increment)
+/*
+ * Unmaps [start, end), which no region covers any more: mm->lock held,
+ * dropped around each TLB shootdown, held again on return. With other
+ * threads in the address space, a batch's frames go back to the allocator
+ * only after every other CPU on which it is current has dropped its
+ * translations to them (vm_flush_others): before that a thread there could
+ * still read and write a freed frame. The wait cannot be under mm->lock: a
+ * CPU waiting for the lock, interrupts off, would never take the IPI.
+ * mm->unmapping keeps mmap, munmap and sbrk out meanwhile, so that no new
+ * mapping takes part of the range before it is clear.
+ */
+static void unmap_pages(struct uvm *mm, uint64_t start, uint64_t end, irqflags_t *f)
+{
+	struct vm_batch b;
+	mm->unmapping = true;
+	while (start < end) {
+		b.n = 0;
+		start = vm_unmap_batch(&mm->vm, start, end, &b);
+		/* One thread: the space is current on no other CPU (a CPU
+		 * leaving it for another task or idle loads another CR3). */
+		if (__atomic_load_n(&mm->users, __ATOMIC_SEQ_CST) > 1) {
+			uvm_unlock(mm, *f);
+			vm_flush_others(&mm->vm);
+			*f = uvm_lock(mm);
+		}
+		for (size_t i = 0; i < b.n; i++)
+			pmm_free(b.frames[i]);
+	}
+	uvm_end_unmapping(mm);
+}
+
+static long sbrk_locked(struct uvm *mm, long increment, irqflags_t *f)
 {
 	struct region *h = mm->heap;
 	uint64_t old = mm->brk, brk;
@@ -233,10 +264,11 @@ static long sbrk_locked(struct uvm *mm, long increment)
 	uint64_t end = PAGE_ROUND_UP(brk);
 	if (end > h->end && first_overlap(mm, h->end, end))
 		return -STITCH_ENOMEM;
-	if (end < h->end)
-		vm_unmap_range(&mm->vm, end, h->end);
+	uint64_t top = h->end;
 	h->end = end;
 	mm->brk = brk;
+	if (end < top)
+		unmap_pages(mm, end, top, f);
 	return (long)old;
 }
 
@@ -294,7 +326,7 @@ static bool is_mmap(const struct region *r)
 	return r->kind == REGION_ANON || r->kind == REGION_FILE;
 }
 
-static int munmap_locked(struct uvm *mm, uint64_t addr, uint64_t len)
+static int munmap_locked(struct uvm *mm, uint64_t addr, uint64_t len, irqflags_t *f)
 {
 	if (addr % PAGE_SIZE || len == 0 || !user_range_ok(addr, len))
 		return -STITCH_EINVAL;
@@ -328,17 +360,20 @@ static int munmap_locked(struct uvm *mm, uint64_t addr, uint64_t len)
 			r->start = end;
 		}
 	}
-	vm_unmap_range(&mm->vm, addr, end);
+	unmap_pages(mm, addr, end, f);
 	sframe_unmapped(mm); /* the text of a cached rule may be gone */
 	return 0;
 }
 
 /* The region changes, under mm->lock: another thread of the process may
- * fault, map or unmap at the same time. */
+ * fault, map or unmap at the same time; each waits first for an unmap
+ * that is between batches (unmap_pages). */
 long uvm_sbrk(struct uvm *mm, long increment)
 {
 	irqflags_t f = uvm_lock(mm);
-	long ret = sbrk_locked(mm, increment);
+	long ret = uvm_wait_unmapping(mm);
+	if (!ret)
+		ret = sbrk_locked(mm, increment, &f);
 	uvm_unlock(mm, f);
 	return ret;
 }
@@ -347,7 +382,9 @@ long uvm_mmap(struct uvm *mm, uint64_t hint, uint64_t len, unsigned prot,
 	      const struct initrd_file *file, uint64_t offset)
 {
 	irqflags_t f = uvm_lock(mm);
-	long ret = mmap_locked(mm, hint, len, prot, file, offset);
+	long ret = uvm_wait_unmapping(mm);
+	if (!ret)
+		ret = mmap_locked(mm, hint, len, prot, file, offset);
 	uvm_unlock(mm, f);
 	return ret;
 }
@@ -355,7 +392,9 @@ long uvm_mmap(struct uvm *mm, uint64_t hint, uint64_t len, unsigned prot,
 int uvm_munmap(struct uvm *mm, uint64_t addr, uint64_t len)
 {
 	irqflags_t f = uvm_lock(mm);
-	int ret = munmap_locked(mm, addr, len);
+	int ret = uvm_wait_unmapping(mm);
+	if (!ret)
+		ret = munmap_locked(mm, addr, len, &f);
 	uvm_unlock(mm, f);
 	return ret;
 }

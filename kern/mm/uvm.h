@@ -73,6 +73,9 @@ struct uvm {
 	 * process's other threads (faults, mmap, munmap, sbrk on other CPUs).
 	 * Nothing that touches user memory runs under it. */
 	struct spinlock lock;
+	/* An unmap is between batches, mm->lock dropped for a TLB shootdown
+	 * (uvm.c, unmap_pages): mmap, munmap and sbrk wait. Under lock. */
+	bool unmapping;
 	struct region *regions;   /* ascending, disjoint */
 	int nregions;
 	struct region *heap;      /* [heap->start, PAGE_ROUND_UP(brk)) */
@@ -119,6 +122,11 @@ int uvm_add_image(struct uvm *mm, const struct elf_image *img, const char *path)
  * host fuzzers link a stand-in). */
 irqflags_t uvm_lock(struct uvm *mm);
 void uvm_unlock(struct uvm *mm, irqflags_t f);
+/* mm->lock held: sleeps (the lock dropped meanwhile) while an unmap is
+ * between batches (mm->unmapping); 0, or -STITCH_EINTR if the task was
+ * killed. uvm_end_unmapping: the unmap is over, its waiters wake. */
+int uvm_wait_unmapping(struct uvm *mm);
+void uvm_end_unmapping(struct uvm *mm);
 
 /* The region holding addr, or NULL. */
 struct region *uvm_find(struct uvm *mm, uint64_t addr);

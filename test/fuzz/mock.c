@@ -86,6 +86,18 @@ void uvm_unlock(struct uvm *mm, irqflags_t f)
 	(void)f;
 }
 
+/* One thread: an unmap is never in progress when another call starts. */
+int uvm_wait_unmapping(struct uvm *mm)
+{
+	MOCK_CHECK(!mm->unmapping);
+	return 0;
+}
+
+void uvm_end_unmapping(struct uvm *mm)
+{
+	mm->unmapping = false;
+}
+
 uint64_t pmm_alloc_zero(void)
 {
 	if (mock_frames_budget == 0)
@@ -195,18 +207,36 @@ bool vm_lookup(const struct vm_space *as, uint64_t va, uint64_t *pa, unsigned *f
 	return true;
 }
 
-size_t vm_unmap_range(struct vm_space *as, uint64_t start, uint64_t end)
+uint64_t vm_unmap_batch(struct vm_space *as, uint64_t start, uint64_t end,
+			struct vm_batch *b)
 {
 	struct mock_table *t = table(as);
-	size_t freed = 0;
 	for (size_t i = 0; i < t->n;) {
 		if (t->e[i].va >= start && t->e[i].va < end) {
-			pmm_free(t->e[i].pa);
+			if (b->n == VM_BATCH_FRAMES)
+				return start; /* the caller comes back for the rest */
+			b->frames[b->n++] = t->e[i].pa;
 			t->e[i] = t->e[--t->n];
-			freed++;
 		} else {
 			i++;
 		}
 	}
-	return freed;
+	return end;
+}
+
+void vm_unmap_range(struct vm_space *as, uint64_t start, uint64_t end)
+{
+	struct vm_batch b;
+	while (start < end) {
+		b.n = 0;
+		start = vm_unmap_batch(as, start, end, &b);
+		for (size_t i = 0; i < b.n; i++)
+			pmm_free(b.frames[i]);
+	}
+}
+
+/* One thread on one CPU: no other TLB to flush. */
+void vm_flush_others(const struct vm_space *as)
+{
+	(void)as;
 }

@@ -4,8 +4,9 @@
 #   1. /bin/t-thread: the SDK's POSIX threads (a mutex-guarded counter of
 #      four threads exact, a producer and a consumer through condition
 #      variables, timed wait, join values, distinct tids, errno per thread,
-#      malloc from four threads, exec from one of four threads), every
-#      page back after the run;
+#      malloc from four threads, exec from one of four threads, a page
+#      unmapped under a thread reading it: its next read faults, the TLB
+#      shootdown), every page back after the run;
 #   2. /bin/threads sampled under -icount: four threads, each in its own
 #      recursion; every sample's REC_DEFERRED answered exactly once per
 #      (tid, cookie); each thread has its own REC_COMM under the process's
@@ -54,7 +55,7 @@ def sdk(cpus):
                              ['--direct', '--cpus', str(cpus)])
     oks = re.findall(r'^ok \d+ - (.*)$', console, re.M)
     bad = re.findall(r'^not ok \d+ - (.*)$', console, re.M)
-    tap(len(oks) == 8 and not bad and 't-thread: 8 checks, 0 failed' in console,
+    tap(len(oks) == 9 and not bad and 't-thread: 9 checks, 0 failed' in console,
         '%d CPU(s): t-thread\'s %d checks pass (%s)' % (cpus, len(oks), '; '.join(bad) or 'none failed'))
     tap(pages_back(console), '%d CPU(s): every page back after t-thread' % cpus)
 

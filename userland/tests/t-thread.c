@@ -10,6 +10,10 @@
  *   - exec from a process with three more threads: they are gone when the
  *     new program starts (it reads end of file from a pipe whose write end
  *     only they still held);
+ *   - shootdown: a page another thread keeps reading (on another CPU, when
+ *     there is one) is unmapped; the reader's next read faults and the
+ *     process dies of SIGSEGV, rather than reading the freed frame through
+ *     a translation its CPU kept (the TLB shootdown, kern/mm/uvm.c);
  *   - storm: rounds of threads that start and end at once, detached and
  *     joined (test 35 samples this).
  */
@@ -17,6 +21,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/time.h>
 #include <stitch.h>
@@ -154,6 +159,50 @@ static int exec_modes(char **argv)
 	return read(atoi(argv[2]), &c, 1) == 0 ? 42 : 1;
 }
 
+/* "shootdown": see the header. flags[0]: the reader has read the page;
+ * flags[1]: the page is gone. Returns only if the last read did not fault. */
+static volatile int *flags;
+static volatile unsigned long *page;
+
+static void *reader(void *unused)
+{
+	(void)unused;
+	unsigned long sum = 0;
+	while (!flags[1]) {
+		sum += *page;
+		flags[0] = 1;
+	}
+	sum += *page; /* must fault: the page was unmapped before flags[1] */
+	return (void *)sum;
+}
+
+static int shootdown(void)
+{
+	int rw = STITCH_PROT_READ | STITCH_PROT_WRITE;
+	flags = stitch_mmap(NULL, 4096, rw, -1, 0);
+	page = stitch_mmap(NULL, 4096, rw, -1, 0);
+	if (flags == STITCH_MAP_FAILED || page == STITCH_MAP_FAILED)
+		return 2;
+	*page = 42;
+	pthread_t t;
+	pthread_create(&t, NULL, reader, NULL);
+	while (!flags[0])
+		;
+	stitch_munmap((void *)page, 4096);
+	flags[1] = 1;
+	pthread_join(t, NULL);
+	return 0;
+}
+
+static void unmap_under_reader(void)
+{
+	char *args[] = { "t-thread", "shootdown", NULL };
+	int status = -1, pid = spawn("/bin/t-thread", args);
+	waitpid(pid, &status, 0);
+	check(pid > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV,
+	      "munmap under a reading thread: its next read faults (SIGSEGV)");
+}
+
 static void exec_with_threads(void)
 {
 	int fds[2], status = -1;
@@ -174,6 +223,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 4)
 		return exec_modes(argv);
+	if (argc == 2 && strcmp(argv[1], "shootdown") == 0)
+		return shootdown();
 	if (argc > 1) {
 		storm(atoi(argv[1]));
 		return failures;
@@ -236,6 +287,7 @@ int main(int argc, char **argv)
 	check(bad == 0, "malloc and free from four threads at once");
 	check(pthread_join(pthread_self(), NULL) == EDEADLK, "join of oneself: EDEADLK");
 	exec_with_threads();
+	unmap_under_reader();
 	printf("t-thread: %d checks, %d failed\n", checks, failures);
 	return failures;
 }
