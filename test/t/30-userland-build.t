@@ -225,7 +225,8 @@ my $expected = slurp($EXPECTED) // '';
 my %sum = map { /^(\w+): (.*checksum=\S+)$/ ? ($1, $2) : () } split /\n/, $expected;
 is_deeply([sort keys %sum], [sort keys %demo_args],
 	"$EXPECTED: one checksum line per workload that /bin/demo runs");
-ok(scalar(keys %sum) >= 5, 'at least 5 workloads (' . join(' ', sort keys %sum) . ')');
+ok(scalar(keys %sum) >= 7 && $sum{threads},
+	'at least 7 workloads, threads among them (' . join(' ', sort keys %sum) . ')');
 
 sub fib { my ($n) = @_; my ($a, $b) = (0, 1); ($a, $b) = ($b, $a + $b) for 1 .. $n; return $a; }
 my ($n, $rounds, $result, $check) =
