@@ -12,8 +12,9 @@
  * straddling ranges). ROOT (the unpacked initrd) becomes "/" by chroot, so
  * this needs root. spawn is a fork whose child the tracer turns into an
  * execve of the new program; exec is an execve after the same checks.
- * Signals are the tracer's (signal.c): it keeps each process's actions,
+ * Signals are the tracer's (signal.c): it keeps each thread's actions,
  * mask and pending set, and writes and reads the signal frames itself.
+ * Threads are Linux's, started and ended as the kernel's (thread.c).
  * Exit statuses are Linux's, which is the POSIX encoding that
  * docs/USERLAND.md chose.
  *
