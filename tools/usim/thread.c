@@ -64,7 +64,7 @@ void thread_init(struct proc *t, struct proc *creator)
 	t->start_sp = creator->entry.rsi;
 	t->clear_tid = creator->entry.rdx;
 	memcpy(t->path, creator->path, sizeof(t->path));
-	memset(&t->sig, 0, sizeof(t->sig));	/* nothing pending, no timer */
+	memset(&t->sig, 0, sizeof(t->sig));	/* nothing pending */
 	memcpy(t->sig.action, creator->sig.action, sizeof(t->sig.action));
 	t->sig.blocked = creator->sig.blocked;
 }
