@@ -324,6 +324,7 @@ static void interrupt_call(struct proc *p, struct user_regs_struct *r)
 	p->restarting = 0;
 	r->rax = (unsigned long)-STITCH_EINTR;
 	r->orig_rax = (unsigned long)-1;
+	keep_args(p, r);	/* the call returns: with the arguments it came with */
 }
 
 /* The Stitch signal a Linux one carries, or 0; its siginfo code, sender. */

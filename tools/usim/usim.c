@@ -503,7 +503,7 @@ int linux_restarts(long ret)
 
 /* The kernel keeps every register but rax, rcx and r11 across a call:
  * the arguments a translation changed come back as the call gave them. */
-static void keep_args(const struct proc *p, struct user_regs_struct *r)
+void keep_args(const struct proc *p, struct user_regs_struct *r)
 {
 	r->rdi = p->entry.rdi, r->rsi = p->entry.rsi, r->rdx = p->entry.rdx;
 	r->r10 = p->entry.r10, r->r8 = p->entry.r8, r->r9 = p->entry.r9;

@@ -85,6 +85,7 @@ int poke(pid_t pid, unsigned long addr, const void *buf, size_t len);
 void linux_call(struct proc *p, struct user_regs_struct *r, long nr, enum fixup fix);
 void answer(struct proc *p, struct user_regs_struct *r, long result);
 int linux_restarts(long ret);
+void keep_args(const struct proc *p, struct user_regs_struct *r);
 long newlib_errno(long e);
 int get_regs(pid_t pid, struct user_regs_struct *r);
 void set_regs(pid_t pid, struct user_regs_struct *r);
