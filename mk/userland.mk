@@ -168,10 +168,11 @@ $(INITRD): $(USER_INITRD_LIST) $(addprefix $(USER_STAGE)/,$(filter-out bin data 
 # Expected checksums: the same workload sources and the same demo, compiled
 # natively for the host (userland/host/stitch.h stands in for the SDK) and
 # run on the host against the same data files. Sorted: the workloads run
-# concurrently and finish in any order.
+# concurrently and finish in any order. -pthread: threads uses the host's
+# POSIX threads (in libc since glibc 2.34, in libpthread before).
 USER_HOST      := $(USER_OUT)/host
 USER_EXPECTED  := $(USER_OUT)/expected-checksums.txt
-USER_HOST_CFLAGS := $(HOST_CFLAGS) -DSTITCH_HOST_BUILD -Iuserland/host
+USER_HOST_CFLAGS := $(HOST_CFLAGS) -DSTITCH_HOST_BUILD -Iuserland/host -pthread
 
 $(USER_HOST)/bin/%: userland/workloads/%.c userland/workloads/workload.h userland/host/stitch.h
 	@mkdir -p $(@D)

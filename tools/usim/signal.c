@@ -127,7 +127,7 @@ static int fill_sigpage(struct proc *p, long mapped)
 	for (size_t i = 0; i < (sigpage_size + 7) / 8; i++)
 		if (ptrace(PTRACE_POKEDATA, p->pid, STITCH_SIGPAGE_ADDR + 8 * i, sigpage[i]))
 			return -1;
-	p->sig.page_mapped = 1;
+	p->group->sigpage_mapped = 1;
 	return 0;
 }
 
@@ -169,9 +169,11 @@ void kill_call(struct proc *p, struct user_regs_struct *r)
 		answer(p, r, -STITCH_ESRCH);
 	else if (sig == 0)	/* only whether pid is there (POSIX) */
 		answer(p, r, 0);
-	else {
-		r->rsi = sig == S_SIGKILL ? SIGKILL : (unsigned long)(LINUX_SIG_BASE + sig);
-		linux_call(p, r, __NR_kill, FIX_ERRNO);
+	else {	/* to the task named, not whichever thread Linux would pick */
+		r->rdx = sig == S_SIGKILL ? SIGKILL : (unsigned long)(LINUX_SIG_BASE + sig);
+		r->rsi = (unsigned long)target->pid;
+		r->rdi = (unsigned long)target->group->pid;
+		linux_call(p, r, __NR_tgkill, FIX_ERRNO);
 	}
 }
 
@@ -199,8 +201,9 @@ static void die(struct proc *p, int sig, const char *why)
 	fprintf(stderr, "usim: pid %d (%s) killed: signal %d (%s) status %d%s\n", p->pid,
 		p->path, sig, why, 128 + lsig,
 		lsig != sig ? ": Linux has no such default, sent SIGKILL" : "");
-	p->sig.dying = lsig;
-	tgkill(p->pid, p->pid, lsig);
+	/* The whole process goes: its first thread, reported last, says no more. */
+	p->sig.dying = p->group->sig.dying = lsig;
+	tgkill(p->group->pid, p->pid, lsig);
 }
 
 /* ---- delivery ---- */
@@ -227,11 +230,22 @@ static void load_regs(struct user_regs_struct *r, const struct stitch_sigcontext
 	r->rsp = sc->rsp, r->rbp = sc->rbp, r->rip = sc->rip;
 }
 
+/* The FPU state a handler or a new thread starts with: x87 stack empty,
+ * default control words. 0, or -1 if ptrace refused. */
+int fpu_initial(pid_t pid)
+{
+	struct user_fpregs_struct fp, initial = { .cwd = 0x37f, .mxcsr = 0x1f80 };
+
+	if (ptrace(PTRACE_GETFPREGS, pid, 0, &fp))
+		return -1;
+	initial.mxcr_mask = fp.mxcr_mask;
+	return ptrace(PTRACE_SETFPREGS, pid, 0, &initial) ? -1 : 0;
+}
+
 /* arch_signal_frame: the frame below the red zone at 16n + 8, the
  * registers pointed at the handler; 0, or -1 if the stack cannot take it.
  * The interrupted FPU state goes into the frame and the handler starts
- * with the initial one (x87 stack empty, default control words), as the
- * kernel does. */
+ * with the initial one, as the kernel does. */
 static int push_frame(struct proc *p, struct user_regs_struct *r, int sig, uint64_t blocked)
 {
 	struct stitch_sigframe f;
@@ -247,11 +261,8 @@ static int push_frame(struct proc *p, struct user_regs_struct *r, int sig, uint6
 	save_regs(r, &f.sc);
 	f.sc.blocked = blocked;
 	memcpy(f.fpu, &fp, sizeof(f.fpu));
-	if (!user_range_ok(p->pid, at, sizeof(f), 1) || poke(p->pid, at, &f, sizeof(f)))
-		return -1;
-	struct user_fpregs_struct initial = { .cwd = 0x37f, .mxcsr = 0x1f80,
-					      .mxcr_mask = fp.mxcr_mask };
-	if (ptrace(PTRACE_SETFPREGS, p->pid, 0, &initial))
+	if (!user_range_ok(p->pid, at, sizeof(f), 1) || poke(p->pid, at, &f, sizeof(f)) ||
+	    fpu_initial(p->pid))
 		return -1;
 	r->rip = p->sig.action[sig].handler;
 	r->rdi = (unsigned long)sig;
@@ -313,6 +324,7 @@ static void interrupt_call(struct proc *p, struct user_regs_struct *r)
 	p->restarting = 0;
 	r->rax = (unsigned long)-STITCH_EINTR;
 	r->orig_rax = (unsigned long)-1;
+	keep_args(p, r);	/* the call returns: with the arguments it came with */
 }
 
 /* The Stitch signal a Linux one carries, or 0; its siginfo code, sender. */
@@ -364,7 +376,7 @@ void signal_exec(struct proc *p)
 	for (int sig = 1; sig < STITCH_NSIG; sig++)
 		if (p->sig.action[sig].handler != STITCH_SIG_IGN)
 			p->sig.action[sig] = (struct stitch_sigaction){ 0 };
-	p->sig.page_mapped = 0;
+	p->group->sigpage_mapped = 0;
 }
 
 /* ---- the system calls ---- */
@@ -421,7 +433,7 @@ void sigaction_call(struct proc *p, struct user_regs_struct *r)
 	struct stitch_sigaction act;
 	long err = read_action(p, (long)r->rdi, r->rsi, &act);
 
-	if (!err && r->rsi && act.handler > STITCH_SIG_IGN && !p->sig.page_mapped)
+	if (!err && r->rsi && act.handler > STITCH_SIG_IGN && !p->group->sigpage_mapped)
 		map_sigpage(p, r);
 	else
 		answer(p, r, err ? err : sys_sigaction(p, r));
@@ -566,9 +578,8 @@ static void sigreturn_done(struct proc *p, struct user_regs_struct *r)
 void signal_fixup(struct proc *p, struct user_regs_struct *r)
 {
 	switch (p->fix) {
-	case FIX_SIGPAGE:
+	case FIX_SIGPAGE:	/* sys_sigaction reads the arguments it came with */
 		r->rdi = p->entry.rdi, r->rsi = p->entry.rsi, r->rdx = p->entry.rdx;
-		r->r10 = p->entry.r10, r->r8 = p->entry.r8, r->r9 = p->entry.r9;
 		r->rax = (unsigned long)(fill_sigpage(p, (long)r->rax) ? -STITCH_ENOSYS :
 					 sys_sigaction(p, r));
 		return;

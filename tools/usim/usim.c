@@ -12,8 +12,9 @@
  * straddling ranges). ROOT (the unpacked initrd) becomes "/" by chroot, so
  * this needs root. spawn is a fork whose child the tracer turns into an
  * execve of the new program; exec is an execve after the same checks.
- * Signals are the tracer's (signal.c): it keeps each process's actions,
+ * Signals are the tracer's (signal.c): it keeps each thread's actions,
  * mask and pending set, and writes and reads the signal frames itself.
+ * Threads are Linux's, started and ended as the kernel's (thread.c).
  * Exit statuses are Linux's, which is the POSIX encoding that
  * docs/USERLAND.md chose.
  *
@@ -44,7 +45,6 @@
 #include <stitch/syscall.h>
 #include "usim.h"
 
-#define MAX_PROCS  64			/* spawn gives EAGAIN beyond */
 #define MAX_FDS    64			/* open gives EMFILE beyond */
 #define MAX_ARGS   64
 #define MAX_MMAP   (1UL << 30)		/* a larger mapping: ENOMEM */
@@ -69,18 +69,29 @@ static struct proc *new_proc(pid_t pid)
 			memset(&procs[i], 0, sizeof(procs[i]));
 			procs[i].used = 1;
 			procs[i].pid = pid;
+			procs[i].group = &procs[i];
 			return &procs[i];
 		}
 	fprintf(stderr, "usim: process table overflow\n");
 	exit(2);
 }
 
-static int live_procs(void)
+int live_procs(void)
 {
 	int n = 0;
 
 	for (size_t i = 0; i < sizeof(procs) / sizeof(procs[0]); i++)
 		n += procs[i].used;
+	return n;
+}
+
+/* The threads of group's process that have not left. */
+int live_threads(const struct proc *group)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < sizeof(procs) / sizeof(procs[0]); i++)
+		n += procs[i].used && procs[i].group == group && !procs[i].thread_gone;
 	return n;
 }
 
@@ -90,6 +101,7 @@ long newlib_errno(long e)
 	switch (e) {
 	case ENAMETOOLONG: return STITCH_ENAMETOOLONG;
 	case ENOSYS: return STITCH_ENOSYS;
+	case ETIMEDOUT: return STITCH_ETIMEDOUT;
 	default: return e;
 	}
 }
@@ -283,7 +295,7 @@ static long sys_stacktrace_setup(struct proc *p, struct user_regs_struct *r)
 	    text + tlen > USER_TOP)
 		return -STITCH_EFAULT;
 	for (int i = 0; i < MAX_SFRAME; i++) {
-		struct range *s = &p->sframe[i];
+		struct range *s = &p->group->sframe[i];
 
 		if (op == STACKTRACE_SFRAME_REMOVE && s->len && s->start == text) {
 			s->len = 0;
@@ -373,15 +385,16 @@ static void mmap_call(struct proc *p, struct user_regs_struct *r)
 
 static void sbrk_call(struct proc *p, struct user_regs_struct *r)
 {
+	struct proc *g = p->group;	/* the break is the address space's */
 	long inc = (long)r->rdi;
-	unsigned long want = p->brk + (unsigned long)inc;
+	unsigned long want = g->brk + (unsigned long)inc;
 
-	if ((inc < 0 && want < p->brk_start) || (inc > 0 && want < p->brk) ||
+	if ((inc < 0 && want < g->brk_start) || (inc > 0 && want < g->brk) ||
 	    want > USER_TOP) {
 		answer(p, r, -STITCH_ENOMEM);
 		return;
 	}
-	p->result = (long)p->brk;	/* sbrk returns the old break */
+	p->result = (long)g->brk;	/* sbrk returns the old break */
 	r->rdi = want;
 	linux_call(p, r, __NR_brk, FIX_SBRK);
 }
@@ -474,6 +487,10 @@ static void syscall_entry(struct proc *p, struct user_regs_struct *r)
 	case SYS_sigprocmask: sigprocmask_call(p, r); break;
 	case SYS_sigreturn: sigreturn_call(p, r); break;
 	case SYS_setitimer: setitimer_call(p, r); break;
+	case SYS_thread_spawn: thread_spawn_call(p, r); break;
+	case SYS_thread_exit: thread_exit_call(p, r); break;
+	case SYS_futex: futex_call(p, r); break;
+	case SYS_gettid: linux_call(p, r, __NR_gettid, FIX_ERRNO); break;
 	default: answer(p, r, -STITCH_ENOSYS); break;
 	}
 }
@@ -482,6 +499,14 @@ static void syscall_entry(struct proc *p, struct user_regs_struct *r)
 int linux_restarts(long ret)
 {
 	return ret == -512 || ret == -513 || ret == -514 || ret == -516;
+}
+
+/* The kernel keeps every register but rax, rcx and r11 across a call:
+ * the arguments a translation changed come back as the call gave them. */
+void keep_args(const struct proc *p, struct user_regs_struct *r)
+{
+	r->rdi = p->entry.rdi, r->rsi = p->entry.rsi, r->rdx = p->entry.rdx;
+	r->r10 = p->entry.r10, r->r8 = p->entry.r8, r->r9 = p->entry.r9;
 }
 
 static void syscall_exit(struct proc *p, struct user_regs_struct *r)
@@ -505,11 +530,14 @@ static void syscall_exit(struct proc *p, struct user_regs_struct *r)
 		return;
 	case FIX_SBRK:	/* Linux brk answers the new break, or the old on failure */
 		if ((unsigned long)ret == r->rdi) {
-			p->brk = (unsigned long)ret;
+			p->group->brk = (unsigned long)ret;
 			r->rax = (unsigned long)p->result;
 		} else {
 			r->rax = (unsigned long)-STITCH_ENOMEM;
 		}
+		return;
+	case FIX_CLEAR_TID:
+		thread_exit_fixup(r);
 		return;
 	default:
 		signal_fixup(p, r);
@@ -519,7 +547,7 @@ static void syscall_exit(struct proc *p, struct user_regs_struct *r)
 
 /* ---- the tracer's loop ---- */
 
-static void resume(pid_t pid, int sig)
+void resume(pid_t pid, int sig)
 {
 	if (ptrace(PTRACE_SYSCALL, pid, 0, sig) != 0 && errno != ESRCH)
 		perror("usim: PTRACE_SYSCALL");
@@ -590,8 +618,14 @@ static void on_syscall_stop(struct proc *p)
 		p->entry = r;
 		syscall_entry(p, &r);
 	} else {
+		/* A thread between clear_tid's wake and its exit is leaving: its
+		 * stack may be unmapped already by the thread that joined it. */
+		int leaving = p->fix == FIX_CLEAR_TID;
+
 		syscall_exit(p, &r);
-		if (p->stitch && !p->restarting)
+		if (p->stitch && !p->restarting && p->fix != FIX_NONE && p->fix != FIX_SIGRETURN)
+			keep_args(p, &r);
+		if (p->stitch && !p->restarting && !leaving)
 			signal_return_to_user(p, &r);	/* the kernel's last step to ring 3 */
 	}
 	set_regs(p->pid, &r);
@@ -610,10 +644,26 @@ static void on_fork_event(struct proc *parent)
 	c->exec_path = parent->exec_path;
 	c->exec_argv = parent->exec_argv;
 	c->exec_envp = parent->exec_envp;
-	c->brk_start = c->brk = parent->brk;
+	c->brk_start = c->brk = parent->group->brk;
 	if (c->stopped_early)
 		start_exec(c);
 	resume(parent->pid, 0);
+}
+
+/* thread_spawn's clone: the new thread starts at its first stop. */
+static void on_clone_event(struct proc *creator)
+{
+	unsigned long msg;
+	struct proc *t;
+
+	ptrace(PTRACE_GETEVENTMSG, creator->pid, 0, &msg);
+	t = find_proc((pid_t)msg);
+	if (!t)
+		t = new_proc((pid_t)msg);
+	thread_init(t, creator);
+	if (t->stopped_early)
+		thread_begin(t);
+	resume(creator->pid, 0);
 }
 
 static void on_exec_event(struct proc *p)
@@ -621,6 +671,8 @@ static void on_exec_event(struct proc *p)
 	char arg0[MAX_PATH + 1] = "?";
 	unsigned long ptr;
 
+	thread_exec(p);
+	p->fix = FIX_NONE;	/* the new image's registers are Linux's: keep them */
 	p->stitch = 1;
 	p->exec_pending = 0;
 	p->brk_start = p->brk = start_brk(p->pid);
@@ -639,10 +691,12 @@ static void on_exec_event(struct proc *p)
 static void on_signal_stop(struct proc *p, int sig)
 {
 	if (sig == SIGSTOP && !p->stitch && !p->exec_pending && p->pid != init_pid) {
-		if (p->exec_path)
+		if (p->start_ip)
+			thread_begin(p);
+		else if (p->exec_path)
 			start_exec(p);
 		else
-			p->stopped_early = 1;	/* wait for the parent's fork event */
+			p->stopped_early = 1;	/* wait for the creator's fork or clone event */
 		return;
 	}
 	if (!p->sig.dying && (sig == SIGSEGV || sig == SIGILL || sig == SIGFPE ||
@@ -671,7 +725,9 @@ static int trace(pid_t first)
 		if (!p)
 			p = new_proc(pid);	/* a fork child before its event */
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
-			if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && !p->sig.dying)
+			/* One report for the process: its first thread's, the last. */
+			if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && !p->sig.dying &&
+			    p->group == p)
 				fprintf(stderr, "usim: pid %d (%s) killed: signal 9 status 137\n",
 					pid, p->path);
 			p->used = 0;
@@ -687,6 +743,8 @@ static int trace(pid_t first)
 			on_syscall_stop(p);
 		else if (event == PTRACE_EVENT_FORK)
 			on_fork_event(p);
+		else if (event == PTRACE_EVENT_CLONE)
+			on_clone_event(p);
 		else if (event == PTRACE_EVENT_EXEC)
 			on_exec_event(p);
 		else
@@ -722,7 +780,11 @@ static void child(char **argv)
 		perror("usim: chroot (needs root)");
 		_exit(2);
 	}
-	personality(ADDR_NO_RANDOMIZE);	/* the stack ends at USER_TOP */
+	/* No ASLR: the stack ends at USER_TOP. The legacy layout places
+	 * mappings bottom up from a third of the address space, below
+	 * USER_MMAP_TOP as the kernel does: the SDK's threads (and only its
+	 * first thread) run above every mapping (docs/USERLAND.md). */
+	personality(ADDR_NO_RANDOMIZE | ADDR_COMPAT_LAYOUT);
 	setrlimit(RLIMIT_NOFILE, &fds);
 	setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });	/* killed: no core files */
 	default_signals();
@@ -753,8 +815,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ptrace(PTRACE_SETOPTIONS, pid, 0,
-	       PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEEXEC |
-	       PTRACE_O_EXITKILL);
+	       PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACECLONE |
+	       PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL);
 	new_proc(pid);
 	resume(pid, 0);
 	return trace(pid);

@@ -2,12 +2,14 @@
  * threads [rounds]: four threads of one process, each in a recursion of
  * its own (threads_walk_a .. _d, depth 6, spinning at the bottom), so that
  * a sample's stitched stack tells which thread it came from. Prints each
- * thread's tid and the sums, which the main thread checks.
+ * thread's tid, "threads: rounds=R checksum=X" with X the FNV-1a of the
+ * four threads' sums in the threads' order (the same however they were
+ * scheduled: the demo compares it with the native build's), and
+ * "threads: ok" when every sum equals the main thread's own.
  */
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <unistd.h>
+#include "workload.h"
 
 #define DEPTH 6
 
@@ -52,7 +54,7 @@ static void *run(void *arg)
 
 int main(int argc, char **argv)
 {
-	long rounds = argc > 1 ? atol(argv[1]) : 200;
+	long rounds = arg_long(argc, argv, 1, 200, 1, 1000000);
 	struct job jobs[4] = {
 		{ threads_walk_a, rounds, 0, 0, 'a' }, { threads_walk_b, rounds, 0, 0, 'b' },
 		{ threads_walk_c, rounds, 0, 0, 'c' }, { threads_walk_d, rounds, 0, 0, 'd' },
@@ -64,6 +66,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	int bad = 0;
+	uint64_t checksum = FNV_OFFSET;
 	for (int i = 0; i < 4; i++) {
 		void *ret;
 		if (pthread_join(t[i], &ret) || ret != &jobs[i] || jobs[i].tid != t[i])
@@ -73,8 +76,10 @@ int main(int argc, char **argv)
 		for (long r = 0; r < rounds; r++)
 			want += jobs[i].walk(DEPTH, 2000);
 		bad += jobs[i].sum != want;
+		checksum = fnv1a_u64(checksum, jobs[i].sum);
 		printf("threads: %c tid %u pid %d\n", jobs[i].name, (unsigned)t[i], getpid());
 	}
+	printf("threads: rounds=%ld checksum=%016llx\n", rounds, (unsigned long long)checksum);
 	printf("threads: %s\n", bad ? "FAILED" : "ok");
 	return bad != 0;
 }
