@@ -253,8 +253,8 @@ SKIP: {
 	note($_) for @results;
 
 	($out, $status) = run(undef, 'timeout', '120', $USIM, $SYMFS, '/bin/t-thread');
-	ok($status == 0 && $out =~ /^t-thread: 8 checks, 0 failed$/m && $out !~ /^not ok/m,
-		'usim: /bin/t-thread, the SDK\'s threads over the emulated ones: all 8 checks pass')
+	ok($status == 0 && $out =~ /^t-thread: 9 checks, 0 failed$/m && $out !~ /^not ok/m,
+		'usim: /bin/t-thread, the SDK\'s threads over the emulated ones: all 9 checks pass')
 		or diag($out);
 }
 
