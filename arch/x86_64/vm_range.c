@@ -77,17 +77,6 @@ uint64_t vm_unmap_batch(struct vm_space *as, uint64_t start, uint64_t end,
 	return done;
 }
 
-void vm_unmap_range(struct vm_space *as, uint64_t start, uint64_t end)
-{
-	struct vm_batch b;
-	while (start < end) {
-		b.n = 0;
-		start = vm_unmap_batch(as, start, end, &b);
-		for (size_t i = 0; i < b.n; i++)
-			pmm_free(b.frames[i]);
-	}
-}
-
 /* In VEC_CALL's handler: a CPU still on the address space drops its
  * translations (a CR3 write flushes every non-global entry). */
 static void flush_if_current(void *as)

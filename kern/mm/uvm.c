@@ -32,9 +32,44 @@ void uvm_put(struct uvm *mm)
 		uvm_destroy(mm);
 }
 
+/*
+ * Unmaps [start, end), which no region covers any more: mm->lock held,
+ * dropped around each TLB shootdown, held again on return. With other
+ * threads in the address space, a batch's frames go back to the allocator
+ * only after every other CPU on which it is current has dropped its
+ * translations to them (vm_flush_others): before that a thread there could
+ * still read and write a freed frame. The wait cannot be under mm->lock: a
+ * CPU waiting for the lock, interrupts off, would never take the IPI.
+ * mm->unmapping keeps mmap, munmap and sbrk out meanwhile, so that no new
+ * mapping takes part of the range before it is clear.
+ */
+static void unmap_pages(struct uvm *mm, uint64_t start, uint64_t end, irqflags_t *f)
+{
+	struct vm_batch b;
+	mm->unmapping = true;
+	while (start < end) {
+		b.n = 0;
+		start = vm_unmap_batch(&mm->vm, start, end, &b);
+		/* One thread: the space is current on no other CPU (a CPU
+		 * leaving it for another task or idle loads another CR3). */
+		if (__atomic_load_n(&mm->users, __ATOMIC_SEQ_CST) > 1) {
+			uvm_unlock(mm, *f);
+			vm_flush_others(&mm->vm);
+			*f = uvm_lock(mm);
+		}
+		for (size_t i = 0; i < b.n; i++)
+			pmm_free(b.frames[i]);
+	}
+	uvm_end_unmapping(mm);
+}
+
 void uvm_destroy(struct uvm *mm)
 {
-	vm_unmap_range(&mm->vm, 0, USER_END);
+	/* No thread uses mm any more: no other CPU has it current, and
+	 * unmap_pages flushes none. */
+	irqflags_t f = uvm_lock(mm);
+	unmap_pages(mm, 0, USER_END, &f);
+	uvm_unlock(mm, f);
 	vm_space_destroy(&mm->vm);
 	while (mm->regions) {
 		struct region *r = mm->regions;
@@ -214,37 +249,6 @@ int uvm_write(struct uvm *mm, uint64_t va, const void *src, uint64_t n)
 		n -= chunk;
 	}
 	return 0;
-}
-
-/*
- * Unmaps [start, end), which no region covers any more: mm->lock held,
- * dropped around each TLB shootdown, held again on return. With other
- * threads in the address space, a batch's frames go back to the allocator
- * only after every other CPU on which it is current has dropped its
- * translations to them (vm_flush_others): before that a thread there could
- * still read and write a freed frame. The wait cannot be under mm->lock: a
- * CPU waiting for the lock, interrupts off, would never take the IPI.
- * mm->unmapping keeps mmap, munmap and sbrk out meanwhile, so that no new
- * mapping takes part of the range before it is clear.
- */
-static void unmap_pages(struct uvm *mm, uint64_t start, uint64_t end, irqflags_t *f)
-{
-	struct vm_batch b;
-	mm->unmapping = true;
-	while (start < end) {
-		b.n = 0;
-		start = vm_unmap_batch(&mm->vm, start, end, &b);
-		/* One thread: the space is current on no other CPU (a CPU
-		 * leaving it for another task or idle loads another CR3). */
-		if (__atomic_load_n(&mm->users, __ATOMIC_SEQ_CST) > 1) {
-			uvm_unlock(mm, *f);
-			vm_flush_others(&mm->vm);
-			*f = uvm_lock(mm);
-		}
-		for (size_t i = 0; i < b.n; i++)
-			pmm_free(b.frames[i]);
-	}
-	uvm_end_unmapping(mm);
 }
 
 static long sbrk_locked(struct uvm *mm, long increment, irqflags_t *f)

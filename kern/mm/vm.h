@@ -51,11 +51,6 @@ int vm_map_range(struct vm_space *as, uint64_t va, uint64_t pa, uint64_t len,
  * user half) and flushes the TLB entry. Returns the physical address that
  * was mapped, or 0 if nothing was. */
 uint64_t vm_unmap(struct vm_space *as, uint64_t va);
-/* Unmaps every page of [start, end) in the user half, frees their frames
- * and the page tables that became empty. For address spaces whose frames
- * all belong to them, current on no other CPU (a process's teardown). */
-void vm_unmap_range(struct vm_space *as, uint64_t start, uint64_t end);
-
 /* Frames taken out of an address space's page tables and not yet freed:
  * another CPU on which the space is current may still translate to them
  * until its TLB is flushed (vm_flush_others). */

@@ -224,17 +224,6 @@ uint64_t vm_unmap_batch(struct vm_space *as, uint64_t start, uint64_t end,
 	return end;
 }
 
-void vm_unmap_range(struct vm_space *as, uint64_t start, uint64_t end)
-{
-	struct vm_batch b;
-	while (start < end) {
-		b.n = 0;
-		start = vm_unmap_batch(as, start, end, &b);
-		for (size_t i = 0; i < b.n; i++)
-			pmm_free(b.frames[i]);
-	}
-}
-
 /* One thread on one CPU: no other TLB to flush. */
 void vm_flush_others(const struct vm_space *as)
 {

@@ -632,15 +632,21 @@ static void on_syscall_stop(struct proc *p)
 	resume(p->pid, 0);
 }
 
-static void on_fork_event(struct proc *parent)
+/* The tracee a fork or clone event of p is about, found or new. */
+static struct proc *event_child(struct proc *p)
 {
 	unsigned long msg;
 	struct proc *c;
 
-	ptrace(PTRACE_GETEVENTMSG, parent->pid, 0, &msg);
+	ptrace(PTRACE_GETEVENTMSG, p->pid, 0, &msg);
 	c = find_proc((pid_t)msg);
-	if (!c)
-		c = new_proc((pid_t)msg);
+	return c ? c : new_proc((pid_t)msg);
+}
+
+static void on_fork_event(struct proc *parent)
+{
+	struct proc *c = event_child(parent);
+
 	c->exec_path = parent->exec_path;
 	c->exec_argv = parent->exec_argv;
 	c->exec_envp = parent->exec_envp;
@@ -653,13 +659,8 @@ static void on_fork_event(struct proc *parent)
 /* thread_spawn's clone: the new thread starts at its first stop. */
 static void on_clone_event(struct proc *creator)
 {
-	unsigned long msg;
-	struct proc *t;
+	struct proc *t = event_child(creator);
 
-	ptrace(PTRACE_GETEVENTMSG, creator->pid, 0, &msg);
-	t = find_proc((pid_t)msg);
-	if (!t)
-		t = new_proc((pid_t)msg);
 	thread_init(t, creator);
 	if (t->stopped_early)
 		thread_begin(t);
