@@ -4,6 +4,8 @@
 #   /bin/cold, /bin/dlwork, /bin/sfreg,  workloads (userland/deferred/)
 #   /bin/sfbad, /bin/sf246
 #   /bin/manyrows                        a function of a million rows (test 55)
+#   /bin/execwork                        works, then execs /bin/fib (test 44)
+#   /bin/sigwork-fp                      the workload sigwork with frame pointers (test 45)
 #   /lib/libdeep.so                      the PIC shared object dlwork loads
 #                                        with the SDK's loader (userland/lib/dl.c)
 #   /data/sfreg.v2.sframe, .v3.sframe    sfreg's .sframe re-encoded as v2
@@ -16,14 +18,20 @@
 
 DEFERRED_ROOT := $(BUILD)/userland/root
 
-DEFERRED_PROGRAMS := cold dlwork sfreg sfbad sf246 manyrows ehbad
+DEFERRED_PROGRAMS := cold dlwork dlthreads sfreg sfbad sf246 manyrows ehbad execwork sigwork-fp
 USER_EXTRA_PROGRAMS += $(DEFERRED_PROGRAMS)
 USER_SRCS_cold   := userland/deferred/cold.c
 USER_SRCS_dlwork := userland/deferred/dlwork.c
+USER_SRCS_dlthreads := userland/deferred/dlthreads.c
 USER_SRCS_sfreg  := userland/deferred/sfreg.c
 USER_SRCS_sfbad  := userland/deferred/sfbad.c
 USER_SRCS_ehbad  := userland/deferred/ehbad.c
 USER_SRCS_manyrows := userland/deferred/manyrows.c
+USER_SRCS_execwork := userland/deferred/execwork.c
+# The workload sigwork with frame pointers, for the fp-deferred mode
+# (mk/bench.mk's flags).
+USER_SRCS_sigwork-fp := userland/workloads/sigwork.c
+USER_CFLAGS_sigwork-fp := $(BENCH_FP_CFLAGS)
 USER_SRCS_sf246  := userland/deferred/sf246.c $(BUILD)/deferred/sf246-objects.c
 
 # sf246 loads code and SFrame sections that binutils 2.46 made (objects in

@@ -12,7 +12,7 @@ ifneq ($(filter test load,$(MAKECMDGOALS)),)
 PACKAGES += libjson-xs-perl
 endif
 
-HOSTILE_FAMILIES := h-sys h-priv h-stack h-proc h-sframe h-load
+HOSTILE_FAMILIES := h-sys h-priv h-stack h-proc h-sframe h-load h-signal h-thread
 HOSTILE_PROGRAMS := hostile $(HOSTILE_FAMILIES)
 USER_EXTRA_PROGRAMS += $(HOSTILE_PROGRAMS)
 USER_SRCS_hostile := userland/hostile/runner.c

@@ -32,9 +32,14 @@ NEWLIB_STAMP   := $(NEWLIB_DIR)/installed.stamp
 # No frame pointers, SFrame on, unwind tables everywhere, position-dependent
 # code (programs are linked at 0x400000). Stack protector and CET are off
 # explicitly because they would pull in glibc-only symbols and notes.
+# Threads (docs/USERLAND.md): __DYNAMIC_REENT__ makes newlib find its
+# per-thread state (errno, strtok's, ...) through __getreent(), which the
+# SDK answers per thread (userland/lib/thread.c); user programs see the
+# same _REENT. Retargetable locking has newlib call the SDK's locks around
+# malloc, stdio and atexit; the standard streams are global, as POSIX's.
 NEWLIB_CFLAGS := -O2 -g -Wa,--gsframe -fomit-frame-pointer \
 	-fasynchronous-unwind-tables -fno-pie -fno-stack-protector \
-	-fcf-protection=none
+	-fcf-protection=none -D__DYNAMIC_REENT__
 
 # gcc's own header directory (stddef.h, stdarg.h, limits.h, intrinsics).
 NEWLIB_GCC_INCLUDE := $(shell $(HOST_CC) -print-file-name=include)
@@ -54,7 +59,8 @@ NEWLIB_CONFIG := --target=$(NEWLIB_TARGET) \
 	--prefix=$(abspath $(NEWLIB_PREFIX)) \
 	--disable-multilib --disable-nls \
 	--disable-newlib-supplied-syscalls \
-	--disable-newlib-multithread \
+	--enable-newlib-retargetable-locking \
+	--enable-newlib-global-stdio-streams \
 	--enable-newlib-io-c99-formats \
 	--enable-newlib-io-long-long
 
@@ -62,7 +68,7 @@ $(NEWLIB_LIBC) $(NEWLIB_LIBM) $(NEWLIB_INCLUDE): $(NEWLIB_STAMP)
 
 # One recipe, one stamp: extraction, configuration, build and install are
 # only worth redoing together (a half-built tree is removed first).
-$(NEWLIB_STAMP): $(NEWLIB_TARBALL)
+$(NEWLIB_STAMP): $(NEWLIB_TARBALL) mk/newlib.mk
 	rm -rf $(NEWLIB_SRC) $(NEWLIB_OBJ) $(NEWLIB_PREFIX)
 	mkdir -p $(NEWLIB_SRC) $(NEWLIB_OBJ)
 	tar -xJf $(NEWLIB_TARBALL) -C $(NEWLIB_SRC) --strip-components=1

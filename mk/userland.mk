@@ -14,8 +14,11 @@ USER_ROOT := $(USER_OUT)/root
 
 # Same code generation as newlib (mk/newlib.mk): no frame pointers, SFrame
 # on. Headers: the SDK's, the shared ABI, newlib's; never the host's.
+# _POSIX_THREADS: the SDK has the POSIX threads (userland/lib/thread.c),
+# which newlib's <pthread.h> declares only where its configuration says so
+# (not for a bare x86_64-elf).
 USER_CFLAGS := -std=gnu11 $(WARN) $(NEWLIB_CFLAGS) $(NEWLIB_ISYSTEM) \
-	-Iuserland/include -Iinclude
+	-Iuserland/include -Iinclude -D_POSIX_THREADS=200809L
 # Static, position-dependent: ld's default script links at 0x400000 and puts
 # .sframe into a PT_GNU_SFRAME segment. The build id lets host tools match
 # samples with the ELF they came from. newlib's memcpy.S, memset.S and
@@ -62,7 +65,7 @@ $(1): $(2) $(USER_CRT0) $(USER_LIB) $(USER_HEADERS) $(NEWLIB_STAMP) mk/userland.
 endef
 
 # The programs: /bin/<name> in the initrd for each source file.
-USER_WORKLOADS := fib chain sort reader piper
+USER_WORKLOADS := fib chain sort reader piper sigwork threads
 USER_SYSTEM    := demo utest
 USER_TESTS     := $(basename $(notdir $(wildcard userland/tests/t-*.c)))
 # Other fragments add programs (mk/bench.mk, included before this file):
@@ -165,10 +168,11 @@ $(INITRD): $(USER_INITRD_LIST) $(addprefix $(USER_STAGE)/,$(filter-out bin data 
 # Expected checksums: the same workload sources and the same demo, compiled
 # natively for the host (userland/host/stitch.h stands in for the SDK) and
 # run on the host against the same data files. Sorted: the workloads run
-# concurrently and finish in any order.
+# concurrently and finish in any order. -pthread: threads uses the host's
+# POSIX threads (in libc since glibc 2.34, in libpthread before).
 USER_HOST      := $(USER_OUT)/host
 USER_EXPECTED  := $(USER_OUT)/expected-checksums.txt
-USER_HOST_CFLAGS := $(HOST_CFLAGS) -DSTITCH_HOST_BUILD -Iuserland/host
+USER_HOST_CFLAGS := $(HOST_CFLAGS) -DSTITCH_HOST_BUILD -Iuserland/host -pthread
 
 $(USER_HOST)/bin/%: userland/workloads/%.c userland/workloads/workload.h userland/host/stitch.h
 	@mkdir -p $(@D)

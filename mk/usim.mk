@@ -5,9 +5,10 @@
 #   make                  build/bin/stitch-usim
 
 USIM_TOOL := $(BIN)/stitch-usim
-$(USIM_TOOL): tools/usim/usim.c include/stitch/syscall.h
+USIM_SRCS := tools/usim/usim.c tools/usim/signal.c tools/usim/thread.c
+$(USIM_TOOL): $(USIM_SRCS) tools/usim/usim.h include/stitch/syscall.h include/stitch/signal.h
 	@mkdir -p $(@D)
-	$(HOST_CC) $(HOST_CFLAGS) -o $@ $<
+	$(HOST_CC) $(HOST_CFLAGS) -o $@ $(USIM_SRCS) -lelf
 
 ALL_TARGETS  += $(USIM_TOOL)
 TEST_PREREQS += $(USIM_TOOL)

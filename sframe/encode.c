@@ -35,6 +35,8 @@ struct enc {
 	uint64_t fres;     /* output offset of the FRE sub-section */
 	uint64_t next_fre; /* where the next function's FREs go */
 	uint64_t num_fres;
+	const uint64_t *signal_pc; /* the FDE covering it gets the signal mark */
+	bool marked;
 	struct sink out;
 };
 
@@ -100,8 +102,23 @@ static int expressible(const struct enc *e, const struct sf_fde *fde)
 	return SF_OK;
 }
 
-static int put_fde(struct enc *e, const struct sf_fde *fde)
+/* The FDE as it is to be written: with the signal mark if it covers
+ * signal_pc (a trampoline whose assembler cannot mark it, as gas before
+ * 2.46 cannot). */
+static struct sf_fde marked_fde(struct enc *e, const struct sf_fde *in)
 {
+	struct sf_fde fde = *in;
+	if (e->signal_pc && *e->signal_pc - fde.start < fde.size) {
+		fde.signal = true;
+		e->marked = true;
+	}
+	return fde;
+}
+
+static int put_fde(struct enc *e, const struct sf_fde *in)
+{
+	struct sf_fde f = marked_fde(e, in);
+	const struct sf_fde *fde = &f;
 	uint64_t at = e->fdes + (uint64_t)fde->index * e->fde_size;
 	uint64_t fre_off = e->next_fre - e->fres;
 	int err;
@@ -155,7 +172,15 @@ static int put_fres(struct enc *e, const struct sf_fde *fde)
 int sf_encode(const struct sf_table *t, uint8_t version, bool pcrel,
 	      uint64_t vaddr, uint8_t *out, uint32_t cap, uint32_t *len)
 {
-	struct enc e = { t, version, pcrel, vaddr, 0, 0, 0, 0, 0, { out, cap, 0 } };
+	return sf_encode_signal(t, version, pcrel, vaddr, NULL, out, cap, len);
+}
+
+int sf_encode_signal(const struct sf_table *t, uint8_t version, bool pcrel,
+		     uint64_t vaddr, const uint64_t *signal_pc, uint8_t *out,
+		     uint32_t cap, uint32_t *len)
+{
+	struct enc e = { t, version, pcrel, vaddr, 0, 0, 0, 0, 0, signal_pc, false,
+			 { out, cap, 0 } };
 	struct sf_fde fde;
 	int err;
 
@@ -175,6 +200,8 @@ int sf_encode(const struct sf_table *t, uint8_t version, bool pcrel,
 		    (err = put_fres(&e, &fde)))
 			return err;
 	}
+	if (signal_pc && !e.marked)
+		return SF_E_NO_FDE;
 	if (e.num_fres > UINT32_MAX || e.next_fre - e.fres > UINT32_MAX)
 		return SF_E_UNSUPPORTED;
 	put(&e.out, 12, e.num_fres, 4);

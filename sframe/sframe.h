@@ -451,6 +451,12 @@ static inline int sf_quick_step(const struct sf_quick *q, struct sf_frame *f,
  * SF_E_NOSPACE, so a caller may ask with cap 0 first). */
 int sf_encode(const struct sf_table *t, uint8_t version, bool pcrel,
 	      uint64_t vaddr, uint8_t *out, uint32_t cap, uint32_t *len);
+/* The same, and the FDE that covers *signal_pc gets the signal mark
+ * (version 3 only: SF_E_UNSUPPORTED for 1 and 2; SF_E_NO_FDE when no FDE
+ * covers it). */
+int sf_encode_signal(const struct sf_table *t, uint8_t version, bool pcrel,
+		     uint64_t vaddr, const uint64_t *signal_pc, uint8_t *out,
+		     uint32_t cap, uint32_t *len);
 
 /* A short English name for an error code. */
 const char *sf_strerror(int err);

@@ -10,7 +10,8 @@
 #include <stdint.h>
 
 #define PIT_HZ   1193182u
-#define TICK_HZ  100
+#define TICK_HZ  1000
+#define DRAIN_TICKS (TICK_HZ / 100) /* the record drain's period, in ticks */
 
 void pit_tick_init(void);
 uint64_t pit_ticks(void); /* ticks since pit_tick_init */

@@ -90,14 +90,24 @@ bool arch_has_smap(void)
 	return smap;
 }
 
+uint32_t arch_mxcsr_mask(void)
+{
+	/* FXSAVE stores the mask at byte 28; 0 there means the default of
+	 * CPUs that predate it (Intel SDM vol. 1, 11.6.6). */
+	uint32_t mask;
+	memcpy(&mask, fpu_initial + 28, sizeof(mask));
+	return mask ? mask : 0xffbf;
+}
+
 void arch_task_init(struct arch_task *a)
 {
 	a->ksp = 0;
 	memcpy(a->fpu, fpu_initial, sizeof(a->fpu));
 }
 
-void arch_task_start_user(struct arch_task *a, uint64_t kstack_top,
-			  uint64_t rip, uint64_t rsp)
+/* A program's first user frame: every register zero but these. */
+static struct trap_frame *user_frame_init(uint64_t kstack_top, uint64_t rip,
+					  uint64_t rsp)
 {
 	struct trap_frame *tf = arch_user_frame(kstack_top);
 	memset(tf, 0, sizeof(*tf));
@@ -106,6 +116,28 @@ void arch_task_start_user(struct arch_task *a, uint64_t kstack_top,
 	tf->rflags = RFLAGS_USER;
 	tf->rsp = rsp;
 	tf->ss = SEG_UDATA | 3;
+	return tf;
+}
+
+void arch_task_exec_user(struct arch_task *a, uint64_t kstack_top,
+			 uint64_t rip, uint64_t rsp)
+{
+	user_frame_init(kstack_top, rip, rsp);
+	/* The task runs: its FPU state is in the registers, not in a->fpu
+	 * (saved at the next switch). */
+	memcpy(a->fpu, fpu_initial, sizeof(a->fpu));
+	arch_fpu_load_initial();
+}
+
+void arch_fpu_load_initial(void)
+{
+	__asm__ volatile("fxrstor64 %0" : : "m"(fpu_initial));
+}
+
+void arch_task_start_user(struct arch_task *a, uint64_t kstack_top,
+			  uint64_t rip, uint64_t rsp)
+{
+	struct trap_frame *tf = user_frame_init(kstack_top, rip, rsp);
 
 	/* What swtch pops: six callee-saved registers (zero: rbp = 0 ends
 	 * frame-pointer chains), then its return address. */

@@ -28,7 +28,7 @@
 
 enum rec_type {
 	REC_STREAM   = 1, /* stream header */
-	REC_COMM     = 2, /* a process started */
+	REC_COMM     = 2, /* a process started, or exec'd (COMM_EXEC) */
 	REC_MMAP     = 3, /* an executable mapping: program, shared object, kernel */
 	REC_SAMPLE   = 4, /* an NMI sample or a traced system call */
 	REC_DEFERRED = 5, /* a deferred user callchain */
@@ -71,9 +71,14 @@ struct rec_stream {
 struct rec_comm {
 	struct rec_header h;
 	uint64_t time;
-	uint32_t pid, tid, ppid, pad;
+	uint32_t pid, tid, ppid, flags;
 	char name[16]; /* NUL-terminated */
 };
+
+/* rec_comm.flags: the process replaced its program (exec); what came
+ * before it under this pid is another program's (perf's
+ * PERF_RECORD_MISC_COMM_EXEC). */
+#define COMM_EXEC 0x1
 
 #define MMAP_KERNEL 0x1 /* the kernel image; pid is 0 */
 
@@ -171,12 +176,16 @@ struct rec_deferred {
 	uint64_t ips[];  /* PERF_CONTEXT_USER, then user addresses, leaf first */
 };
 
+/* REC_EXIT: a thread left, or (flags 0) the process's last one did:
+ * status is then the process's wait status. */
+#define EXIT_THREAD 1u /* one thread left; the process goes on */
+
 struct rec_exit {
 	struct rec_header h;
 	uint64_t time;
 	uint32_t pid, tid;
 	int32_t status;
-	uint32_t pad;
+	uint32_t flags;  /* EXIT_THREAD */
 };
 
 struct rec_lost {

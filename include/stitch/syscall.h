@@ -22,7 +22,7 @@
 #define SYS_mmap          10 /* (void *hint, size_t len, int prot, int fd, long off) */
 #define SYS_munmap        11 /* (void *addr, size_t len) */
 #define SYS_getpid        12 /* () */
-#define SYS_kill          13 /* (int pid, int sig) terminates pid */
+#define SYS_kill          13 /* (int pid, int sig) sends sig to pid (stitch/signal.h) */
 #define SYS_gettimeofday  14 /* (struct stitch_timeval *tv) */
 #define SYS_times         15 /* (struct stitch_tms *t) -> ticks since boot */
 #define SYS_yield         16 /* () */
@@ -32,7 +32,22 @@
 #define SYS_pipe          20 /* (int fds[2]) */
 #define SYS_stacktrace_setup 21 /* (int op, addr, len, text_start, text_len[, seg_end]): SFrame / .eh_frame registration */
 #define SYS_getppid       22 /* () */
-#define SYS_COUNT         23
+#define SYS_sigaction     23 /* (int sig, const struct stitch_sigaction *act, struct stitch_sigaction *old) */
+#define SYS_sigprocmask   24 /* (int how, const uint64_t *set, uint64_t *old): stitch/signal.h */
+#define SYS_sigreturn     25 /* () from the signal page's trampoline only */
+#define SYS_setitimer     26 /* (int which, const struct stitch_itimerval *new, struct stitch_itimerval *old) */
+#define SYS_thread_spawn  27 /* (entry, sp, int *clear_tid) -> tid: a thread of the caller's process */
+#define SYS_thread_exit   28 /* (int status) -> no return; the last thread's is the process's exit */
+#define SYS_futex         29 /* (int op, uint32_t *addr, uint32_t val, uint64_t timeout_ns) */
+#define SYS_gettid        30 /* () */
+#define SYS_exec          31 /* (const char *path, char *const argv[]) -> no return, or -errno */
+#define SYS_COUNT         32
+
+/* SYS_futex operations: WAIT sleeps while *addr == val (timeout_ns 0:
+ * none); 0 once woken, -EAGAIN (the word differs), -ETIMEDOUT, -EINTR.
+ * WAKE wakes up to val waiters on addr and returns how many. */
+#define STITCH_FUTEX_WAIT 0
+#define STITCH_FUTEX_WAKE 1
 
 /* SYS_stacktrace_setup operations (after Linux's proposal). */
 #define STACKTRACE_SFRAME_ADD    1
@@ -42,6 +57,7 @@
 #define STACKTRACE_EH_FRAME_ADD    3
 #define STACKTRACE_EH_FRAME_REMOVE 4
 
+#ifndef __ASSEMBLER__
 /* SYS_open flags (the subset the initrd supports: it is read-only). */
 #define STITCH_O_RDONLY 0
 
@@ -95,5 +111,7 @@ struct stitch_tms {
 #define STITCH_EPIPE        32
 #define STITCH_ENOSYS       88
 #define STITCH_ENAMETOOLONG 91
+#define STITCH_ETIMEDOUT    116
+#endif /* __ASSEMBLER__ */
 
 #endif

@@ -16,12 +16,60 @@ struct uvm *uvm_create(void)
 		kfree(mm);
 		return NULL;
 	}
+	mm->users = 1;
+	mm->lock = (struct spinlock)SPINLOCK_INIT("uvm");
 	return mm;
+}
+
+void uvm_get(struct uvm *mm)
+{
+	__atomic_fetch_add(&mm->users, 1, __ATOMIC_SEQ_CST);
+}
+
+void uvm_put(struct uvm *mm)
+{
+	if (__atomic_sub_fetch(&mm->users, 1, __ATOMIC_SEQ_CST) == 0)
+		uvm_destroy(mm);
+}
+
+/*
+ * Unmaps [start, end), which no region covers any more: mm->lock held,
+ * dropped around each TLB shootdown, held again on return. With other
+ * threads in the address space, a batch's frames go back to the allocator
+ * only after every other CPU on which it is current has dropped its
+ * translations to them (vm_flush_others): before that a thread there could
+ * still read and write a freed frame. The wait cannot be under mm->lock: a
+ * CPU waiting for the lock, interrupts off, would never take the IPI.
+ * mm->unmapping keeps mmap, munmap and sbrk out meanwhile, so that no new
+ * mapping takes part of the range before it is clear.
+ */
+static void unmap_pages(struct uvm *mm, uint64_t start, uint64_t end, irqflags_t *f)
+{
+	struct vm_batch b;
+	mm->unmapping = true;
+	while (start < end) {
+		b.n = 0;
+		start = vm_unmap_batch(&mm->vm, start, end, &b);
+		/* One thread: the space is current on no other CPU (a CPU
+		 * leaving it for another task or idle loads another CR3). */
+		if (__atomic_load_n(&mm->users, __ATOMIC_SEQ_CST) > 1) {
+			uvm_unlock(mm, *f);
+			vm_flush_others(&mm->vm);
+			*f = uvm_lock(mm);
+		}
+		for (size_t i = 0; i < b.n; i++)
+			pmm_free(b.frames[i]);
+	}
+	uvm_end_unmapping(mm);
 }
 
 void uvm_destroy(struct uvm *mm)
 {
-	vm_unmap_range(&mm->vm, 0, USER_END);
+	/* No thread uses mm any more: no other CPU has it current, and
+	 * unmap_pages flushes none. */
+	irqflags_t f = uvm_lock(mm);
+	unmap_pages(mm, 0, USER_END, &f);
+	uvm_unlock(mm, f);
 	vm_space_destroy(&mm->vm);
 	while (mm->regions) {
 		struct region *r = mm->regions;
@@ -100,11 +148,30 @@ static int add_segment(struct uvm *mm, const struct elf_segment *s, const char *
 	return 0;
 }
 
-int uvm_load_elf(struct uvm *mm, const struct elf_image *img, const char *path)
+int uvm_add_image(struct uvm *mm, const struct elf_image *img, const char *path)
 {
 	for (int i = 0; i < img->nloads; i++)
 		if (add_segment(mm, &img->loads[i], path))
 			return -STITCH_ENOMEM;
+	const struct elf_segment *text = &img->loads[img->text];
+	if (img->sframe_addr &&
+	    sframe_register(mm, img->sframe_addr, img->sframe_size, text->vaddr,
+			    text->memsz, SFRAME_FROM_LOADER) == -STITCH_ENOMEM)
+		return -STITCH_ENOMEM;
+	if (img->eh_seg) {
+		const struct elf_segment *seg = &img->loads[img->eh_seg - 1];
+		if (ehframe_register(mm, img->eh_hdr_addr, img->eh_hdr_size, text->vaddr,
+				     text->memsz, seg->vaddr, seg->vaddr + seg->memsz,
+				     SFRAME_FROM_LOADER) == -STITCH_ENOMEM)
+			return -STITCH_ENOMEM;
+	}
+	return 0;
+}
+
+int uvm_load_elf(struct uvm *mm, const struct elf_image *img, const char *path)
+{
+	if (uvm_add_image(mm, img, path))
+		return -STITCH_ENOMEM;
 	uint64_t heap = PAGE_ROUND_UP(img->end);
 	mm->heap = region_new(mm, heap, heap, VM_WRITE, REGION_HEAP);
 	if (!mm->heap)
@@ -124,17 +191,6 @@ int uvm_load_elf(struct uvm *mm, const struct elf_image *img, const char *path)
 	mm->text_pgoff = text->offset;
 	memcpy(mm->build_id, img->build_id, img->build_id_size);
 	mm->build_id_size = img->build_id_size;
-	if (img->sframe_addr &&
-	    sframe_register(mm, img->sframe_addr, img->sframe_size, text->vaddr,
-			    text->memsz, SFRAME_FROM_LOADER) == -STITCH_ENOMEM)
-		return -STITCH_ENOMEM;
-	if (img->eh_seg) {
-		const struct elf_segment *seg = &img->loads[img->eh_seg - 1];
-		if (ehframe_register(mm, img->eh_hdr_addr, img->eh_hdr_size, text->vaddr,
-				     text->memsz, seg->vaddr, seg->vaddr + seg->memsz,
-				     SFRAME_FROM_LOADER) == -STITCH_ENOMEM)
-			return -STITCH_ENOMEM;
-	}
 	return 0;
 }
 
@@ -147,22 +203,32 @@ static void fill_page(const struct region *r, uint64_t va, uint8_t *page)
 		memcpy(page + (lo - va), r->file_data + (lo - r->file_vaddr), hi - lo);
 }
 
-int uvm_fault(struct uvm *mm, uint64_t addr, unsigned access)
+/* uvm_fault under mm->lock. A page another thread mapped since the
+ * fault (both touched it at once) is there: the access can be retried. */
+static int fault_locked(struct uvm *mm, uint64_t addr, unsigned access)
 {
 	struct region *r = uvm_find(mm, addr);
 	if (!r || (access & ~r->prot & (VM_WRITE | VM_EXEC)))
 		return -STITCH_EFAULT;
 	uint64_t va = PAGE_ROUND_DOWN(addr);
+	if (vm_lookup(&mm->vm, va, NULL, NULL))
+		return 0;
 	uint64_t pa = pmm_alloc_zero();
 	if (!pa)
 		return -STITCH_ENOMEM;
 	fill_page(r, va, p2v(pa));
 	int err = vm_map(&mm->vm, va, pa, r->prot | VM_USER);
-	if (err) {
+	if (err)
 		pmm_free(pa);
-		return err == -STITCH_EEXIST ? -STITCH_EFAULT : err;
-	}
-	return 0;
+	return err;
+}
+
+int uvm_fault(struct uvm *mm, uint64_t addr, unsigned access)
+{
+	irqflags_t f = uvm_lock(mm);
+	int err = fault_locked(mm, addr, access);
+	uvm_unlock(mm, f);
+	return err;
 }
 
 int uvm_write(struct uvm *mm, uint64_t va, const void *src, uint64_t n)
@@ -185,7 +251,7 @@ int uvm_write(struct uvm *mm, uint64_t va, const void *src, uint64_t n)
 	return 0;
 }
 
-long uvm_sbrk(struct uvm *mm, long increment)
+static long sbrk_locked(struct uvm *mm, long increment, irqflags_t *f)
 {
 	struct region *h = mm->heap;
 	uint64_t old = mm->brk, brk;
@@ -202,10 +268,11 @@ long uvm_sbrk(struct uvm *mm, long increment)
 	uint64_t end = PAGE_ROUND_UP(brk);
 	if (end > h->end && first_overlap(mm, h->end, end))
 		return -STITCH_ENOMEM;
-	if (end < h->end)
-		vm_unmap_range(&mm->vm, end, h->end);
+	uint64_t top = h->end;
 	h->end = end;
 	mm->brk = brk;
+	if (end < top)
+		unmap_pages(mm, end, top, f);
 	return (long)old;
 }
 
@@ -230,8 +297,8 @@ static uint64_t find_gap(struct uvm *mm, uint64_t hint, uint64_t len)
 	return at;
 }
 
-long uvm_mmap(struct uvm *mm, uint64_t hint, uint64_t len, unsigned prot,
-	      const struct initrd_file *file, uint64_t offset)
+static long mmap_locked(struct uvm *mm, uint64_t hint, uint64_t len, unsigned prot,
+			const struct initrd_file *file, uint64_t offset)
 {
 	if (len == 0 || offset % PAGE_SIZE)
 		return -STITCH_EINVAL;
@@ -263,7 +330,7 @@ static bool is_mmap(const struct region *r)
 	return r->kind == REGION_ANON || r->kind == REGION_FILE;
 }
 
-int uvm_munmap(struct uvm *mm, uint64_t addr, uint64_t len)
+static int munmap_locked(struct uvm *mm, uint64_t addr, uint64_t len, irqflags_t *f)
 {
 	if (addr % PAGE_SIZE || len == 0 || !user_range_ok(addr, len))
 		return -STITCH_EINVAL;
@@ -297,7 +364,41 @@ int uvm_munmap(struct uvm *mm, uint64_t addr, uint64_t len)
 			r->start = end;
 		}
 	}
-	vm_unmap_range(&mm->vm, addr, end);
+	unmap_pages(mm, addr, end, f);
 	sframe_unmapped(mm); /* the text of a cached rule may be gone */
 	return 0;
+}
+
+/* The region changes, under mm->lock: another thread of the process may
+ * fault, map or unmap at the same time; each waits first for an unmap
+ * that is between batches (unmap_pages). */
+long uvm_sbrk(struct uvm *mm, long increment)
+{
+	irqflags_t f = uvm_lock(mm);
+	long ret = uvm_wait_unmapping(mm);
+	if (!ret)
+		ret = sbrk_locked(mm, increment, &f);
+	uvm_unlock(mm, f);
+	return ret;
+}
+
+long uvm_mmap(struct uvm *mm, uint64_t hint, uint64_t len, unsigned prot,
+	      const struct initrd_file *file, uint64_t offset)
+{
+	irqflags_t f = uvm_lock(mm);
+	long ret = uvm_wait_unmapping(mm);
+	if (!ret)
+		ret = mmap_locked(mm, hint, len, prot, file, offset);
+	uvm_unlock(mm, f);
+	return ret;
+}
+
+int uvm_munmap(struct uvm *mm, uint64_t addr, uint64_t len)
+{
+	irqflags_t f = uvm_lock(mm);
+	int ret = uvm_wait_unmapping(mm);
+	if (!ret)
+		ret = munmap_locked(mm, addr, len, &f);
+	uvm_unlock(mm, f);
+	return ret;
 }

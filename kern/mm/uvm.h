@@ -23,6 +23,7 @@
 #include "kern/proc/elf.h"
 #include "kern/fs/initrd.h"
 #include "kern/mm/vm.h"
+#include "kern/lib/spinlock.h"
 
 #define USER_END        0x00007ffffffff000ull /* USER_TOP of docs/USERLAND.md */
 #define USER_STACK_SIZE (1ull << 20)
@@ -41,7 +42,7 @@ static inline bool user_range_ok(uint64_t addr, uint64_t n)
 }
 
 enum region_kind {
-	REGION_ELF,   /* a PT_LOAD segment of the executable */
+	REGION_ELF,   /* a PT_LOAD segment of the executable or the signal page */
 	REGION_HEAP,
 	REGION_STACK,
 	REGION_ANON,  /* mmap, fd -1 */
@@ -66,6 +67,15 @@ struct sframe_rule_cache;            /* kern/unwind/sframe_lookup.h */
 
 struct uvm {
 	struct vm_space vm;
+	/* The threads using it (uvm_get/uvm_put); the last one frees it. */
+	int users;
+	/* Guards the regions and the page tables' user half against the
+	 * process's other threads (faults, mmap, munmap, sbrk on other CPUs).
+	 * Nothing that touches user memory runs under it. */
+	struct spinlock lock;
+	/* An unmap is between batches, mm->lock dropped for a TLB shootdown
+	 * (uvm.c, unmap_pages): mmap, munmap and sbrk wait. Under lock. */
+	bool unmapping;
 	struct region *regions;   /* ascending, disjoint */
 	int nregions;
 	struct region *heap;      /* [heap->start, PAGE_ROUND_UP(brk)) */
@@ -75,13 +85,15 @@ struct uvm {
 	int nsframes;
 	struct sframe_section *ehframes;       /* .eh_frame sections, newest first */
 	int nehframes;
-	uint64_t sframe_gen;  /* bumped when a section comes or goes, or text is
-				 unmapped: cached rules of an older one are void */
-	/* The lookup's: only kern/unwind/sframe_lookup.c changes them (the
-	 * registry forgets sframe_last with its section, frees the cache with
-	 * the address space). */
-	struct sframe_section *sframe_last;    /* the last one a lookup used */
-	struct sframe_rule_cache *rule_cache;  /* pc -> rule, NULL until first use */
+	uint64_t sframe_gen;  /* a new value, unique to the machine, when a
+				 section comes or goes or text is unmapped:
+				 cached rules of an older one are void */
+	/* Several threads' walks read the lists while another thread
+	 * registers or removes (docs/DEFERRED.md, "Threads"): sframe_readers
+	 * counts the walks in progress; a section removed meanwhile waits in
+	 * sframe_dead until the count falls to 0. */
+	int sframe_readers;
+	struct sframe_section *sframe_dead;
 	/* The executable, for the profiler's MMAP record. */
 	const char *exe_path;     /* initrd name ("bin/fib") */
 	uint64_t text_start, text_end, text_pgoff;
@@ -93,10 +105,28 @@ struct uvm {
 struct uvm *uvm_create(void);
 /* Frees every page, page table and region. mm must not be current. */
 void uvm_destroy(struct uvm *mm);
+/* One more thread uses mm; uvm_put: one fewer, the last destroys it
+ * (which must not be current on its CPU). */
+void uvm_get(struct uvm *mm);
+void uvm_put(struct uvm *mm);
 
 /* Regions for the executable's segments, an empty heap after them, the
  * stack; registers its PT_GNU_SFRAME and PT_GNU_EH_FRAME. 0 or -ENOMEM. */
 int uvm_load_elf(struct uvm *mm, const struct elf_image *img, const char *path);
+/* The part of it for any ELF image (the signal page's too): regions for
+ * its segments, its PT_GNU_SFRAME and PT_GNU_EH_FRAME registered for its
+ * text. 0 or -ENOMEM. */
+int uvm_add_image(struct uvm *mm, const struct elf_image *img, const char *path);
+
+/* mm->lock with interrupts off, and its release (kern/mm/uvm_lock.c; the
+ * host fuzzers link a stand-in). */
+irqflags_t uvm_lock(struct uvm *mm);
+void uvm_unlock(struct uvm *mm, irqflags_t f);
+/* mm->lock held: sleeps (the lock dropped meanwhile) while an unmap is
+ * between batches (mm->unmapping); 0, or -STITCH_EINTR if the task was
+ * killed. uvm_end_unmapping: the unmap is over, its waiters wake. */
+int uvm_wait_unmapping(struct uvm *mm);
+void uvm_end_unmapping(struct uvm *mm);
 
 /* The region holding addr, or NULL. */
 struct region *uvm_find(struct uvm *mm, uint64_t addr);

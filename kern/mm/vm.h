@@ -51,10 +51,24 @@ int vm_map_range(struct vm_space *as, uint64_t va, uint64_t pa, uint64_t len,
  * user half) and flushes the TLB entry. Returns the physical address that
  * was mapped, or 0 if nothing was. */
 uint64_t vm_unmap(struct vm_space *as, uint64_t va);
-/* Unmaps every page of [start, end) in the user half, frees their frames
- * and the page tables that became empty; returns the frames freed. For
- * address spaces whose frames all belong to them (processes). */
-size_t vm_unmap_range(struct vm_space *as, uint64_t start, uint64_t end);
+/* Frames taken out of an address space's page tables and not yet freed:
+ * another CPU on which the space is current may still translate to them
+ * until its TLB is flushed (vm_flush_others). */
+#define VM_BATCH_FRAMES 128
+struct vm_batch {
+	size_t n;
+	uint64_t frames[VM_BATCH_FRAMES];
+};
+/* Unmaps pages of [start, end) in the user half, as many as b has room
+ * for: their frames and the page tables that became empty go into b, not
+ * back to the allocator. Flushes this CPU's TLB if as is current. Returns
+ * the address below which [start, end) is unmapped: end when all of it. */
+uint64_t vm_unmap_batch(struct vm_space *as, uint64_t start, uint64_t end,
+			struct vm_batch *b);
+/* Flushes the TLB of every other CPU on which as is current and waits
+ * until each has: a TLB shootdown. Interrupts on, and no spinlock held
+ * that another CPU may wait for with its interrupts off (smp_call). */
+void vm_flush_others(const struct vm_space *as);
 /* Looks up va (any page size): true and *pa (the byte's physical address)
  * and *flags (VM_*) if mapped; either pointer may be NULL. */
 bool vm_lookup(const struct vm_space *as, uint64_t va, uint64_t *pa,

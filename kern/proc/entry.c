@@ -64,6 +64,8 @@ static void print_user_stack(struct task *t)
 __attribute__((noreturn)) static void die(struct task *t, struct trap_frame *tf)
 {
 	int sig = t->kill_sig;
+	if (t->kill_quiet) /* its process ends: another thread's exit or fault */
+		task_exit(t->exit_status);
 	uint64_t rip = t->kill_rip ? t->kill_rip : tf->rip;
 	kprintf("stitch: pid %d (%s) killed: %s rip=0x%lx addr=0x%lx status %d\n",
 		t->pid, t->name, t->kill_reason, rip, t->kill_addr, 128 + sig);
@@ -102,6 +104,10 @@ void exit_to_user_mode(struct trap_frame *tf)
 		 * than the one that asked for it (docs/SMP.md). */
 		if (work & (1ul << TIF_TASK_WORK) && !sched_migrate())
 			task_work_run();
+		/* Last: the task work above has run the deferred unwinds this
+		 * entry owed, from the registers the frame is about to hide. */
+		if (work & (1ul << TIF_SIGNAL))
+			signal_deliver(t, tf);
 	}
 	uint64_t now = clock_ns();
 	t->stime_ns += now - t->acct_ts;

@@ -44,6 +44,7 @@ void proc_init(void)
 	fault_init();
 	clock_init();
 	sched_init_idle();
+	signal_init();
 }
 
 /* The process table is sched_lock's: the callers of these hold it. */
@@ -53,6 +54,11 @@ struct task *task_by_pid(int pid)
 		if (t->state != TASK_FREE && t->pid == pid)
 			return t;
 	return NULL;
+}
+
+int proc_new_id(void)
+{
+	return next_pid++;
 }
 
 static struct task *free_slot(void)
@@ -100,6 +106,33 @@ static void free_task(struct task *t)
 	memset(t, 0, sizeof(*t)); /* TASK_FREE */
 }
 
+/* The initrd program at path, parsed: 0, -ENOENT or -ENOEXEC. */
+static int find_program(const char *path, struct initrd_file *exe,
+			struct elf_image *img)
+{
+	int err = initrd_lookup(path, exe);
+	if (err)
+		return err;
+	return elf_parse(exe->data, exe->size, img) ? -STITCH_ENOEXEC : 0;
+}
+
+/* A new address space with the program loaded and its initial stack
+ * built: *mm and the rsp to start at, or -errno and nothing left over. */
+static long new_image(const struct elf_image *img, const struct initrd_file *exe,
+		      char *const argv[], int argc, struct uvm **mm)
+{
+	*mm = uvm_create();
+	if (!*mm)
+		return -STITCH_ENOMEM;
+	long sp = uvm_load_elf(*mm, img, exe->name) || signal_map_page(*mm) ?
+		  -STITCH_ENOMEM : build_stack(*mm, argv, argc);
+	if (sp < 0) {
+		uvm_destroy(*mm);
+		*mm = NULL;
+	}
+	return sp;
+}
+
 /* Everything of proc_spawn that can fail, on an unused slot t. */
 static int setup_task(struct task *t, const struct elf_image *img,
 		      const struct initrd_file *exe, char *const argv[], int argc)
@@ -112,10 +145,7 @@ static int setup_task(struct task *t, const struct elf_image *img,
 	t->kbounds = (struct kstack){ t->kstack, t->kstack_top };
 	if (unwind_task_init(t))
 		return -STITCH_ENOMEM;
-	t->mm = uvm_create();
-	if (!t->mm || uvm_load_elf(t->mm, img, exe->name))
-		return -STITCH_ENOMEM;
-	long sp = build_stack(t->mm, argv, argc);
+	long sp = new_image(img, exe, argv, argc, &t->mm);
 	if (sp < 0)
 		return (int)sp;
 	arch_task_init(&t->arch);
@@ -123,8 +153,7 @@ static int setup_task(struct task *t, const struct elf_image *img,
 	return 0;
 }
 
-/* The last component of a path: a process's short name (REC_COMM). */
-static const char *base_name(const char *path)
+const char *proc_base_name(const char *path)
 {
 	const char *base = path;
 	for (const char *p = path; *p; p++)
@@ -133,33 +162,33 @@ static const char *base_name(const char *path)
 	return base;
 }
 
-/* The profiler learns of a new process: its name, and where its program
- * text is (REC_MMAP, with the initrd path the host finds the ELF by). */
-static void record_start(const struct task *t)
+/* The profiler learns of a new process or program (COMM_EXEC): its name,
+ * and where its program text is (REC_MMAP, with the initrd path the host
+ * finds the ELF by). */
+static void record_start(const struct task *t, uint32_t flags)
 {
 	const struct uvm *mm = t->mm;
 	char path[INITRD_PATH_MAX + 1];
 	ksnprintf(path, sizeof(path), "/%s", mm->exe_path);
-	record_comm(t->pid, t->tid, t->parent ? t->parent->pid : 0,
-		    base_name(t->name));
+	record_comm(t->pid, t->tid, t->parent ? t->parent->pid : 0, flags,
+		    proc_base_name(t->name));
 	record_mmap(t->pid, t->tid, mm->text_start, mm->text_end - mm->text_start,
 		    mm->text_pgoff, 0, mm->build_id, mm->build_id_size, path);
+	signal_record_page(t);
 }
 
-int proc_spawn(const char *path, char *const argv[], int argc)
+long proc_spawn(const char *path, char *const argv[], int argc)
 {
 	struct initrd_file exe;
 	struct elf_image img;
-	int err = initrd_lookup(path, &exe);
+	int err = find_program(path, &exe, &img);
 	if (err)
 		return err;
-	if (elf_parse(exe.data, exe.size, &img))
-		return -STITCH_ENOEXEC;
 	irqflags_t f = spin_lock_irqsave(&sched_lock);
 	struct task *t = free_slot();
 	if (t) {
 		t->state = TASK_EMBRYO;
-		t->pid = t->tid = next_pid++;
+		t->pid = t->tid = proc_new_id();
 		t->parent = current == &idle_task ? NULL : current;
 		/* The kernel spawns one process, init: known before it can
 		 * run (and exit) on another CPU. */
@@ -190,9 +219,49 @@ int proc_spawn(const char *path, char *const argv[], int argc)
 		for (int fd = 0; fd < 3; fd++)
 			t->files[fd] = file_dup(&console_file);
 	}
-	record_start(t);
+	record_start(t, 0);
 	sched_add(t);
 	return t->pid;
+}
+
+long proc_exec(const char *path, char *const argv[], int argc)
+{
+	struct task *t = current;
+	struct initrd_file exe;
+	struct elf_image img;
+	struct uvm *mm;
+	char *const only_path[] = { (char *)path };
+	if (argc == 0) {
+		argv = only_path;
+		argc = 1;
+	}
+	/* Everything that can fail comes first: a failed exec returns to
+	 * the old program as it was. */
+	int err = find_program(path, &exe, &img);
+	if (!err)
+		err = thread_exec_alone(t);
+	if (err)
+		return err;
+	long sp = new_image(&img, &exe, argv, argc, &mm);
+	if (sp < 0)
+		return sp;
+
+	/* What the profiler owes for this entry is the old program's
+	 * stack: unwound now, while it is there (as at exit). */
+	unwind_deferred_settle(t);
+	/* As at exit, an NMI finds no address space rather than one whose
+	 * tables are going. */
+	struct uvm *old = t->mm;
+	__atomic_store_n(&t->mm, NULL, __ATOMIC_SEQ_CST);
+	vm_switch(&mm->vm);
+	__atomic_store_n(&t->mm, mm, __ATOMIC_SEQ_CST);
+	uvm_put(old);
+
+	strlcpy(t->name, argv[0], sizeof(t->name));
+	signal_exec(t);
+	arch_task_exec_user(&t->arch, t->kstack_top, img.entry, (uint64_t)sp);
+	record_start(t, COMM_EXEC);
+	return 0;
 }
 
 static void kill_locked(struct task *t, int sig, const char *reason,
@@ -204,13 +273,8 @@ static void kill_locked(struct task *t, int sig, const char *reason,
 		t->kill_addr = addr;
 		t->kill_sig = sig;
 		task_set_pending(t, TIF_KILLED);
-		task_wake_locked(t);
-		/* Running on another CPU, maybe in ring 3 for ever: the IPI
-		 * brings it to its return path, where it dies (as Linux's
-		 * kick_process). */
-		for (unsigned cpu = 0; cpu < arch_ncpus(); cpu++)
-			if (cpu_current[cpu] == t)
-				arch_resched_ipi(cpu);
+		task_kick_locked(t);
+		thread_group_kill_locked(t, sig);
 	}
 }
 
@@ -224,14 +288,17 @@ void task_kill(struct task *t, int sig, const char *reason, uint64_t rip,
 
 long proc_kill(int pid, int sig)
 {
-	if (sig <= 0 || sig >= NSIG)
+	if (sig < 0 || sig >= NSIG)
 		return -STITCH_EINVAL;
 	char reason[48];
 	ksnprintf(reason, sizeof(reason), "kill(%d) by pid %d", sig, current->pid);
 	irqflags_t f = spin_lock_irqsave(&sched_lock);
 	struct task *t = pid > 0 ? task_by_pid(pid) : NULL;
-	if (t)
+	/* Signal 0 only asks whether pid is there (POSIX). */
+	if (t && sig == SIGKILL)
 		kill_locked(t, sig, reason, 0, 0);
+	else if (t && sig)
+		signal_send_locked(t, sig, STITCH_SI_USER, current->pid);
 	spin_unlock_irqrestore(&sched_lock, f);
 	return t ? 0 : -STITCH_ESRCH;
 }
@@ -244,6 +311,13 @@ static void reap(struct task *z, struct task *parent)
 		parent->cstime_ns += z->stime_ns + z->cstime_ns;
 	}
 	free_task(z);
+}
+
+void proc_thread_gone_locked(struct task *t)
+{
+	t->parent = NULL;
+	t->state = TASK_ZOMBIE;
+	dead_task[arch_cpu_id()] = t;
 }
 
 /* After every switch (kern/proc/sched.c, sched_lock held): frees the
@@ -269,6 +343,18 @@ static void kill_all_locked(void)
 			kill_locked(t, SIGKILL, "init exited", 0, 0);
 }
 
+void task_drop_resources(struct task *t)
+{
+	fd_close_all(t);
+	/* Unpublish the address space before it goes: an NMI reading user
+	 * memory (copy_from_user_nofault) must find nothing rather than
+	 * freed tables. */
+	struct uvm *mm = t->mm;
+	__atomic_store_n(&t->mm, NULL, __ATOMIC_SEQ_CST);
+	vm_switch(&kernel_space);
+	uvm_put(mm);
+}
+
 void task_exit(int wait_status)
 {
 	struct task *t = current;
@@ -278,14 +364,8 @@ void task_exit(int wait_status)
 	/* A sample of this last entry (exit() itself, the fault that killed
 	 * it) still gets its user stack: unwound now, while it exists. */
 	unwind_deferred_task_exit(t);
-	fd_close_all(t);
-	/* Unpublish the address space before it goes: an NMI reading user
-	 * memory (copy_from_user_nofault) must find nothing rather than
-	 * freed tables. */
-	struct uvm *mm = t->mm;
-	__atomic_store_n(&t->mm, NULL, __ATOMIC_SEQ_CST);
-	vm_switch(&kernel_space);
-	uvm_destroy(mm);
+	thread_leave(t, wait_status); /* returns for the process's last thread */
+	task_drop_resources(t);
 
 	/* Held until the switch away is over: the parent, on another CPU,
 	 * cannot free this stack before. */
@@ -299,7 +379,7 @@ void task_exit(int wait_status)
 		else
 			c->parent = NULL; /* the kernel will reap it */
 	}
-	record_exit(t->pid, t->tid, wait_status);
+	record_exit(t->pid, t->tid, wait_status, 0);
 	t->exit_status = wait_status;
 	t->state = TASK_ZOMBIE;
 	if (t->pid == init_pid) {
@@ -395,7 +475,7 @@ int proc_run_init(const char *path, const char *args)
 	int argc = init_argv(path, args, buf, sizeof(buf), argv, ARRAY_SIZE(argv));
 
 	size_t before = pmm_nfree();
-	int pid = proc_spawn(path, argv, argc);
+	int pid = (int)proc_spawn(path, argv, argc);
 	if (pid < 0) {
 		kprintf("stitch: cannot start init %s: error %d\n", path, -pid);
 		return -1;

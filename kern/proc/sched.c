@@ -216,6 +216,14 @@ void task_wake_locked(struct task *t)
 	}
 }
 
+void task_kick_locked(struct task *t)
+{
+	task_wake_locked(t);
+	for (unsigned cpu = 0; cpu < arch_ncpus(); cpu++)
+		if (cpu_current[cpu] == t && cpu != arch_cpu_id())
+			arch_resched_ipi(cpu);
+}
+
 void task_wake(struct task *t)
 {
 	irqflags_t f = spin_lock_irqsave(&sched_lock);
@@ -230,7 +238,7 @@ int sleep_on_locked(const void *chan, struct spinlock *lk)
 		spin_lock(&sched_lock);
 		spin_unlock(lk);
 	}
-	if (!task_killed(t)) {
+	if (!task_interrupted(t)) {
 		t->chan = chan;
 		t->state = TASK_SLEEPING;
 		sched_locked();
@@ -239,7 +247,7 @@ int sleep_on_locked(const void *chan, struct spinlock *lk)
 		spin_unlock(&sched_lock);
 		spin_lock(lk);
 	}
-	return task_killed(t) ? -STITCH_EINTR : 0;
+	return task_interrupted(t) ? -STITCH_EINTR : 0;
 }
 
 int sleep_on(const void *chan)
@@ -269,6 +277,9 @@ void wakeup(const void *chan)
  * between the check and the sleep is seen by the next tick. */
 static const char timer_chan;
 
+#define SLICE_TICKS 10 /* 10 ms at the 1000 Hz tick */
+static uint64_t ticks; /* sched_tick's, under sched_lock */
+
 int sleep_until(uint64_t deadline_ns)
 {
 	struct task *t = current;
@@ -291,11 +302,21 @@ void sched_tick(void)
 {
 	uint64_t now = clock_ns();
 	irqflags_t f = spin_lock_irqsave(&sched_lock);
-	for (struct task *t = tasks; t < tasks + NPROC; t++)
-		if (t->state == TASK_SLEEPING && t->wake_ns && now >= t->wake_ns)
+	bool woke = false;
+	for (struct task *t = tasks; t < tasks + NPROC; t++) {
+		if (t->state == TASK_SLEEPING && t->wake_ns && now >= t->wake_ns) {
 			task_wake_locked(t);
+			woke = true;
+		}
+		signal_tick_locked(t, now);
+	}
 	unsigned self = arch_cpu_id();
-	for (unsigned cpu = 0; rq_head && cpu < arch_ncpus(); cpu++) {
+	/* The time slice is SLICE_TICKS ticks; the tick is finer for the
+	 * timed sleeps and interval timers. A sleeper this tick woke ends the
+	 * slices now, as a slice's end would: otherwise a timed sleep next to
+	 * a spinner would last up to a slice longer than asked. */
+	bool slice_over = ++ticks % SLICE_TICKS == 0 || woke;
+	for (unsigned cpu = 0; slice_over && rq_head && cpu < arch_ncpus(); cpu++) {
 		if (is_idle(cpu))
 			continue;
 		task_set_pending(cpu_current[cpu], TIF_NEED_RESCHED);

@@ -70,6 +70,11 @@ int sleep_until(uint64_t deadline_ns);
 /* Makes a sleeping task runnable (kill). */
 void task_wake(struct task *t);
 void task_wake_locked(struct task *t);
+/* Brings t to its return-to-user path soon, for work just set in its
+ * pending bits: wakes it if it sleeps, and, running on another CPU (maybe
+ * in ring 3 for ever), interrupts it there (as Linux's kick_process).
+ * sched_lock held. */
+void task_kick_locked(struct task *t);
 
 /* Nanoseconds since proc_init, from the TSC. */
 uint64_t clock_ns(void);

@@ -12,9 +12,14 @@
 #define SPAWN_ARG_BYTES 16384 /* all argument strings, NULs included */
 #define NS_PER_TICK (1000000000ull / STITCH_CLK_TCK)
 
+/* The process's exit: its other threads go with the same status. */
 long sys_exit(const long *arg)
 {
-	task_exit(((int)arg[0] & 0xff) << 8);
+	int status = ((int)arg[0] & 0xff) << 8;
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	thread_group_kill_locked(current, status);
+	spin_unlock_irqrestore(&sched_lock, f);
+	task_exit(status);
 }
 
 long sys_getpid(const long *arg)
@@ -34,7 +39,7 @@ long sys_kill(const long *arg)
 	return proc_kill((int)arg[0], (int)arg[1]);
 }
 
-/* spawn's arguments, copied in before anything is created. */
+/* spawn's and exec's arguments, copied in before anything is created. */
 struct spawn_req {
 	char path[INITRD_PATH_MAX];
 	char *argv[SPAWN_MAX_ARGS];
@@ -62,7 +67,10 @@ static long copy_argv(struct spawn_req *req, uint64_t uargv)
 	}
 }
 
-long sys_spawn(const long *arg)
+/* Copies in the path and argv of arg[0], arg[1], then calls start with
+ * them: spawn and exec. */
+static long with_program_args(const long *arg,
+			      long (*start)(const char *path, char *const argv[], int argc))
 {
 	struct spawn_req *req = kmalloc(sizeof(*req));
 	if (!req)
@@ -71,9 +79,19 @@ long sys_spawn(const long *arg)
 	if (ret >= 0)
 		ret = copy_argv(req, arg[1]);
 	if (ret >= 0)
-		ret = proc_spawn(req->path, req->argv, (int)ret);
+		ret = start(req->path, req->argv, (int)ret);
 	kfree(req);
 	return ret;
+}
+
+long sys_spawn(const long *arg)
+{
+	return with_program_args(arg, proc_spawn);
+}
+
+long sys_exec(const long *arg)
+{
+	return with_program_args(arg, proc_exec);
 }
 
 long sys_wait(const long *arg)

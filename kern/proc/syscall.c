@@ -33,6 +33,15 @@ static const struct {
 	SYSCALL(pipe),
 	SYSCALL(stacktrace_setup),
 	SYSCALL(getppid),
+	SYSCALL(exec),
+	SYSCALL(sigaction),
+	SYSCALL(sigprocmask),
+	SYSCALL(sigreturn),
+	SYSCALL(setitimer),
+	SYSCALL(thread_spawn),
+	SYSCALL(thread_exit),
+	SYSCALL(futex),
+	SYSCALL(gettid),
 };
 
 const char *syscall_name(long nr)

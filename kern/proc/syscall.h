@@ -33,6 +33,16 @@ long sys_getpid(const long *arg);
 long sys_getppid(const long *arg);
 long sys_kill(const long *arg);
 long sys_spawn(const long *arg);
+long sys_exec(const long *arg);
+/* kern/proc/sys_signal.c */
+long sys_sigaction(const long *arg);
+long sys_sigprocmask(const long *arg);
+long sys_sigreturn(const long *arg);
+long sys_setitimer(const long *arg);
+long sys_thread_spawn(const long *arg);
+long sys_thread_exit(const long *arg);
+long sys_futex(const long *arg);
+long sys_gettid(const long *arg);
 long sys_wait(const long *arg);
 long sys_yield(const long *arg);
 long sys_sleep(const long *arg);

@@ -1,6 +1,7 @@
 /*
- * Tasks: one per process (one thread each, so tid == pid for now; the two
- * fields stay distinct for the day a process has more).
+ * Tasks: one per thread. A process is the group of tasks that share its
+ * pid (the tid of its first thread), its address space and, copied at
+ * thread start, its descriptors (kern/proc/thread.c).
  *
  * A task has a 16 KiB kernel stack. Whenever it runs in ring 3, that stack
  * is empty; every entry from ring 3 (system call, interrupt, exception)
@@ -22,6 +23,7 @@
 #include <arch/arch.h>
 #include <arch/task.h>
 #include <arch/trap.h>
+#include "kern/proc/signal.h"
 #include "kern/unwind/kernel.h"
 
 #define NPROC         64      /* the process table (docs/USERLAND.md: -EAGAIN) */
@@ -30,14 +32,6 @@
 #define KSTACK_SIZE   (KSTACK_PAGES * 4096ull)
 #define TASK_NAME_MAX 64      /* argv[0], truncated */
 
-/* Signal numbers (Linux's): how a killed task's wait status reads. */
-#define SIGTRAP 5
-#define SIGILL  4
-#define SIGBUS  7
-#define SIGFPE  8
-#define SIGKILL 9
-#define SIGSEGV 11
-#define NSIG    32
 
 enum task_state {
 	TASK_FREE,     /* an unused process-table slot */
@@ -55,8 +49,9 @@ enum task_state {
 #define TIF_NEED_RESCHED 0 /* the time slice is over: schedule() */
 #define TIF_TASK_WORK    1 /* task_work_add() queued work: task_work_run() */
 #define TIF_KILLED       2 /* a fault or kill(): exit with kill_sig */
+#define TIF_SIGNAL       3 /* a signal to deliver: signal_deliver() */
 #define TIF_WORK_MASK ((1ul << TIF_NEED_RESCHED) | (1ul << TIF_TASK_WORK) | \
-		       (1ul << TIF_KILLED))
+		       (1ul << TIF_KILLED) | (1ul << TIF_SIGNAL))
 
 /* A callback to run in the task's own context on its way back to ring 3
  * (Linux's callback_head). The caller owns the memory; one struct may be
@@ -69,6 +64,7 @@ struct task_work {
 struct uvm;
 struct file;
 struct unwind_task_info;
+struct sframe_rule_cache;
 
 struct task {
 	int pid;
@@ -89,6 +85,9 @@ struct task {
 	/* The deferred user unwind (kern/unwind/deferred.c): cookie, the
 	 * consumers that asked, the bounded trace buffer. */
 	struct unwind_task_info *unwind;
+	/* The task's SFrame rule cache (kern/unwind/sframe_lookup.h), NULL
+	 * until its first walk. */
+	struct sframe_rule_cache *rule_cache;
 
 	/* Kernel stack and saved CPU state. */
 	uint64_t kstack;            /* lowest address; 0 for the idle task */
@@ -108,6 +107,19 @@ struct task {
 	uint64_t migrated_entry;    /* kernel_entries when sched.migrate last moved it */
 	const void *chan;           /* what a sleeping task waits for */
 	uint64_t wake_ns;           /* timed sleep: clock_ns() deadline, or 0 */
+
+	/* Signals (kern/proc/signal.c). */
+	struct signals sig;
+
+	/* Threads (kern/proc/thread.c): clear_tid is the user word zeroed and
+	 * futex-woken when the thread goes (the SDK's join); futex_addr the
+	 * word a futex wait sleeps on (0: none, or woken); thread_gone is set,
+	 * under sched_lock, once the thread has started to exit; kill_quiet
+	 * for a thread that dies with its process, not by its own fault. */
+	uint64_t clear_tid;
+	uint64_t futex_addr;
+	bool thread_gone;
+	bool kill_quiet;
 
 	/* Death: kill_sig != 0 once a fault or kill() condemned the task. */
 	int kill_sig;
@@ -147,6 +159,13 @@ static inline bool task_killed(const struct task *t)
 	return __atomic_load_n(&t->kill_sig, __ATOMIC_RELAXED) != 0;
 }
 
+/* A sleep ends early: the task was killed, or has a signal to deliver. */
+static inline bool task_interrupted(const struct task *t)
+{
+	return task_killed(t) || (__atomic_load_n(&t->sig.pending, __ATOMIC_RELAXED) &
+				  ~__atomic_load_n(&t->sig.blocked, __ATOMIC_RELAXED));
+}
+
 /* The ring-3 registers of a task that entered the kernel from user mode
  * (rip, rsp, rbp at the entry). Not an NMI's: an NMI that interrupted
  * ring 3 has the user registers in its own frame on the NMI stack. */
@@ -163,7 +182,11 @@ void proc_init(void);
 int proc_run_init(const char *path, const char *args);
 /* A new process running the initrd program path with argv (argc strings).
  * Descriptors: the parent's, or the console as 0, 1, 2 without a parent. */
-int proc_spawn(const char *path, char *const argv[], int argc);
+long proc_spawn(const char *path, char *const argv[], int argc);
+/* SYS_exec: current runs the initrd program path with argv from its
+ * entry, in a new address space; descriptors stay. 0 (to the new program),
+ * or -errno with the old program untouched. */
+long proc_exec(const char *path, char *const argv[], int argc);
 /* Condemns t: it exits with sig when it next heads for ring 3 (at once if
  * it sleeps). The first reason sticks. */
 void task_kill(struct task *t, int sig, const char *reason, uint64_t rip,
@@ -172,6 +195,9 @@ void task_kill(struct task *t, int sig, const char *reason, uint64_t rip,
  * parent, freed right after the switch away from it. init's exit kills
  * every other process. */
 __attribute__((noreturn)) void task_exit(int wait_status);
+/* current's descriptors and its reference to its address space go, on
+ * its way out (task_exit, thread_leave). */
+void task_drop_resources(struct task *t);
 /* Called after every task switch by the task that now runs, sched_lock
  * still held: frees the task that exited with no parent to reap it (its
  * kernel stack is no longer in use). */
@@ -180,5 +206,25 @@ void proc_finish_switch(void);
 long proc_wait(int pid, uint64_t ustatus);
 long proc_kill(int pid, int sig);
 struct task *task_by_pid(int pid);
+/* A new pid or tid (sched_lock held). */
+int proc_new_id(void);
+/* The last component of a path: a task's short name (REC_COMM). */
+const char *proc_base_name(const char *path);
+/* A thread that left its process: freed after the switch away from it
+ * (sched_lock held). */
+void proc_thread_gone_locked(struct task *t);
+
+/* kern/proc/thread.c */
+/* In task_exit: returns if t is the last thread of its process (the exit
+ * is the process's); otherwise t leaves its process and the CPU for good. */
+void thread_leave(struct task *t, int wait_status);
+/* Condemns every other thread of t's process: each exits quietly
+ * (kill_quiet) with wait_status. sched_lock held. */
+void thread_group_kill_locked(struct task *t, int wait_status);
+/* exec: t's other threads are killed and gone first (POSIX); 0, or
+ * -EINTR if t itself is killed meanwhile. */
+int thread_exec_alone(struct task *t);
+/* Wakes up to n futex waiters on the user word uaddr of mm: how many. */
+long futex_wake(struct uvm *mm, uint64_t uaddr, long n);
 
 #endif

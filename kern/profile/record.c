@@ -147,18 +147,19 @@ int record_write_nmi(unsigned cpu, uint32_t type, void *rec, uint32_t size)
 	return put(cpu, &rings[cpu].nmi, type, rec, size, NULL, 0, 0);
 }
 
-int record_comm(uint32_t pid, uint32_t tid, uint32_t ppid, const char *name)
+int record_comm(uint32_t pid, uint32_t tid, uint32_t ppid, uint32_t flags,
+		const char *name)
 {
 	struct rec_comm r = { .time = record_time(), .pid = pid, .tid = tid,
-			      .ppid = ppid };
+			      .ppid = ppid, .flags = flags };
 	strlcpy(r.name, name, sizeof r.name);
 	return record_write(REC_COMM, &r, sizeof r);
 }
 
-int record_exit(uint32_t pid, uint32_t tid, int32_t status)
+int record_exit(uint32_t pid, uint32_t tid, int32_t status, uint32_t flags)
 {
 	struct rec_exit r = { .time = record_time(), .pid = pid, .tid = tid,
-			      .status = status };
+			      .status = status, .flags = flags };
 	return record_write(REC_EXIT, &r, sizeof r);
 }
 

@@ -52,8 +52,9 @@ int record_write_nmi(unsigned cpu, uint32_t type, void *rec, uint32_t size);
 uint64_t record_time(void);
 
 /* Typed helpers for the records the process code writes. */
-int record_comm(uint32_t pid, uint32_t tid, uint32_t ppid, const char *name);
-int record_exit(uint32_t pid, uint32_t tid, int32_t status);
+int record_comm(uint32_t pid, uint32_t tid, uint32_t ppid, uint32_t flags,
+		const char *name);
+int record_exit(uint32_t pid, uint32_t tid, int32_t status, uint32_t flags);
 int record_mmap(uint32_t pid, uint32_t tid, uint64_t start, uint64_t len,
 		uint64_t pgoff, uint32_t flags, const uint8_t *build_id,
 		uint32_t build_id_size, const char *path);

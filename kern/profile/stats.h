@@ -48,10 +48,13 @@
 	X(SFRAME_DROPPED_INVALID, "sframe_dropped_invalid", SUM) /* failed validation at use */ \
 	X(SFRAME_DROPPED_FAULT, "sframe_dropped_fault", SUM) /* unreadable at use */ \
 	X(SFRAME_REMOVED, "sframe_removed", SUM)   /* unregistered */         \
+	X(SFRAME_REMOVED_IN_WALK, "sframe_removed_in_walk", SUM) /* removed while walks held the list */ \
+	X(SFRAME_DEFERRED_FREES, "sframe_deferred_frees", SUM) /* ... freed when the last walk ended */ \
 	X(ENTRIES_WITH_SAMPLES, "entries_with_samples", SUM) /* see DEFERRED.md */ \
 	X(DEFERRED_RECORDS, "deferred_records", SUM) /* REC_DEFERRED written */ \
 	X(UNWIND_REUSED, "unwind_reused", SUM)     /* consumer served from the entry's trace */ \
 	X(UNWIND_FP_FALLBACK, "unwind_fp_fallback", SUM) /* steps by fp: no SFrame for the pc */ \
+	X(UNWIND_SIGNAL_FRAMES, "unwind_signal_frames", SUM) /* steps out of a signal frame */ \
 	X(RULE_CACHE_HITS, "rule_cache_hits", SUM) /* steps whose rule the cache had */ \
 	X(RULE_CACHE_MISSES, "rule_cache_misses", SUM) /* ... that were looked up and cached */ \
 	X(SFRAME_LAST_HITS, "sframe_last_hits", SUM) /* lookups in the previous step's section */ \
@@ -86,6 +89,11 @@
 	X(SMAP_OPEN, "smap_open", SUM) /* NMIs that found SMAP open outside uaccess */ \
 	X(STACK_COPY_TRUNCATED, "stack_copy_truncated", SUM)                  \
 	X(SYSCALLS_TRACED, "syscalls_traced", SUM)                            \
+	X(SIGNALS_SENT, "signals_sent", SUM)                                  \
+	X(SIGNALS_IGNORED, "signals_ignored", SUM) /* discarded when sent */  \
+	X(SIGNALS_DELIVERED, "signals_delivered", SUM) /* to a handler */     \
+	X(SIGRETURN_REFUSED, "sigreturn_refused", SUM) /* a frame that lied */ \
+	X(SIGNAL_FRAME_REFUSED, "signal_frame_refused", SUM) /* no room on the stack */ \
 	X(RECORDS_LOST, "records_lost", SUM)       /* any record dropped */   \
 	X(RECORDS_DRAINED, "records_drained", SUM) /* to the channel */       \
 	X(BYTES_DRAINED, "bytes_drained", SUM)                                \

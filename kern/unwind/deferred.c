@@ -17,8 +17,10 @@
  *   bits     the consumers (unwind_work.bit) that asked for this cookie.
  *   PENDING  a task work is on its way (irq work, IPI, task work queued)
  *            and has not yet read the bits.
- *   EXITING  the task is exiting and has settled what it owed: requests
- *            are refused from then on (unwind_deferred_task_exit).
+ *   EXITING  the task's user context is going and it has settled what it
+ *            owed: requests are refused, for good at exit
+ *            (unwind_deferred_task_exit), until the return to user mode
+ *            after an exec or a signal frame (unwind_deferred_settle).
  *
  * Keeping all of it in one word makes the return to user mode exact: it
  * clears the word with one compare-and-swap, and only if PENDING is clear.
@@ -273,6 +275,19 @@ void unwind_deferred_task_exit(struct task *t)
 		process_unwind_deferred(info, bits, s >> COOKIE_SHIFT);
 }
 
+void unwind_deferred_settle(struct task *t)
+{
+	struct unwind_task_info *info = t->unwind;
+	/* EXITING refuses new requests until the return to user mode clears
+	 * the word (unwind_exit_to_user). A request already made may have
+	 * queued the task work, which then finds nothing left to do. */
+	uint64_t s = __atomic_fetch_or(&info->state, STATE_EXITING, __ATOMIC_SEQ_CST);
+	irq_work_wait(&info->irq);
+	unsigned bits = s & WORK_BITS & ~info->completed;
+	if (bits)
+		process_unwind_deferred(info, bits, s >> COOKIE_SHIFT);
+}
+
 int unwind_task_init(struct task *t)
 {
 	struct unwind_task_info *info =
@@ -292,4 +307,6 @@ void unwind_task_free(struct task *t)
 {
 	kfree(t->unwind);
 	t->unwind = NULL;
+	kfree(t->rule_cache);
+	t->rule_cache = NULL;
 }

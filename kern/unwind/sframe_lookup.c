@@ -85,21 +85,37 @@ static int open_section(struct sframe_section *s)
 	return err ? err : index_section(s);
 }
 
-/* The section covering pc: the last one used first (consecutive frames
- * are mostly in the same object), opened at its first use. */
+/* A section's lookups one at a time: its first opens and indexes it, and
+ * an .eh_frame lookup charges its reads to the walk through the section.
+ * Held only within one lookup, which never reschedules: the other holder
+ * runs on another CPU. */
+static void section_hold(struct sframe_section *s)
+{
+	while (__atomic_exchange_n(&s->busy, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&s->busy, __ATOMIC_RELAXED))
+			cpu_relax();
+}
+
+static void section_release(struct sframe_section *s)
+{
+	__atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
+}
+
+/* The section covering pc, held: the last one used first (consecutive
+ * frames are mostly in the same object), opened at its first use. */
 static struct sframe_section *section_for(struct sframe_walk *w, uint64_t pc, int *err)
 {
-	struct uvm *mm = w->mm;
-	struct sframe_section *s = mm->sframe_last;
+	struct sframe_section *s = w->last;
 	*err = SF_OK;
-	if (s && pc >= s->text_start && pc < s->text_end) {
+	if (s && s->kind == SECTION_SFRAME && pc >= s->text_start && pc < s->text_end) {
 		w->last_hits++;
 	} else {
-		s = sframe_find(mm, pc);
+		s = sframe_find(w->mm, pc);
 		if (!s)
 			return NULL;
-		mm->sframe_last = s;
+		w->last = s;
 	}
+	section_hold(s);
 	if (!s->checked) {
 		if ((*err = open_section(s)))
 			return s;
@@ -108,7 +124,8 @@ static struct sframe_section *section_for(struct sframe_walk *w, uint64_t pc, in
 	return s;
 }
 
-void sframe_walk_begin(struct sframe_walk *w, struct uvm *mm, uint32_t budget)
+void sframe_walk_begin(struct sframe_walk *w, struct uvm *mm,
+		       struct sframe_rule_cache **cache, uint32_t budget)
 {
 	/* The counters and the allowance; the rest is written by the
 	 * lookups before it is read. */
@@ -118,14 +135,21 @@ void sframe_walk_begin(struct sframe_walk *w, struct uvm *mm, uint32_t budget)
 	w->index_lookups = w->quick_lookups = 0;
 	/* Allocated here, outside the walk's user-access window. Without
 	 * memory the walk simply looks every rule up. */
-	if (rule_cache_on && !mm->rule_cache) {
-		mm->rule_cache = kzalloc(sizeof *mm->rule_cache);
-		mm->sframe_gen++; /* a zeroed entry (generation 0) is empty */
-	}
-	/* Neither changes during the walk: only the task itself, not running
-	 * its own code meanwhile, adds or removes sections or unmaps text. */
-	w->cache = mm->rule_cache;
-	w->tag = mm->sframe_gen * 2;
+	if (rule_cache_on && !*cache)
+		*cache = kzalloc(sizeof **cache);
+	/* A walk holds the sections it finds until it ends (another thread
+	 * may remove them meanwhile: they are freed after it). */
+	sframe_read_begin(mm);
+	w->last = NULL;
+	w->cache = *cache;
+	/* A generation 0 (nothing ever registered) would match a zeroed
+	 * entry: such an address space is given a generation. */
+	if (!__atomic_load_n(&mm->sframe_gen, __ATOMIC_SEQ_CST))
+		sframe_unmapped(mm);
+	/* A generation that changes during the walk voids the cache for the
+	 * next walks; this one's entries keep their old tag and serve rules
+	 * of sections that it holds. */
+	w->tag = __atomic_load_n(&mm->sframe_gen, __ATOMIC_SEQ_CST) * 2;
 }
 
 void sframe_walk_done(const struct sframe_walk *w, uint32_t frames)
@@ -138,13 +162,9 @@ void sframe_walk_done(const struct sframe_walk *w, uint32_t frames)
 	stat_add_on(cpu, STAT_SFRAME_LAST_HITS, w->last_hits);
 	stat_add_on(cpu, STAT_FDE_INDEX_LOOKUPS, w->index_lookups);
 	stat_add_on(cpu, STAT_QUICK_LOOKUPS, w->quick_lookups);
+	sframe_read_end(w->mm);
 }
 
-void sframe_rule_cache_free(struct uvm *mm)
-{
-	kfree(mm->rule_cache);
-	mm->rule_cache = NULL;
-}
 
 /* Fills the newest way of pc's set; the oldest entry goes. q NULL: pc
  * has no rule. */
@@ -183,6 +203,8 @@ int sframe_lookup_slow(struct sframe_walk *w, uint64_t pc)
 		err = SF_E_NO_FDE;
 	else if (!err)
 		err = lookup(&w->sec->table, pc, w);
+	if (w->sec)
+		section_release(w->sec);
 	/* The cache keeps "no rule" and quick rules; a rule of another
 	 * shape is looked up each time. */
 	if (w->cache && (err == SF_E_NO_FDE || err == SF_E_NO_FRE))
@@ -258,15 +280,14 @@ static void index_eh(struct sframe_section *s)
 /* The .eh_frame section covering pc: the last one used first. */
 static struct sframe_section *eh_section_for(struct sframe_walk *w, uint64_t pc)
 {
-	struct uvm *mm = w->mm;
-	struct sframe_section *s = mm->sframe_last;
+	struct sframe_section *s = w->last;
 	if (s && s->kind == SECTION_EH_FRAME && pc >= s->text_start && pc < s->text_end) {
 		w->last_hits++;
 		return s;
 	}
-	s = ehframe_find(mm, pc);
+	s = ehframe_find(w->mm, pc);
 	if (s)
-		mm->sframe_last = s;
+		w->last = s;
 	return s;
 }
 
@@ -302,6 +323,7 @@ int ehframe_lookup_slow(struct sframe_walk *w, uint64_t pc)
 		uint32_t insns = w->budget;
 		uint64_t left = (uint64_t)w->budget * EH_BYTES_PER_UNIT, start = left;
 		int e = EH_OK;
+		section_hold(s);
 		if (!s->checked && !(e = open_eh(s, &left))) {
 			s->checked = true;
 			index_eh(s);
@@ -318,6 +340,7 @@ int ehframe_lookup_slow(struct sframe_walk *w, uint64_t pc)
 		stat_inc(STAT_EHFRAME_LOOKUPS);
 		err = eh_answer(s, e);
 		w->quick_ok = !err && sf_quick_of(&s->table, &w->rule, &w->quick);
+		section_release(s);
 	}
 	if (w->cache && err == SF_E_NO_FDE)
 		cache_put(w, pc, NULL);

@@ -23,13 +23,15 @@
 #include "sframe/sframe.h"
 
 /*
- * The per-address-space rule cache (unwind.rule_cache=0 turns it off):
+ * The per-task rule cache (unwind.rule_cache=0 turns it off; per task, not
+ * per address space, so that the threads' walks on several CPUs never
+ * write one entry at once):
  * two-way set-associative, pc -> (rule in its quick form, or "none": the
  * frame pointer's turn; rules of another shape, which x86-64 code hardly
  * has, are looked up each time), each entry tagged with mm->sframe_gen,
  * which the registry bumps when a section is added or removed or text is
- * unmapped: entries of an older generation are empty. (A process's exit
- * frees the cache with its mm.) It holds only answers a lookup gave, so it
+ * unmapped: entries of an older generation are empty. (A task's exit
+ * frees its cache.) It holds only answers a lookup gave, so it
  * saves lookups without changing an answer.
  */
 #define RULE_CACHE_BITS 10 /* 1024 entries, 32 KiB per address space */
@@ -57,7 +59,7 @@ struct sframe_rule_cache {
  * statistics once, at its end), and the last lookup's answer. */
 struct sframe_walk {
 	struct uvm *mm;                     /* current's, read once */
-	const struct sframe_rule_cache *cache; /* mm's, NULL when off */
+	const struct sframe_rule_cache *cache; /* the task's, NULL when off */
 	uint64_t tag;      /* the cache's tag for a rule in this walk */
 	uint32_t budget;   /* what is left of unwind.budget */
 	uint32_t lookups;  /* steps the rule cache did not answer */
@@ -65,23 +67,27 @@ struct sframe_walk {
 	uint32_t index_lookups; /* lookups in a section's FDE index */
 	uint32_t quick_lookups; /* ... answered by sf_find_quick */
 	struct sframe_section *sec; /* the section of the last lookup */
+	struct sframe_section *last; /* the last one a lookup used */
 	struct sf_rule rule;   /* the last rule looked up, any shape */
 	struct sf_quick quick; /* ... in its quick form, when quick_ok */
 	bool quick_ok;
+	/* The walk's own: sp in the signal trampoline the frame came out of,
+	 * whose signal frame holds the frame's registers; 0 while the frame
+	 * is the entry's (kern/unwind/user.c). */
+	uint64_t signal_sp;
 };
 
 /* Reads the switches (sframe.validate, unwind.rule_cache,
  * unwind.fde_index). Boot, before the first process. */
 void sframe_lookup_init(void);
 
-/* Before the walk's window opens: its budget, and mm's (current's) rule
- * cache, allocated if it is on and not there yet. */
-void sframe_walk_begin(struct sframe_walk *w, struct uvm *mm, uint32_t budget);
+/* Before the walk's window opens: its budget, the task's rule cache
+ * (*cache, allocated if it is on and not there yet), and a hold on mm's
+ * sections (sframe_read_begin) until sframe_walk_done. */
+void sframe_walk_begin(struct sframe_walk *w, struct uvm *mm,
+		       struct sframe_rule_cache **cache, uint32_t budget);
 /* After it: the counters; frames is how many steps the walk took. */
 void sframe_walk_done(const struct sframe_walk *w, uint32_t frames);
-
-/* mm's rule cache goes (with its address space). */
-void sframe_rule_cache_free(struct uvm *mm);
 
 /* The set pc may be cached in: RULE_CACHE_WAYS entries, the most
  * recently filled first. */

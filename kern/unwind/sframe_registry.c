@@ -100,19 +100,32 @@ static int check(const struct uvm *mm, uint64_t sframe, uint64_t len,
 	return mm->nsframes < SFRAME_MAX_SECTIONS ? 0 : -STITCH_ENOMEM;
 }
 
+/* A generation no address space has had (the rule caches are per task,
+ * and a task's outlives an exec's address space). */
+static uint64_t sframe_gens;
+
+static void new_generation(struct uvm *mm)
+{
+	__atomic_store_n(&mm->sframe_gen, __atomic_add_fetch(&sframe_gens, 1, __ATOMIC_SEQ_CST),
+			 __ATOMIC_SEQ_CST);
+}
+
+/* Linked whole, then published: a walk on another CPU sees it or not. */
 static int insert(struct uvm *mm, int kind, uint64_t sframe, uint64_t len, uint64_t text,
 		  uint64_t text_len)
 {
 	struct sframe_section *s = kzalloc(sizeof(*s));
 	if (!s)
 		return -STITCH_ENOMEM;
+	irqflags_t f = uvm_lock(mm);
 	*s = (struct sframe_section){
 		.next = *list_of(mm, kind), .sframe_addr = sframe, .sframe_len = len,
 		.text_start = text, .text_end = text + text_len, .kind = (uint8_t)kind,
 	};
-	*list_of(mm, kind) = s;
+	__atomic_store_n(list_of(mm, kind), s, __ATOMIC_SEQ_CST);
 	++*count_of(mm, kind);
-	mm->sframe_gen++;
+	new_generation(mm);
+	uvm_unlock(mm, f);
 	return 0;
 }
 
@@ -197,28 +210,74 @@ int sframe_register(struct uvm *mm, uint64_t sframe, uint64_t len,
 /* Unlinks and frees the section registered for text_start, with the FDE
  * index (SFrame's, or .eh_frame's) a lookup built at its first use
  * (kern/unwind/sframe_lookup.c), if any: 0 or -EINVAL. */
+static void free_section(struct sframe_section *s)
+{
+	kfree((void *)s->table.fde_index);
+	kfree(s->eh.index);
+	kfree(s);
+}
+
+/* Frees the removed sections once no walk can hold them. */
+static void free_dead(struct uvm *mm)
+{
+	struct sframe_section *s = __atomic_exchange_n(&mm->sframe_dead, NULL, __ATOMIC_SEQ_CST);
+	while (s) {
+		struct sframe_section *next = s->dead_next;
+		free_section(s);
+		stat_inc(STAT_SFRAME_DEFERRED_FREES);
+		s = next;
+	}
+}
+
+void sframe_read_begin(struct uvm *mm)
+{
+	__atomic_add_fetch(&mm->sframe_readers, 1, __ATOMIC_SEQ_CST);
+}
+
+void sframe_read_end(struct uvm *mm)
+{
+	if (__atomic_sub_fetch(&mm->sframe_readers, 1, __ATOMIC_SEQ_CST) == 0 &&
+	    __atomic_load_n(&mm->sframe_dead, __ATOMIC_SEQ_CST))
+		free_dead(mm);
+}
+
+/* Unlinks the section registered for text_start: 0 or -EINVAL. It is
+ * freed with the FDE index a lookup built at its first use
+ * (kern/unwind/sframe_lookup.c) at once if no walk is in progress (a walk
+ * that begins after the unlink cannot find it), else by the last walk to
+ * end (sframe_read_end): RCU's grace period, counted per address space. */
 static int remove_section(struct uvm *mm, int kind, uint64_t text_start)
 {
+	irqflags_t f = uvm_lock(mm);
+	struct sframe_section *s = NULL;
 	for (struct sframe_section **pp = list_of(mm, kind); *pp; pp = &(*pp)->next) {
-		struct sframe_section *s = *pp;
-		if (s->text_start == text_start) {
-			*pp = s->next;
+		if ((*pp)->text_start == text_start) {
+			s = *pp;
+			__atomic_store_n(pp, s->next, __ATOMIC_SEQ_CST);
 			--*count_of(mm, kind);
-			if (mm->sframe_last == s)
-				mm->sframe_last = NULL;
-			mm->sframe_gen++;
-			kfree((void *)s->table.fde_index);
-			kfree(s->eh.index);
-			kfree(s);
-			return 0;
+			new_generation(mm);
+			break;
 		}
 	}
-	return -STITCH_EINVAL;
+	uvm_unlock(mm, f);
+	if (!s)
+		return -STITCH_EINVAL;
+	if (__atomic_load_n(&mm->sframe_readers, __ATOMIC_SEQ_CST) == 0) {
+		free_section(s);
+		return 0;
+	}
+	s->dead_next = __atomic_load_n(&mm->sframe_dead, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&mm->sframe_dead, &s->dead_next, s, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		;
+	stat_inc(STAT_SFRAME_REMOVED_IN_WALK);
+	return 0;
 }
 
 struct sframe_section *sframe_find(const struct uvm *mm, uint64_t pc)
 {
-	for (struct sframe_section *s = mm->sframes; s; s = s->next)
+	for (struct sframe_section *s = __atomic_load_n(&mm->sframes, __ATOMIC_ACQUIRE); s;
+	     s = __atomic_load_n(&s->next, __ATOMIC_ACQUIRE))
 		if (pc >= s->text_start && pc < s->text_end)
 			return s;
 	return NULL;
@@ -226,7 +285,8 @@ struct sframe_section *sframe_find(const struct uvm *mm, uint64_t pc)
 
 struct sframe_section *ehframe_find(const struct uvm *mm, uint64_t pc)
 {
-	for (struct sframe_section *s = mm->ehframes; s; s = s->next)
+	for (struct sframe_section *s = __atomic_load_n(&mm->ehframes, __ATOMIC_ACQUIRE); s;
+	     s = __atomic_load_n(&s->next, __ATOMIC_ACQUIRE))
 		if (pc >= s->text_start && pc < s->text_end)
 			return s;
 	return NULL;
@@ -234,7 +294,7 @@ struct sframe_section *ehframe_find(const struct uvm *mm, uint64_t pc)
 
 void sframe_unmapped(struct uvm *mm)
 {
-	mm->sframe_gen++;
+	new_generation(mm);
 }
 
 void sframe_free(struct uvm *mm)
@@ -243,7 +303,7 @@ void sframe_free(struct uvm *mm)
 		remove_section(mm, SECTION_SFRAME, mm->sframes->text_start);
 	while (mm->ehframes)
 		remove_section(mm, SECTION_EH_FRAME, mm->ehframes->text_start);
-	sframe_rule_cache_free(mm);
+	free_dead(mm);
 }
 
 /* The counter of the reason an .eh_frame section was dropped. */

@@ -38,6 +38,8 @@ struct sframe_section {
 	uint64_t sframe_addr, sframe_len; /* .sframe, or .eh_frame_hdr */
 	uint64_t text_start, text_end;   /* the code it describes */
 	bool checked;                    /* table is open (header and layout checked) */
+	int busy;                        /* a lookup holds it (sframe_lookup.c) */
+	struct sframe_section *dead_next;/* on mm->sframe_dead */
 	struct sf_table table;           /* reads in place, with single user loads;
 					  * of an .eh_frame section only its ABI
 					  * (for sf_step_rule, sf_quick_of) */
@@ -107,5 +109,10 @@ void sframe_free(struct uvm *mm);
  * .eh_frame section in ehframe_dropped and by the reason in s->eh_err
  * (ehframe_bad_*). */
 void sframe_drop(struct sframe_section *s, int err);
+
+/* A walk's hold on mm's sections: one removed meanwhile is freed after
+ * the last walk that began before its removal ends. */
+void sframe_read_begin(struct uvm *mm);
+void sframe_read_end(struct uvm *mm);
 
 #endif

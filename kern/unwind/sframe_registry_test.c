@@ -46,7 +46,9 @@ KTEST(sframe_reg_check_and_list)
 	enum sframe_origin L = SFRAME_FROM_LOADER;
 
 	KEXPECT_EQ(t, sframe_register(mm, 0x500000, 64, 0x401000, 0x1000, L), 0);
-	KEXPECT_EQ(t, mm->sframe_gen, gen + 1);
+	/* Each change draws a generation no address space had before. */
+	KEXPECT(t, mm->sframe_gen > gen);
+	gen = mm->sframe_gen;
 	KEXPECT_EQ(t, sframe_register(mm, 0x600000, 64, 0x401800, 0x1000, L), -STITCH_EEXIST);
 	KEXPECT_EQ(t, sframe_register(mm, 0x600000, 64, 0x402000, 0x1000, L), 0);
 	KEXPECT_EQ(t, sframe_register(mm, USER_END - 2, 64, 0x403000, 0x10, L), -STITCH_EFAULT);
@@ -58,7 +60,8 @@ KTEST(sframe_reg_check_and_list)
 	KEXPECT_EQ(t, sframe_register(mm, 0x700000, 1ull << 32, 0x403000, 0x10, L), -STITCH_EINVAL);
 	KEXPECT_EQ(t, sframe_register(mm, 0x700002, 64, 0x403000, 0x10, L), -STITCH_ENOEXEC);
 	KEXPECT_EQ(t, mm->nsframes, 2);
-	KEXPECT_EQ(t, mm->sframe_gen, gen + 2); /* refusals change nothing */
+	KEXPECT(t, mm->sframe_gen > gen); /* one registration went in */
+	gen = mm->sframe_gen;
 
 	const struct sframe_section *s = sframe_find(mm, 0x402fff);
 	KEXPECT(t, s && s->sframe_addr == 0x600000 && s->text_start == 0x402000 &&
@@ -66,7 +69,7 @@ KTEST(sframe_reg_check_and_list)
 	KEXPECT(t, sframe_find(mm, 0x403000) == NULL);
 	KEXPECT(t, sframe_find(mm, 0x400fff) == NULL);
 	sframe_unmapped(mm);
-	KEXPECT_EQ(t, mm->sframe_gen, gen + 3);
+	KEXPECT(t, mm->sframe_gen > gen);
 
 	/* Up to SFRAME_MAX_SECTIONS, then -ENOMEM. */
 	int n = 2;
@@ -113,7 +116,7 @@ KTEST(sframe_reg_system_call)
 	long rm[5] = { STACKTRACE_SFRAME_REMOVE, 0, 0, (long)rw, 0 };
 	uint64_t gen = mm->sframe_gen;
 	KEXPECT_EQ(t, sys_stacktrace_setup(rm), 0);
-	KEXPECT_EQ(t, mm->sframe_gen, gen + 1);
+	KEXPECT(t, mm->sframe_gen > gen);
 	KEXPECT(t, sframe_find(mm, rw) == NULL);
 	KEXPECT_EQ(t, sys_stacktrace_setup(rm), -STITCH_EINVAL);
 	long bad_op[5] = { 7, 0, 0, 0, 0 };

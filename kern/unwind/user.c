@@ -118,10 +118,6 @@ static enum unwind_stop step_failed(struct sf_frame *f, struct sframe_section *s
 		return UNWIND_STOP_BAD_FRAME;
 	case SF_E_BUDGET:
 		return UNWIND_STOP_BUDGET;
-	case SF_E_SIGNAL:
-		/* The caller's registers are in the signal frame, whose layout
-		 * SFrame does not give (and Stitch delivers no signals). */
-		return UNWIND_STOP_SIGNAL_FRAME;
 	case SF_E_REG:    /* a rule this unwinder cannot follow */
 		return UNWIND_STOP_NO_INFO;
 	default:          /* the section faulted, or what it says is not SFrame */
@@ -129,25 +125,71 @@ static enum unwind_stop step_failed(struct sf_frame *f, struct sframe_section *s
 	}
 }
 
+/*
+ * A frame of the signal page's trampoline (its FDE has the signal mark):
+ * the interrupted context is in the signal frame the kernel wrote at sp
+ * (include/stitch/signal.h), where the arch header says. Its pc is where
+ * the signal came, not a return address: the next lookup is at pc itself
+ * (f->caller false), and a flexible rule there finds the other registers
+ * in the same frame (signal_sp). A signal-marked FDE anywhere else
+ * describes a frame the kernel did not write, of a layout it does not
+ * know: the walk ends there. A frame that lies about the interrupted sp
+ * cannot send the walk down the stack. Word by word with the faulting
+ * loads (window closed): signal frames are rare, and their page may be out.
+ */
+static enum unwind_stop signal_step(struct sf_frame *f, uint64_t *signal_sp)
+{
+	uint64_t pc, sp, fp;
+	if (!unwind_user_in_sigpage(f->pc))
+		return UNWIND_STOP_SIGNAL_FRAME;
+	if (read_faulting(&pc, f->sp + UNWIND_USER_SIG_RIP) ||
+	    read_faulting(&sp, f->sp + UNWIND_USER_SIG_RSP) ||
+	    read_faulting(&fp, f->sp + UNWIND_USER_SIG_RBP))
+		return UNWIND_STOP_FAULT;
+	if (sp < f->sp + UNWIND_USER_SIG_MIN_GAP)
+		return UNWIND_STOP_BAD_FRAME;
+	stat_inc(STAT_UNWIND_SIGNAL_FRAMES);
+	if (signal_sp)
+		*signal_sp = f->sp;
+	*f = (struct sf_frame){ .pc = pc, .sp = sp, .fp = fp, .caller = false };
+	return STEPPED;
+}
+
+/* The registers by DWARF number of the frame a walk is in while it is not
+ * a caller: the entry's, or a signal frame's (single loads in the walk's
+ * window). */
+static bool frame_regs(const struct sframe_walk *w, uint64_t regs[UNWIND_USER_DWARF_REGS])
+{
+	if (!w->signal_sp) {
+		unwind_user_dwarf_regs(task_user_frame(current), regs);
+		return true;
+	}
+	for (int i = 0; i < UNWIND_USER_DWARF_REGS; i++)
+		if (!arch_user_load(w->signal_sp + unwind_user_sig_dwarf_reg(i), 8, &regs[i]))
+			return false;
+	return true;
+}
+
 /* One SFrame step that is not a quick one, in the user-access window
  * the walk holds open: the lookup failed (err), or its rule (w->rule) has
- * another shape. In the interrupted frame a flexible FDE may name any
- * register: the entry's, by DWARF number (none after it). The window
- * closes around a failure. Not inline: rare, and its frame is large. */
+ * another shape. In a frame that is not a caller's a flexible FDE may
+ * name any register, by DWARF number (frame_regs). A signal trampoline's
+ * rule hands the frame to signal_step. The window closes around a
+ * failure. Not inline: rare, and its frame is large. */
 static __attribute__((noinline)) enum unwind_stop
 rule_step(struct sf_frame *f, int err, struct sframe_walk *w)
 {
 	uint64_t regs[UNWIND_USER_DWARF_REGS];
-	if (!err) {
-		if (!f->caller)
-			unwind_user_dwarf_regs(task_user_frame(current), regs);
+	if (!err && !f->caller && !frame_regs(w, regs))
+		err = SF_E_STACK_READ;
+	if (!err)
 		err = sf_step_rule(&w->sec->table, &w->rule, f, f->caller ? NULL : regs,
 				   UNWIND_USER_DWARF_REGS, NULL, NULL);
-	}
 	if (!err)
 		return STEPPED;
 	arch_user_access_end();
-	enum unwind_stop why = step_failed(f, w->sec, err);
+	enum unwind_stop why = err == SF_E_SIGNAL ? signal_step(f, &w->signal_sp) :
+			       step_failed(f, w->sec, err);
 	arch_user_access_begin();
 	return why;
 }
@@ -268,9 +310,9 @@ walk_step(struct sf_frame *f, uint64_t pc, struct sframe_walk *w, int kind)
  * The walk (ips[0] is the interrupted pc): one user-access window
  * for all its steps (walk_step). Every frame passes every check of a
  * step and the walk's bounds, every PREEMPT_EVERY-th its preemption
- * point and its kill check. The
- * first step is apart so that the loop's steps, all from a caller, need
- * not test which kind of frame they start from.
+ * point and its kill check. A step looks its rule up at the frame's pc
+ * less one in a caller (a return address), at the pc itself in the
+ * interrupted frame and in the frame a signal frame leads to.
  *
  * kind (a constant) is the format whose sections a step looks its rule up
  * in when the rule cache does not have it: SFrame or .eh_frame. That is
@@ -287,9 +329,10 @@ walk(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind_stop *stop,
 	uint32_t n = 1;
 	enum unwind_stop why;
 
-	sframe_walk_begin(&w, t->mm, budget);
+	sframe_walk_begin(&w, t->mm, &t->rule_cache, budget);
+	w.signal_sp = 0;
 	arch_user_access_begin();
-	why = walk_step(&f, f.caller ? f.pc - 1 : f.pc, &w, kind);
+	why = walk_step(&f, f.pc - f.caller, &w, kind);
 	while (why == STEPPED) {
 		if (f.pc >= USER_END) {
 			why = UNWIND_STOP_BAD_FRAME;
@@ -299,7 +342,7 @@ walk(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind_stop *stop,
 			why = UNWIND_STOP_KILLED;
 		} else {
 			ips[n++] = f.pc;
-			why = walk_step(&f, f.pc - 1, &w, kind); /* f.caller now */
+			why = walk_step(&f, f.pc - f.caller, &w, kind);
 		}
 	}
 	arch_user_access_end();
@@ -331,8 +374,15 @@ uint32_t unwind_user(uint64_t *ips, uint32_t max, enum unwind_stop *stop)
 		*stop = UNWIND_STOP_MAX_FRAMES;
 		return 0;
 	}
-	if (m == UNWIND_METHOD_GUESS)
-		return guess(&f, ips, max, stop);
+	if (m == UNWIND_METHOD_GUESS) {
+		/* It asks the lists whether an address is text: held, as a
+		 * walk holds them, against another thread's removal. */
+		struct uvm *mm = current->mm;
+		sframe_read_begin(mm);
+		uint32_t n = guess(&f, ips, max, stop);
+		sframe_read_end(mm);
+		return n;
+	}
 
 	uint32_t n = 0;
 	ips[n++] = f.pc;
@@ -341,7 +391,10 @@ uint32_t unwind_user(uint64_t *ips, uint32_t max, enum unwind_stop *stop)
 	if (m == UNWIND_METHOD_EH_FRAME)
 		return ehframe_walk(f, ips, max, stop, true);
 	for (;;) {
-		enum unwind_stop why = fp_step(&f, read_faulting);
+		/* The frame pointers lead into the signal page's trampoline,
+		 * which has none: its signal frame leads out. */
+		enum unwind_stop why = unwind_user_in_sigpage(f.pc) ? signal_step(&f, NULL) :
+				       fp_step(&f, read_faulting);
 		if (why == STEPPED && f.pc >= USER_END)
 			why = UNWIND_STOP_BAD_FRAME;
 		if (why == STEPPED && n == max)

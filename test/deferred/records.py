@@ -151,10 +151,14 @@ class Symbols:
     from nm and readelf on the full ELF files under ROOT."""
     cache = {}
 
-    def __init__(self, recs, pid):
+    def __init__(self, recs, pid, since=0, until=None):
+        """The mappings of pid made in [since, until) (an exec's COMM
+        starts a new program's), and the kernel's."""
         self.maps = []
         for m in of(recs, 'MMAP'):
-            if m['pid'] == pid or m['flags'] & 1:
+            in_life = m['pid'] == pid and since <= m['time'] and \
+                (until is None or m['time'] < until)
+            if in_life or m['flags'] & 1:
                 path = KERNEL if m['flags'] & 1 else ROOT + m['path']
                 self.maps.append((m['start'], m['start'] + m['len'],
                                   self.bias(path, m), path))
@@ -236,6 +240,7 @@ EXPECT = {
     'sfreg': [(r'sfreg_leaf', r'^sfreg_leaf( sfreg_down){6} sfreg_run' + BOTTOM),
               (r'sfreg_down', r'^(sfreg_down ){1,6}sfreg_run' + BOTTOM)],
     'sfbad': [(r'sfbad_leaf', r'^sfbad_leaf sfbad_work' + BOTTOM)],
+    'execwork': [(r'execwork_down', r'^(execwork_down ){1,6}execwork_run' + BOTTOM)],
     'dlwork': [(r'deep_leaf|deep_twist|dlwork_callback',
                 r'^(deep_leaf (deep_twist )?|dlwork_callback )deep_mid deep_run '
                 r'dlwork_phase' + BOTTOM),

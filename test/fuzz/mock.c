@@ -12,6 +12,7 @@
 #include "kern/mm/kmalloc.h"
 #include "kern/mm/mm.h"
 #include "kern/mm/pmm.h"
+#include "kern/mm/uvm.h"
 #include "kern/mm/vm.h"
 #include "mock.h"
 #include "stitch/syscall.h"
@@ -71,6 +72,31 @@ void kfree(void *p)
 }
 
 /* --- frames ------------------------------------------------------------- */
+
+/* One thread, no interrupts: nothing to lock out. */
+irqflags_t uvm_lock(struct uvm *mm)
+{
+	(void)mm;
+	return 0;
+}
+
+void uvm_unlock(struct uvm *mm, irqflags_t f)
+{
+	(void)mm;
+	(void)f;
+}
+
+/* One thread: an unmap is never in progress when another call starts. */
+int uvm_wait_unmapping(struct uvm *mm)
+{
+	MOCK_CHECK(!mm->unmapping);
+	return 0;
+}
+
+void uvm_end_unmapping(struct uvm *mm)
+{
+	mm->unmapping = false;
+}
 
 uint64_t pmm_alloc_zero(void)
 {
@@ -181,18 +207,25 @@ bool vm_lookup(const struct vm_space *as, uint64_t va, uint64_t *pa, unsigned *f
 	return true;
 }
 
-size_t vm_unmap_range(struct vm_space *as, uint64_t start, uint64_t end)
+uint64_t vm_unmap_batch(struct vm_space *as, uint64_t start, uint64_t end,
+			struct vm_batch *b)
 {
 	struct mock_table *t = table(as);
-	size_t freed = 0;
 	for (size_t i = 0; i < t->n;) {
 		if (t->e[i].va >= start && t->e[i].va < end) {
-			pmm_free(t->e[i].pa);
+			if (b->n == VM_BATCH_FRAMES)
+				return start; /* the caller comes back for the rest */
+			b->frames[b->n++] = t->e[i].pa;
 			t->e[i] = t->e[--t->n];
-			freed++;
 		} else {
 			i++;
 		}
 	}
-	return freed;
+	return end;
+}
+
+/* One thread on one CPU: no other TLB to flush. */
+void vm_flush_others(const struct vm_space *as)
+{
+	(void)as;
 }

@@ -54,6 +54,9 @@ sub build_elves {
 			next if -l $p;
 			if (-d $p) { push @dirs, $p unless $p eq 'build/sframe' || $p eq 'build/fuzz'; next; }
 			next unless -f $p;
+			# The signal page: SFrame version 3, which readelf 2.40
+			# cannot read (test 59 checks its section).
+			next if $e eq 'sigpage' || $p =~ m{^build/sigpage/};
 			open(my $f, '<:raw', $p) or next;
 			my $m = '';
 			read($f, $m, 8);

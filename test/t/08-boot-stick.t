@@ -257,7 +257,7 @@ if not seen:
     diag(last)
 
 rc, err, log = boot.finish()
-tap(rc == 0 and 'demo: 5 of 5 workloads ok' in log and RESETTING in log and 'saved' in log,
+tap(rc == 0 and 'demo: 7 of 7 workloads ok' in log and RESETTING in log and 'saved' in log,
     'the demo passed, the kernel kept the records and reset, the loader saved them'
     ' and powered off (qemu-run exit %d)' % rc)
 if rc != 0:

@@ -79,15 +79,16 @@ sub show_tail {
 # sampling, so nothing else enters the kernel there): the kill's IPI brings
 # it to its return path. /bin/t-smp's victims sit on the two CPUs init is
 # not on, one of them an AP, which has no tick: without the IPI that kill
-# never lands (the boot times out); with it, each lands within 10^6 cycles
-# (1 ms of guest time, a tenth of the tick), which t-smp checks too.
+# never lands (the boot times out); with it, each lands within 5*10^8
+# cycles (0.5 s of guest time: QEMU's round-robin, not the kernel, takes
+# most of it, docs/SMP.md), which t-smp checks too.
 {
 	my ($status, @log) = boot(3, 'init=/bin/t-smp init.args=kill profile.mode=none',
 				  '--direct', '--icount');
 	my @kills = map { /^t-smp: kill of pid \d+ on cpu (\d+) landed in (\d+) cycles$/ ? [$1, $2] : () } @log;
 	my $good = tap($status == 0 && !grep(/^# /, @log), "kill: t-smp's checks pass (qemu-run exit $status)");
-	$good &= tap(@kills == 2 && grep({ $_->[0] != 0 } @kills) && !grep({ $_->[1] >= 1000000 } @kills),
-		     'kill: both victims killed within 10^6 cycles, one on an AP (' .
+	$good &= tap(@kills == 2 && grep({ $_->[0] != 0 } @kills) && !grep({ $_->[1] >= 500000000 } @kills),
+		     'kill: both victims killed within 5*10^8 cycles, one on an AP (' .
 		     join(', ', map { "cpu $_->[0]: $_->[1] cycles" } @kills) . ')');
 	show_tail(@log) unless $good;
 }

@@ -15,7 +15,8 @@
 #     recorded, one per workload, and fib's agrees with the formula.
 #  5. Under stitch-usim (the programs on Linux with the Stitch system-call
 #     contract, needs root): /bin/demo prints exactly the expected
-#     checksums, and every in-guest test of /bin/utest passes.
+#     checksums, every in-guest test of /bin/utest passes, and so do
+#     /bin/t-thread's checks of the SDK's threads over usim's.
 #  6. make APP=prog.c builds prog.c with the same recipe into /app/prog, so
 #     any name will do (fib.c too, without touching /bin/fib), with the
 #     user's warnings not fatal and APP_CFLAGS added; make run boots
@@ -225,7 +226,8 @@ my $expected = slurp($EXPECTED) // '';
 my %sum = map { /^(\w+): (.*checksum=\S+)$/ ? ($1, $2) : () } split /\n/, $expected;
 is_deeply([sort keys %sum], [sort keys %demo_args],
 	"$EXPECTED: one checksum line per workload that /bin/demo runs");
-ok(scalar(keys %sum) >= 5, 'at least 5 workloads (' . join(' ', sort keys %sum) . ')');
+ok(scalar(keys %sum) >= 7 && $sum{threads},
+	'at least 7 workloads, threads among them (' . join(' ', sort keys %sum) . ')');
 
 sub fib { my ($n) = @_; my ($a, $b) = (0, 1); ($a, $b) = ($b, $a + $b) for 1 .. $n; return $a; }
 my ($n, $rounds, $result, $check) =
@@ -236,7 +238,7 @@ ok(defined $n && $result == fib($n) && $check == $rounds * fib($n),
 # ---- 5. run under stitch-usim ----
 
 SKIP: {
-	skip('stitch-usim needs root (chroot, ptrace of setuid-free children)', 3) if $> != 0;
+	skip('stitch-usim needs root (chroot, ptrace of setuid-free children)', 4) if $> != 0;
 	my ($out, $status) = run(undef, 'timeout', '120', $USIM, $SYMFS, '/bin/demo');
 	my $got = join('', map { "$_\n" } sort grep { /checksum=/ } split /\n/, $out);
 	is($status, 0, 'usim: /bin/demo exits 0') or diag($out);
@@ -249,6 +251,11 @@ SKIP: {
 		"usim: /bin/utest, all " . ($plan // '?') . ' in-guest tests pass')
 		or diag($out);
 	note($_) for @results;
+
+	($out, $status) = run(undef, 'timeout', '120', $USIM, $SYMFS, '/bin/t-thread');
+	ok($status == 0 && $out =~ /^t-thread: 9 checks, 0 failed$/m && $out !~ /^not ok/m,
+		'usim: /bin/t-thread, the SDK\'s threads over the emulated ones: all 9 checks pass')
+		or diag($out);
 }
 
 # ---- 6. make APP=prog.c ----

@@ -90,7 +90,7 @@ def boot(tag, *args):
                            capture_output=True, text=True, errors='replace')
         log = p.stdout.replace('\r', '') + p.stderr
         data = open(rec, 'rb').read() if os.path.exists(rec) else b''
-    if not tap(p.returncode == 0 and 'demo: 5 of 5 workloads ok' in log,
+    if not tap(p.returncode == 0 and 'demo: 7 of 7 workloads ok' in log,
                '%s: the demo ran, the kernel shut down with success (exit %d)'
                % (tag, p.returncode)):
         diag(log[-2000:])

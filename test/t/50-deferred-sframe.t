@@ -187,9 +187,9 @@ cut = [n for s, d, n in after if 'deep_run' not in n and STOPS[d['stop']] != 'en
 tap(after and len(cut) == len(after) and st.get('unwind_fp_fallback', 0) >= len(after),
     'dlwork after dl_unregister: all %d unwinds stop at the shared object\'s first '
     'frame (unwind_fp_fallback %d)' % (len(after), st.get('unwind_fp_fallback', -1)))
-tap(st.get('sframe_registered') == len(comm) + 1 + 2 and st.get('sframe_removed') == 3
+tap(st.get('sframe_registered') == 2 * len(comm) + 1 + 2 and st.get('sframe_removed') == 3
     and st.get('sframe_dropped') == 0,
-    'sframe_registered %d (one per program, the shared object, v2, v3), removed %d, '
+    'sframe_registered %d (one per process and its signal page, the shared object, v2, v3), removed %d, '
     'dropped %d' % (st.get('sframe_registered', -1), st.get('sframe_removed', -1),
                     st.get('sframe_dropped', -1)))
 diag('stats: ' + ' '.join('%s=%d' % kv for kv in sorted(st.items())))

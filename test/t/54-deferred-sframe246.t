@@ -117,7 +117,7 @@ tap(st.get('unwind_stop_signal_frame') == n_sig >= 1 and
     n_sig == len({(d['tid'], d['cookie']) for d in sigs}),
     'unwind_stop_signal_frame %s counts them (%d entries)'
     % (st.get('unwind_stop_signal_frame'), n_sig))
-tap(st.get('sframe_registered') == 4 and st.get('sframe_dropped') == 0,
-    'sframe_registered %s (two programs, drap, fake_sigreturn), sframe_dropped %s'
+tap(st.get('sframe_registered') == 6 and st.get('sframe_dropped') == 0,
+    'sframe_registered %s (two programs and their signal pages, drap, fake_sigreturn), sframe_dropped %s'
     % (st.get('sframe_registered'), st.get('sframe_dropped')))
 done()

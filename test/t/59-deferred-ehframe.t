@@ -108,9 +108,9 @@ cut = [n for s, d, n in after if 'deep_run' not in n and STOPS[d['stop']] != 'en
 tap(after and len(cut) == len(after),
     'dlwork after dl_unregister: all %d unwinds stop at the shared object\'s first frame'
     % len(after))
-tap(st.get('ehframe_registered') == len(comm) + 1 and st.get('ehframe_removed') == 1 and
+tap(st.get('ehframe_registered') == 2 * len(comm) + 1 and st.get('ehframe_removed') == 1 and
     st.get('ehframe_refused') == 0 and st.get('ehframe_dropped') == 0,
-    'ehframe_registered %d (one per program and the shared object), removed %d, refused %d, '
+    'ehframe_registered %d (one per process and its signal page, the shared object), removed %d, refused %d, '
     'dropped %d' % (st.get('ehframe_registered', -1), st.get('ehframe_removed', -1),
                     st.get('ehframe_refused', -1), st.get('ehframe_dropped', -1)))
 tap(st.get('ehframe_lookups', 0) > 0 and st.get('rule_cache_hits', 0) > 0 and

@@ -12,7 +12,8 @@
 #     reason the case must produce, with no frame read from kernel memory;
 #     every unwind is counted by its stop reason in REC_STATS, every
 #     refused or dropped SFrame section in sframe_dropped and by reason in
-#     sframe_refused_* / sframe_dropped_*, every lost record in
+#     sframe_refused_* / sframe_dropped_*, every lying signal frame in
+#     sigreturn_refused / signal_frame_refused, every lost record in
 #     records_lost; no NMI found SMAP open outside the access helpers.
 #  4. The workloads' profiles (stitch over the same stream) are right:
 #     every stack is whole and in the workloads' call order (or starts in
@@ -132,6 +133,7 @@ my %expect = (
 	'sp-misaligned' => 'bad-frame', 'fp-self' => 'bad-frame', 'fp-cycle' => 'bad-frame',
 	'fp-upward' => 'max-frames', 'fp-kernel' => 'fault', 'fp-misaligned' => 'bad-frame',
 	'ret-kernel' => 'bad-frame', 'ret-noncanonical' => 'bad-frame', 'deep' => 'max-frames',
+	'sig-rsp-below' => 'bad-frame', 'sig-rip-kernel' => 'bad-frame', 'sig-loop' => 'bad-frame',
 	'sframe-good' => 'end', 'sframe-unsorted' => 'bad-sframe end',
 	'sframe-fre-outside' => 'bad-sframe end', 'sframe-huge-count' => 'bad-sframe end',
 	'sframe-unmapped' => 'end fault', 'sframe-rewritten' => 'end',
@@ -150,7 +152,7 @@ my %ip_only = map { $_ => 1 } qw(sp-kernel sp-direct-map sp-noncanonical sp-null
 sub region {
 	my ($c) = @_;
 	return $sp_loop if $c =~ /^sp-/;
-	return $fp_loop if $c =~ /^(fp|ret)-/;
+	return $fp_loop if $c =~ /^(fp|ret|sig)-/;
 	return [$hs->{deep_bottom}, $hs->{deep_bottom} + 64] if $c eq 'deep';
 	if ($c =~ /^sframe-/ && $console =~ /^# \Q$c\E: spinning \d+ ms in the copy at (0x[0-9a-f]+)$/m) {
 		return [hex $1, hex($1) + $plain_size];
@@ -210,6 +212,20 @@ for my $why (qw(refused_range refused_length refused_header refused_overlap refu
 	is($st->{"sframe_$why"} // -1, $want{$why} // 0, "sframe_$why counts " . ($want{$why} // 0));
 }
 is($st->{sframe_dropped} // -1, $total, "sframe_dropped counts the $total sections refused or dropped");
+
+# Every lying signal frame is counted: the frames sigreturn would not take
+# back (sigreturn-iopl's is taken, its IOPL left out), and the stacks
+# that could not take a frame for a caught signal (h-signal.c).
+my %sigcounted = (
+	sigreturn_refused => [qw(sigreturn-rip-kernel sigreturn-rip-noncanonical sigreturn-rsp-kernel
+				 sigreturn-unmapped sigreturn-in-kernel sigreturn-mxcsr
+				 handler-corrupts-frame)],
+	signal_frame_refused => [qw(signal-stack-unmapped signal-stack-kernel signal-stack-wraps)],
+);
+for my $c (sort keys %sigcounted) {
+	my $n = grep { $case{$_} } @{$sigcounted{$c}};
+	is($st->{$c} // -1, $n, "$c counts the $n cases");
+}
 
 # ---- 4. the workloads' profiles ----
 

@@ -52,8 +52,8 @@ tap(st.get('unwind_stop_budget', 0) >= 1 and st.get('ehframe_removed') == 2,
     'the program: %d removals with the loader\'s)'
     % (st.get('unwind_stop_budget', -1), st.get('ehframe_removed', -1)))
 tap('ehbad: version refused' in console and st.get('ehframe_refused') == 1 and
-    st.get('ehframe_registered') == 8,
-    'version 2 refused at registration (ehframe_refused %d), 8 registered'
+    st.get('ehframe_registered') == 9,
+    'version 2 refused at registration (ehframe_refused %d), 9 registered (8, the signal page)'
     % st.get('ehframe_refused', -1))
 # The index (unwind.fde_index, on by default) hides no damage: the six
 # sections whose table is sorted got one at their first use, every lookup

@@ -146,15 +146,16 @@ static int convert_one(void *arg, const char *member, const struct section *sec)
 	/* Function addresses stay; the encoding is for where the blob will
 	 * be (start fields are relative to the section or to themselves). */
 	uint64_t at = j->o->at_set ? j->o->at : sec->addr;
+	const uint64_t *signal = j->o->signal_set ? &j->o->signal : NULL;
 	if ((err = sf_validate(&t)) ||
-	    ((err = sf_encode(&t, (uint8_t)j->o->version, j->o->pcrel, at,
-			      NULL, 0, &len)) && err != SF_E_NOSPACE)) {
+	    ((err = sf_encode_signal(&t, (uint8_t)j->o->version, j->o->pcrel, at,
+				     signal, NULL, 0, &len)) && err != SF_E_NOSPACE)) {
 		fprintf(stderr, "sframe: %s: %s\n", j->path, sf_strerror(err));
 		return 1;
 	}
 	uint8_t *buf = malloc(len ? len : 1);
-	if (!buf || (err = sf_encode(&t, (uint8_t)j->o->version, j->o->pcrel,
-				     at, buf, len, &len))) {
+	if (!buf || (err = sf_encode_signal(&t, (uint8_t)j->o->version, j->o->pcrel,
+					    at, signal, buf, len, &len))) {
 		fprintf(stderr, "sframe: %s: %s\n", j->path,
 			buf ? sf_strerror(err) : "out of memory");
 		free(buf);
@@ -169,7 +170,7 @@ int cmd_convert(const struct options *o)
 {
 	if (o->nargs != 1 || !o->output || o->version < 1 || o->version > 3) {
 		fprintf(stderr, "usage: sframe convert --to 1|2|3 [--no-pcrel] "
-			"[--vaddr ADDR] [--at ADDR] FILE -o OUT\n");
+			"[--vaddr ADDR] [--at ADDR] [--signal PC] FILE -o OUT\n");
 		return 2;
 	}
 	struct job j = { o, o->args[0], false, 0 };

@@ -10,6 +10,8 @@ struct options {
 	bool pcrel;         /* convert: SFRAME_F_FDE_FUNC_START_PCREL */
 	uint64_t at;        /* convert --at: run-time address of the output */
 	bool at_set;
+	uint64_t signal;    /* convert --signal: mark the FDE covering it */
+	bool signal_set;
 	const char *output; /* convert -o */
 	bool style246;      /* dump --style=2.46: readelf 2.46's text */
 	bool fde_set;       /* lookup --fde N: only FDE number fde */

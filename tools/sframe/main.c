@@ -5,12 +5,15 @@
  *                                              as `readelf --sframe` of
  *                                              binutils 2.40 (default) or
  *                                              2.46
- *   sframe convert --to 1|2|3 [--no-pcrel] [--vaddr A] [--at A] FILE -o OUT
+ *   sframe convert --to 1|2|3 [--no-pcrel] [--vaddr A] [--at A] [--signal PC]
+ *                  FILE -o OUT
  *                                              re-encode as a raw section blob
  *                                              (v2, v3: PC-relative starts
  *                                              unless --no-pcrel), to live
  *                                              where the input was, or at
- *                                              --at (same functions)
+ *                                              --at (same functions); v3:
+ *                                              --signal marks the FDE of PC
+ *                                              as a signal trampoline
  *   sframe check [--vaddr A] FILE...          full validation, one line per section
  *   sframe lookup [--fde N] [--vaddr A] FILE PC...
  *                                              FDE, FRE and rule for each PC
@@ -33,7 +36,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: sframe dump [--style=2.40|2.46] [--vaddr ADDR] FILE...\n"
-		"       sframe convert --to 1|2|3 [--no-pcrel] [--vaddr ADDR] [--at ADDR] FILE -o OUT\n"
+		"       sframe convert --to 1|2|3 [--no-pcrel] [--vaddr ADDR] [--at ADDR] [--signal PC] FILE -o OUT\n"
 		"       sframe check [--vaddr ADDR] FILE...\n"
 		"       sframe lookup [--fde N] [--vaddr ADDR] FILE PC...\n");
 	exit(2);
@@ -62,6 +65,9 @@ static int parse(int argc, char **argv, struct options *o)
 		else if (!strcmp(a, "--at") && i + 1 < argc) {
 			o->at = number(argv[++i]);
 			o->at_set = true;
+		} else if (!strcmp(a, "--signal") && i + 1 < argc) {
+			o->signal = number(argv[++i]);
+			o->signal_set = true;
 		} else if (!strcmp(a, "--to") && i + 1 < argc)
 			o->version = (int)number(argv[++i]);
 		else if (!strcmp(a, "-o") && i + 1 < argc)

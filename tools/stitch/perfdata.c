@@ -164,13 +164,15 @@ static void user_mmap(struct buf *b, const struct run *r, struct proc *p,
 	rec_end(b, at);
 }
 
-static void comm(struct buf *b, const struct run *r, const struct proc *p, uint64_t time)
+/* The COMM of process p's thread tid (tid == pid: its first thread). */
+static void comm(struct buf *b, const struct run *r, const struct proc *p, uint32_t tid,
+		 uint64_t time)
 {
-	size_t at = rec_begin(b, PERF_RECORD_COMM, 0);
+	size_t at = rec_begin(b, PERF_RECORD_COMM, p->exec ? PERF_RECORD_MISC_COMM_EXEC : 0);
 	put32(b, p->pid);
-	put32(b, p->pid);
+	put32(b, tid);
 	name8(b, p->comm);
-	sample_id(b, p->pid, p->pid, time_ns(r, time), 0, ID_CLOCK);
+	sample_id(b, p->pid, tid, time_ns(r, time), 0, ID_CLOCK);
 	rec_end(b, at);
 }
 
@@ -245,10 +247,15 @@ static void data_section(struct buf *b, const struct run *r)
 	/* One COMM per process, with the name stitch uses for all its samples
 	 * (also for the ones no REC_COMM named, or perf would name them). */
 	for (size_t i = 0; i < nprocs; i++)
-		comm(b, r, r->procs->v[i], r->procs->v[i]->t_comm);
+		comm(b, r, r->procs->v[i], r->procs->v[i]->pid, r->procs->v[i]->t_comm);
 	for (size_t i = 0; i < r->stream->nrecs; i++) {
 		const struct record *rec = &r->stream->recs[i];
 		switch (rec->type) {
+		case REC_COMM: /* each further thread of a process: a COMM of its own */
+			if (rec->u.comm.tid && rec->u.comm.tid != rec->u.comm.pid)
+				comm(b, r, proc_at(r->procs, rec->u.comm.pid, rec->u.comm.time),
+				     rec->u.comm.tid, rec->u.comm.time);
+			break;
 		case REC_MMAP:
 			if (!(rec->u.mmap.flags & MMAP_KERNEL))
 				user_mmap(b, r, proc_at(r->procs, rec->u.mmap.pid, rec->u.mmap.time),

@@ -67,8 +67,15 @@ void procs_build(struct procs *p, const struct stream *s)
 		struct proc *q;
 		switch (r->type) {
 		case REC_COMM:
-			/* A second COMM for a live pid is an exec: rename. */
+			/* An exec ends the program the pid ran: what follows is
+			 * another incarnation's, with its own mappings. */
+			q = latest(p, r->u.comm.pid);
+			if (r->u.comm.flags & COMM_EXEC && q && !q->exited) {
+				q->exited = 1;
+				q->t_exit = r->u.comm.time;
+			}
 			q = current(p, r->u.comm.pid);
+			q->exec |= !!(r->u.comm.flags & COMM_EXEC);
 			memcpy(q->comm, r->u.comm.name, sizeof q->comm);
 			if (!q->named++)
 				q->t_comm = r->u.comm.time;
@@ -81,6 +88,8 @@ void procs_build(struct procs *p, const struct stream *s)
 					     &r->u.mmap);
 			break;
 		case REC_EXIT:
+			if (r->u.exit.flags & EXIT_THREAD)
+				break; /* its process goes on */
 			q = current(p, r->u.exit.pid);
 			q->exited = 1;
 			q->t_exit = r->u.exit.time;

@@ -19,8 +19,9 @@ struct proc {
 	char comm[16];      /* ":<pid>" until a REC_COMM names it */
 	int named;          /* a REC_COMM named it, first at t_comm */
 	uint64_t t_comm;
-	int exited;
+	int exited;         /* exit, or the exec that ended this program */
 	uint64_t t_exit;
+	int exec;           /* an exec started it (COMM_EXEC) */
 	struct mmap_rec **maps;
 	size_t nmaps;
 

@@ -84,8 +84,8 @@ static void record(FILE *f, const struct record *r)
 	switch (r->type) {
 	case REC_COMM:
 		fprintf(f, ",\"time\":%" PRIu64 ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
-			",\"ppid\":%" PRIu32 ",\"name\":", r->u.comm.time, r->u.comm.pid,
-			r->u.comm.tid, r->u.comm.ppid);
+			",\"ppid\":%" PRIu32 ",\"flags\":%" PRIu32 ",\"name\":", r->u.comm.time,
+			r->u.comm.pid, r->u.comm.tid, r->u.comm.ppid, r->u.comm.flags);
 		json_str(f, r->u.comm.name);
 		break;
 	case REC_MMAP: mmap_fields(f, &r->u.mmap); break;

@@ -130,6 +130,43 @@ static int by_samples(const void *a, const void *b)
 	return x->p->pid < y->p->pid ? -1 : x->p->pid > y->p->pid;
 }
 
+#define MAX_THREADS_SHOWN 64
+
+/* A process with several threads: its samples by thread (tid), in the
+ * order the threads first appear. */
+static void threads_table(FILE *f, const struct run *r, const struct proc_profile *pp)
+{
+	uint32_t tid[MAX_THREADS_SHOWN];
+	uint64_t count[MAX_THREADS_SHOWN], other = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < r->st->n; i++) {
+		const struct stack *k = &r->st->v[i];
+		if (!in_view(r, k) || k->proc != pp->p)
+			continue;
+		size_t j = 0;
+		while (j < n && tid[j] != k->s->tid)
+			j++;
+		if (j == n && n == MAX_THREADS_SHOWN) {
+			other++;
+			continue;
+		}
+		if (j == n) {
+			tid[n] = k->s->tid;
+			count[n++] = 0;
+		}
+		count[j]++;
+	}
+	if (n < 2)
+		return;
+	fputs("By thread:\n       tid   samples\n", f);
+	for (size_t j = 0; j < n; j++)
+		fprintf(f, "  %8u %9" PRIu64 " %6.2f%%%s\n", tid[j], count[j],
+			pct(count[j], pp->samples), tid[j] == pp->p->pid ? "  (first thread)" : "");
+	if (other)
+		fprintf(f, "  %8s %9" PRIu64 " %6.2f%%\n", "others", other, pct(other, pp->samples));
+	fputc('\n', f);
+}
+
 static void profiles(FILE *f, const struct run *r)
 {
 	struct proc_profile *v;
@@ -142,8 +179,10 @@ static void profiles(FILE *f, const struct run *r)
 	for (size_t i = 0; i < n; i++) {
 		struct proc_profile *pp = &v[i];
 		fprintf(f, "\n== %s (pid %u): %" PRIu64 " samples, %.2f%% of all; shares below "
-			"are of this process ==\n\nBy self:\n", pp->p->comm, pp->p->pid,
+			"are of this process ==\n\n", pp->p->comm, pp->p->pid,
 			pp->samples, pct(pp->samples, all));
+		threads_table(f, r, pp);
+		fputs("By self:\n", f);
 		fn_table(f, pp, 1);
 		fputs("\nBy total (self plus callees):\n", f);
 		fn_table(f, pp, 0);

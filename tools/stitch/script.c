@@ -137,7 +137,8 @@ static void raw_other(FILE *f, const struct run *r, const struct record *rec)
 	case REC_COMM: {
 		const struct comm_rec *m = &rec->u.comm;
 		print_head(f, r, m->name, m->pid, m->tid, 0, m->time);
-		fprintf(f, "COMM %s ppid %u\n", m->name, m->ppid);
+		fprintf(f, "COMM %s ppid %u%s\n", m->name, m->ppid,
+			m->flags & COMM_EXEC ? " exec" : "");
 		break;
 	}
 	case REC_MMAP: {
@@ -151,7 +152,8 @@ static void raw_other(FILE *f, const struct run *r, const struct record *rec)
 	case REC_EXIT: {
 		const struct exit_rec *m = &rec->u.exit;
 		print_head(f, r, proc_at(r->procs, m->pid, m->time)->comm, m->pid, m->tid, 0, m->time);
-		fprintf(f, "EXIT status %d\n", m->status);
+		fprintf(f, m->flags & EXIT_THREAD ? "EXIT thread status %d\n" : "EXIT status %d\n",
+			m->status);
 		break;
 	}
 	case REC_LOST:

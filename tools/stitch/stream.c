@@ -69,6 +69,7 @@ static int parse_comm(struct record *r, struct body b, struct counters *c)
 	m->pid = rd32(b, offsetof(struct rec_comm, pid));
 	m->tid = rd32(b, offsetof(struct rec_comm, tid));
 	m->ppid = rd32(b, offsetof(struct rec_comm, ppid));
+	m->flags = rd32(b, offsetof(struct rec_comm, flags));
 	rd_name(m->name, sizeof m->name, b.p + offsetof(struct rec_comm, name), c);
 	return 1;
 }
@@ -167,6 +168,7 @@ static int parse_exit(struct record *r, struct body b, struct counters *c)
 	m->pid = rd32(b, offsetof(struct rec_exit, pid));
 	m->tid = rd32(b, offsetof(struct rec_exit, tid));
 	m->status = (int32_t)rd32(b, offsetof(struct rec_exit, status));
+	m->flags = rd32(b, offsetof(struct rec_exit, flags));
 	return 1;
 }
 

@@ -17,6 +17,7 @@
 struct comm_rec {
 	uint64_t time;
 	uint32_t pid, tid, ppid;
+	uint32_t flags;     /* COMM_EXEC */
 	char name[16];
 };
 
@@ -59,6 +60,7 @@ struct exit_rec {
 	uint64_t time;
 	uint32_t pid, tid;
 	int32_t status;
+	uint32_t flags; /* EXIT_THREAD: a thread left, not the process */
 };
 
 struct lost_rec {

@@ -11,12 +11,18 @@
  * kernel must (-EFAULT for NULL, kernel, non-canonical, unmapped and
  * straddling ranges). ROOT (the unpacked initrd) becomes "/" by chroot, so
  * this needs root. spawn is a fork whose child the tracer turns into an
- * execve of the new program. Exit statuses are Linux's, which is the
- * POSIX encoding that docs/USERLAND.md chose.
+ * execve of the new program; exec is an execve after the same checks.
+ * Signals are the tracer's (signal.c): it keeps each thread's actions,
+ * mask and pending set, and writes and reads the signal frames itself.
+ * Threads are Linux's, started and ended as the kernel's (thread.c).
+ * Exit statuses are Linux's, which is the POSIX encoding that
+ * docs/USERLAND.md chose.
  *
  * Exit status: 0 if the first program exited 0, 1 otherwise, 2 on a
  * usage or tracer error. A killed process is reported on stderr as
- * "usim: pid P (PATH) killed: signal S status 128+S".
+ * "usim: pid P (PATH) killed: signal S ... status N", N being 128 plus
+ * the Linux signal that ended it (S but where Linux has no such default
+ * action: signal.c, die).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,50 +43,18 @@
 #include <unistd.h>
 #include <asm/unistd.h>	/* Linux numbers are __NR_*; SYS_* are Stitch's */
 #include <stitch/syscall.h>
+#include "usim.h"
 
-#define USER_TOP   0x00007ffffffff000UL	/* docs/USERLAND.md */
-#define PAGE       4096UL
-#define MAX_PROCS  64			/* spawn gives EAGAIN beyond */
 #define MAX_FDS    64			/* open gives EMFILE beyond */
-#define MAX_PATH   255			/* longer paths: ENAMETOOLONG */
 #define MAX_ARGS   64
 #define MAX_MMAP   (1UL << 30)		/* a larger mapping: ENOMEM */
-#define MAX_SFRAME 8
-
-struct range {
-	unsigned long start, len;
-};
-
-/* What the tracer does at a system call's exit stop. */
-enum fixup {
-	FIX_NONE,	/* a Linux call of the loader itself: leave it */
-	FIX_ERRNO,	/* translated: map Linux errno to newlib's */
-	FIX_RESULT,	/* answered by the tracer: store result */
-	FIX_SBRK,	/* translated to brk: turn the new break into the old */
-};
-
-struct proc {
-	pid_t pid;
-	int used;
-	int stitch;		/* exec'd a Stitch program: its calls are ours */
-	int in_syscall;		/* between a syscall's entry and exit stops */
-	int exec_pending;	/* forked by spawn, must execve first */
-	int restarting;		/* Linux will restart the translated call */
-	int stopped_early;	/* its first stop came before the fork event */
-	enum fixup fix;
-	long result;
-	unsigned long brk_start, brk;
-	unsigned long exec_path, exec_argv, exec_envp;
-	char path[MAX_PATH + 1];
-	struct range sframe[MAX_SFRAME];
-};
 
 static struct proc procs[MAX_PROCS + 8];	/* room for forks in flight */
 static const char *root;
 static pid_t init_pid;
 static struct stat console;	/* fds 0-2 of the first program */
 
-static struct proc *find_proc(pid_t pid)
+struct proc *find_proc(pid_t pid)
 {
 	for (size_t i = 0; i < sizeof(procs) / sizeof(procs[0]); i++)
 		if (procs[i].used && procs[i].pid == pid)
@@ -95,13 +69,14 @@ static struct proc *new_proc(pid_t pid)
 			memset(&procs[i], 0, sizeof(procs[i]));
 			procs[i].used = 1;
 			procs[i].pid = pid;
+			procs[i].group = &procs[i];
 			return &procs[i];
 		}
 	fprintf(stderr, "usim: process table overflow\n");
 	exit(2);
 }
 
-static int live_procs(void)
+int live_procs(void)
 {
 	int n = 0;
 
@@ -110,12 +85,23 @@ static int live_procs(void)
 	return n;
 }
 
+/* The threads of group's process that have not left. */
+int live_threads(const struct proc *group)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < sizeof(procs) / sizeof(procs[0]); i++)
+		n += procs[i].used && procs[i].group == group && !procs[i].thread_gone;
+	return n;
+}
+
 /* Linux errno -> newlib errno (they agree below 35). */
-static long newlib_errno(long e)
+long newlib_errno(long e)
 {
 	switch (e) {
 	case ENAMETOOLONG: return STITCH_ENAMETOOLONG;
 	case ENOSYS: return STITCH_ENOSYS;
+	case ETIMEDOUT: return STITCH_ETIMEDOUT;
 	default: return e;
 	}
 }
@@ -123,7 +109,7 @@ static long newlib_errno(long e)
 /* ---- user memory, checked the way the Stitch kernel must check it ---- */
 
 /* Is every byte of [addr, addr + len) mapped with the permissions asked? */
-static int user_range_ok(pid_t pid, unsigned long addr, unsigned long len, int write)
+int user_range_ok(pid_t pid, unsigned long addr, unsigned long len, int write)
 {
 	char maps[64], line[512];
 	unsigned long end = addr + len, covered = addr;
@@ -152,14 +138,14 @@ static int user_range_ok(pid_t pid, unsigned long addr, unsigned long len, int w
 	return covered >= end;
 }
 
-static int peek(pid_t pid, unsigned long addr, void *buf, size_t len)
+int peek(pid_t pid, unsigned long addr, void *buf, size_t len)
 {
 	struct iovec local = { buf, len }, remote = { (void *)addr, len };
 
 	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
 }
 
-static int poke(pid_t pid, unsigned long addr, const void *buf, size_t len)
+int poke(pid_t pid, unsigned long addr, const void *buf, size_t len)
 {
 	struct iovec local = { (void *)buf, len }, remote = { (void *)addr, len };
 
@@ -240,11 +226,39 @@ static long check_program(const char *path)
 	return 0;
 }
 
-/* spawn: check everything, then let the call become a fork (see child_stop). */
-static long sys_spawn(struct proc *p, unsigned long upath, unsigned long uargv)
+/*
+ * len bytes on the caller's stack below its red zone, where the tracer
+ * may put what a Linux call needs: the program's memory, unused during
+ * the call (a spawned child has its copy). 0 if the stack has no room.
+ */
+unsigned long stack_scratch(pid_t pid, const struct user_regs_struct *r, unsigned long len)
+{
+	unsigned long at = ((r->rsp - RED_ZONE) & ~15UL) - len;
+
+	if (r->rsp > USER_TOP || at > r->rsp || !user_range_ok(pid, at, len, 1))
+		return 0;
+	return at;
+}
+
+/* No arguments: the kernel gives the program argv[0] = path. */
+static long only_path(struct proc *p, struct user_regs_struct *r)
+{
+	unsigned long v[2] = { p->exec_path, 0 };
+	unsigned long at = stack_scratch(p->pid, r, sizeof(v));
+
+	if (!at || poke(p->pid, at, v, sizeof(v)))
+		return -STITCH_EFAULT;
+	p->exec_argv = at;
+	p->exec_envp = at + 8;
+	return 0;
+}
+
+/* spawn's and exec's checks of path (rdi) and argv (rsi): 0 or -errno,
+ * and the arguments of the execve that starts the program. */
+static long program_args(struct proc *p, struct user_regs_struct *r)
 {
 	char path[MAX_PATH + 1], arg[4096];
-	unsigned long ptr;
+	unsigned long upath = r->rdi, uargv = r->rsi, ptr;
 	long err;
 	int argc;
 
@@ -263,12 +277,10 @@ static long sys_spawn(struct proc *p, unsigned long upath, unsigned long uargv)
 	}
 	if ((err = check_program(path)))
 		return err;
-	if (live_procs() >= MAX_PROCS)
-		return -STITCH_EAGAIN;
 	p->exec_path = upath;
 	p->exec_argv = uargv;
 	p->exec_envp = uargv + 8UL * argc;	/* argv's NULL: an empty envp */
-	return 0;
+	return argc ? 0 : only_path(p, r);
 }
 
 static long sys_stacktrace_setup(struct proc *p, struct user_regs_struct *r)
@@ -283,7 +295,7 @@ static long sys_stacktrace_setup(struct proc *p, struct user_regs_struct *r)
 	    text + tlen > USER_TOP)
 		return -STITCH_EFAULT;
 	for (int i = 0; i < MAX_SFRAME; i++) {
-		struct range *s = &p->sframe[i];
+		struct range *s = &p->group->sframe[i];
 
 		if (op == STACKTRACE_SFRAME_REMOVE && s->len && s->start == text) {
 			s->len = 0;
@@ -321,15 +333,14 @@ static unsigned long start_brk(pid_t pid)
 }
 
 /* Make the Linux call nr with args at this stop; fixup at the exit. */
-static void linux_call(struct proc *p, struct user_regs_struct *r, long nr,
-		       enum fixup fix)
+void linux_call(struct proc *p, struct user_regs_struct *r, long nr, enum fixup fix)
 {
 	r->orig_rax = (unsigned long)nr;
 	p->fix = fix;
 }
 
 /* Answer the call here: Linux runs nothing (nr -1), the exit stop sets rax. */
-static void answer(struct proc *p, struct user_regs_struct *r, long result)
+void answer(struct proc *p, struct user_regs_struct *r, long result)
 {
 	r->orig_rax = (unsigned long)-1;
 	p->fix = FIX_RESULT;
@@ -374,30 +385,18 @@ static void mmap_call(struct proc *p, struct user_regs_struct *r)
 
 static void sbrk_call(struct proc *p, struct user_regs_struct *r)
 {
+	struct proc *g = p->group;	/* the break is the address space's */
 	long inc = (long)r->rdi;
-	unsigned long want = p->brk + (unsigned long)inc;
+	unsigned long want = g->brk + (unsigned long)inc;
 
-	if ((inc < 0 && want < p->brk_start) || (inc > 0 && want < p->brk) ||
+	if ((inc < 0 && want < g->brk_start) || (inc > 0 && want < g->brk) ||
 	    want > USER_TOP) {
 		answer(p, r, -STITCH_ENOMEM);
 		return;
 	}
-	p->result = (long)p->brk;	/* sbrk returns the old break */
+	p->result = (long)g->brk;	/* sbrk returns the old break */
 	r->rdi = want;
 	linux_call(p, r, __NR_brk, FIX_SBRK);
-}
-
-/* Only our own processes: a pid of the host must never be signalled. */
-static void kill_call(struct proc *p, struct user_regs_struct *r)
-{
-	struct proc *target = find_proc((pid_t)r->rdi);
-
-	if ((long)r->rsi < 1 || (long)r->rsi > 31)
-		answer(p, r, -STITCH_EINVAL);
-	else if ((long)r->rdi <= 0 || !target)
-		answer(p, r, -STITCH_ESRCH);
-	else
-		linux_call(p, r, __NR_kill, FIX_ERRNO);
 }
 
 static void lseek_call(struct proc *p, struct user_regs_struct *r)
@@ -422,18 +421,35 @@ static void sleep_call(struct proc *p, struct user_regs_struct *r)
 	r->rdi = 0;	/* poll(NULL, 0, ms): a sleep that needs no memory */
 	r->rsi = 0;
 	r->rdx = (us + 999) / 1000;
-	linux_call(p, r, __NR_poll, FIX_RESULT);
-	p->result = 0;
+	linux_call(p, r, __NR_poll, FIX_ERRNO);	/* 0 at the timeout */
 }
 
+/* spawn: check everything, then let the call become a fork (see start_exec). */
 static void spawn_call(struct proc *p, struct user_regs_struct *r)
 {
-	long err = sys_spawn(p, r->rdi, r->rsi);
+	long err = program_args(p, r);
 
+	if (!err && live_procs() >= MAX_PROCS)
+		err = -STITCH_EAGAIN;
 	if (err)
 		answer(p, r, err);
 	else
 		linux_call(p, r, __NR_fork, FIX_ERRNO);
+}
+
+/* exec: the same checks, then Linux's execve; a failure returns. */
+static void exec_call(struct proc *p, struct user_regs_struct *r)
+{
+	long err = program_args(p, r);
+
+	if (err) {
+		answer(p, r, err);
+		return;
+	}
+	r->rdi = p->exec_path;
+	r->rsi = p->exec_argv;
+	r->rdx = p->exec_envp;
+	linux_call(p, r, __NR_execve, FIX_ERRNO);
 }
 
 /* A Stitch system call's entry stop: translate it or answer it. */
@@ -466,14 +482,31 @@ static void syscall_entry(struct proc *p, struct user_regs_struct *r)
 	case SYS_pipe: pointer_call(p, r, __NR_pipe, r->rdi, 2 * sizeof(int), 1); break;
 	case SYS_stacktrace_setup: answer(p, r, sys_stacktrace_setup(p, r)); break;
 	case SYS_getppid: linux_call(p, r, __NR_getppid, FIX_ERRNO); break;
+	case SYS_exec: exec_call(p, r); break;
+	case SYS_sigaction: sigaction_call(p, r); break;
+	case SYS_sigprocmask: sigprocmask_call(p, r); break;
+	case SYS_sigreturn: sigreturn_call(p, r); break;
+	case SYS_setitimer: setitimer_call(p, r); break;
+	case SYS_thread_spawn: thread_spawn_call(p, r); break;
+	case SYS_thread_exit: thread_exit_call(p, r); break;
+	case SYS_futex: futex_call(p, r); break;
+	case SYS_gettid: linux_call(p, r, __NR_gettid, FIX_ERRNO); break;
 	default: answer(p, r, -STITCH_ENOSYS); break;
 	}
 }
 
 /* Linux's "interrupted, will restart" results (a signal such as SIGCHLD). */
-static int linux_restarts(long ret)
+int linux_restarts(long ret)
 {
 	return ret == -512 || ret == -513 || ret == -514 || ret == -516;
+}
+
+/* The kernel keeps every register but rax, rcx and r11 across a call:
+ * the arguments a translation changed come back as the call gave them. */
+void keep_args(const struct proc *p, struct user_regs_struct *r)
+{
+	r->rdi = p->entry.rdi, r->rsi = p->entry.rsi, r->rdx = p->entry.rdx;
+	r->r10 = p->entry.r10, r->r8 = p->entry.r8, r->r9 = p->entry.r9;
 }
 
 static void syscall_exit(struct proc *p, struct user_regs_struct *r)
@@ -497,18 +530,24 @@ static void syscall_exit(struct proc *p, struct user_regs_struct *r)
 		return;
 	case FIX_SBRK:	/* Linux brk answers the new break, or the old on failure */
 		if ((unsigned long)ret == r->rdi) {
-			p->brk = (unsigned long)ret;
+			p->group->brk = (unsigned long)ret;
 			r->rax = (unsigned long)p->result;
 		} else {
 			r->rax = (unsigned long)-STITCH_ENOMEM;
 		}
+		return;
+	case FIX_CLEAR_TID:
+		thread_exit_fixup(r);
+		return;
+	default:
+		signal_fixup(p, r);
 		return;
 	}
 }
 
 /* ---- the tracer's loop ---- */
 
-static void resume(pid_t pid, int sig)
+void resume(pid_t pid, int sig)
 {
 	if (ptrace(PTRACE_SYSCALL, pid, 0, sig) != 0 && errno != ESRCH)
 		perror("usim: PTRACE_SYSCALL");
@@ -518,7 +557,7 @@ static void resume(pid_t pid, int sig)
  * 0, or -1 when the tracee is gone: a SIGKILL (kill(pid, 9)) can end it
  * between the stop we were told of and this call; its exit comes next.
  */
-static int get_regs(pid_t pid, struct user_regs_struct *r)
+int get_regs(pid_t pid, struct user_regs_struct *r)
 {
 	if (ptrace(PTRACE_GETREGS, pid, 0, r) == 0)
 		return 0;
@@ -529,7 +568,7 @@ static int get_regs(pid_t pid, struct user_regs_struct *r)
 	return -1;
 }
 
-static void set_regs(pid_t pid, struct user_regs_struct *r)
+void set_regs(pid_t pid, struct user_regs_struct *r)
 {
 	if (ptrace(PTRACE_SETREGS, pid, 0, r) != 0 && errno != ESRCH) {
 		perror("usim: PTRACE_SETREGS");
@@ -576,30 +615,56 @@ static void on_syscall_stop(struct proc *p)
 			resume(p->pid, 0);
 			return;
 		}
+		p->entry = r;
 		syscall_entry(p, &r);
 	} else {
+		/* A thread between clear_tid's wake and its exit is leaving: its
+		 * stack may be unmapped already by the thread that joined it. */
+		int leaving = p->fix == FIX_CLEAR_TID;
+
 		syscall_exit(p, &r);
+		if (p->stitch && !p->restarting && p->fix != FIX_NONE && p->fix != FIX_SIGRETURN)
+			keep_args(p, &r);
+		if (p->stitch && !p->restarting && !leaving)
+			signal_return_to_user(p, &r);	/* the kernel's last step to ring 3 */
 	}
 	set_regs(p->pid, &r);
 	resume(p->pid, 0);
 }
 
-static void on_fork_event(struct proc *parent)
+/* The tracee a fork or clone event of p is about, found or new. */
+static struct proc *event_child(struct proc *p)
 {
 	unsigned long msg;
 	struct proc *c;
 
-	ptrace(PTRACE_GETEVENTMSG, parent->pid, 0, &msg);
+	ptrace(PTRACE_GETEVENTMSG, p->pid, 0, &msg);
 	c = find_proc((pid_t)msg);
-	if (!c)
-		c = new_proc((pid_t)msg);
+	return c ? c : new_proc((pid_t)msg);
+}
+
+static void on_fork_event(struct proc *parent)
+{
+	struct proc *c = event_child(parent);
+
 	c->exec_path = parent->exec_path;
 	c->exec_argv = parent->exec_argv;
 	c->exec_envp = parent->exec_envp;
-	c->brk_start = c->brk = parent->brk;
+	c->brk_start = c->brk = parent->group->brk;
 	if (c->stopped_early)
 		start_exec(c);
 	resume(parent->pid, 0);
+}
+
+/* thread_spawn's clone: the new thread starts at its first stop. */
+static void on_clone_event(struct proc *creator)
+{
+	struct proc *t = event_child(creator);
+
+	thread_init(t, creator);
+	if (t->stopped_early)
+		thread_begin(t);
+	resume(creator->pid, 0);
 }
 
 static void on_exec_event(struct proc *p)
@@ -607,10 +672,13 @@ static void on_exec_event(struct proc *p)
 	char arg0[MAX_PATH + 1] = "?";
 	unsigned long ptr;
 
+	thread_exec(p);
+	p->fix = FIX_NONE;	/* the new image's registers are Linux's: keep them */
 	p->stitch = 1;
 	p->exec_pending = 0;
 	p->brk_start = p->brk = start_brk(p->pid);
 	memset(p->sframe, 0, sizeof(p->sframe));
+	signal_exec(p);
 	/* argv[0], for the kill report: the word above argc on the new stack. */
 	struct user_regs_struct r;
 	if (get_regs(p->pid, &r) == 0 && peek(p->pid, r.rsp + 8, &ptr, 8) == 0)
@@ -619,25 +687,28 @@ static void on_exec_event(struct proc *p)
 	resume(p->pid, 0);
 }
 
-/* A signal stop: a new child's first SIGSTOP, or a real signal to deliver. */
+/* A signal stop: a new child's first SIGSTOP, a fault, or a signal the
+ * tracer emulates (signal_stop). */
 static void on_signal_stop(struct proc *p, int sig)
 {
 	if (sig == SIGSTOP && !p->stitch && !p->exec_pending && p->pid != init_pid) {
-		if (p->exec_path)
+		if (p->start_ip)
+			thread_begin(p);
+		else if (p->exec_path)
 			start_exec(p);
 		else
-			p->stopped_early = 1;	/* wait for the parent's fork event */
+			p->stopped_early = 1;	/* wait for the creator's fork or clone event */
 		return;
 	}
-	if (sig == SIGSEGV || sig == SIGILL || sig == SIGFPE || sig == SIGBUS ||
-	    sig == SIGTRAP) {
+	if (!p->sig.dying && (sig == SIGSEGV || sig == SIGILL || sig == SIGFPE ||
+			      sig == SIGBUS || sig == SIGTRAP)) {
 		struct user_regs_struct r = { 0 };
 
 		get_regs(p->pid, &r);
 		fprintf(stderr, "usim: pid %d (%s) killed: signal %d rip=%#llx status %d\n",
 			p->pid, p->path, sig, r.rip, 128 + sig);
 	}
-	resume(p->pid, sig);
+	resume(p->pid, signal_stop(p, sig));
 }
 
 static int trace(pid_t first)
@@ -655,7 +726,9 @@ static int trace(pid_t first)
 		if (!p)
 			p = new_proc(pid);	/* a fork child before its event */
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
-			if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+			/* One report for the process: its first thread's, the last. */
+			if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && !p->sig.dying &&
+			    p->group == p)
 				fprintf(stderr, "usim: pid %d (%s) killed: signal 9 status 137\n",
 					pid, p->path);
 			p->used = 0;
@@ -671,6 +744,8 @@ static int trace(pid_t first)
 			on_syscall_stop(p);
 		else if (event == PTRACE_EVENT_FORK)
 			on_fork_event(p);
+		else if (event == PTRACE_EVENT_CLONE)
+			on_clone_event(p);
 		else if (event == PTRACE_EVENT_EXEC)
 			on_exec_event(p);
 		else
@@ -678,7 +753,24 @@ static int trace(pid_t first)
 	}
 }
 
-/* The first program: traced, chrooted, no ASLR, SIGPIPE ignored. */
+/*
+ * Linux signals carry the Stitch ones (signal.c): none may be blocked in
+ * the tracees, and those that end one (1-31) must do so by default,
+ * whatever usim inherited (both survive execve). An ignored signal still
+ * stops a tracee for its tracer, so the others may stay as they are.
+ */
+static void default_signals(void)
+{
+	sigset_t none;
+
+	for (int sig = 1; sig < 32; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* The first program: traced, chrooted, no ASLR, default Linux signals. */
 static void child(char **argv)
 {
 	struct rlimit fds = { MAX_FDS, MAX_FDS };
@@ -689,9 +781,14 @@ static void child(char **argv)
 		perror("usim: chroot (needs root)");
 		_exit(2);
 	}
-	personality(ADDR_NO_RANDOMIZE);	/* the stack ends at USER_TOP */
+	/* No ASLR: the stack ends at USER_TOP. The legacy layout places
+	 * mappings bottom up from a third of the address space, below
+	 * USER_MMAP_TOP as the kernel does: the SDK's threads (and only its
+	 * first thread) run above every mapping (docs/USERLAND.md). */
+	personality(ADDR_NO_RANDOMIZE | ADDR_COMPAT_LAYOUT);
 	setrlimit(RLIMIT_NOFILE, &fds);
-	signal(SIGPIPE, SIG_IGN);	/* so a write to a closed pipe says EPIPE */
+	setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });	/* killed: no core files */
+	default_signals();
 	ptrace(PTRACE_TRACEME, 0, 0, 0);
 	raise(SIGSTOP);
 	execve(argv[0], argv, envp);
@@ -710,6 +807,7 @@ int main(int argc, char **argv)
 	}
 	root = argv[1];
 	fstat(1, &console);
+	sigpage_load(root);
 	if ((pid = fork()) == 0)
 		child(&argv[2]);
 	init_pid = pid;
@@ -718,8 +816,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ptrace(PTRACE_SETOPTIONS, pid, 0,
-	       PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEEXEC |
-	       PTRACE_O_EXITKILL);
+	       PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACECLONE |
+	       PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL);
 	new_proc(pid);
 	resume(pid, 0);
 	return trace(pid);

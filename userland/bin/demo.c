@@ -15,9 +15,11 @@ static char *const chain_argv[]  = { "/bin/chain", "128", "5000", NULL };
 static char *const sort_argv[]   = { "/bin/sort", "50000", "10", NULL };
 static char *const reader_argv[] = { "/bin/reader", "/data/blob", "1048576", "16", NULL };
 static char *const piper_argv[]  = { "/bin/piper", "16777216", "65536", NULL };
+static char *const sigwork_argv[] = { "/bin/sigwork", "100", NULL };
+static char *const threads_argv[] = { "/bin/threads", "10000", NULL };
 
 static char *const *const workloads[] = {
-	fib_argv, chain_argv, sort_argv, reader_argv, piper_argv,
+	fib_argv, chain_argv, sort_argv, reader_argv, piper_argv, sigwork_argv, threads_argv,
 };
 #define NWORKLOADS (int)(sizeof(workloads) / sizeof(workloads[0]))
 

@@ -25,6 +25,8 @@ static const struct test tests[] = {
 	{ "t-io", { "/bin/t-io", NULL } },
 	{ "t-mem", { "/bin/t-mem", NULL } },
 	{ "t-proc", { "/bin/t-proc", NULL } },
+	{ "t-exec", { "/bin/t-exec", NULL } },
+	{ "t-signal", { "/bin/t-signal", NULL } },
 	{ "t-time", { "/bin/t-time", NULL } },
 	{ "t-pipe", { "/bin/t-pipe", NULL } },
 	{ "t-sched", { "/bin/t-sched", NULL } },

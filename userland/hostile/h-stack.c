@@ -4,7 +4,8 @@
  * stack pointer or a frame chain that no honest program has: in the
  * kernel, unmapped, misaligned, non-canonical; frame chains that loop,
  * climb forever or return into the kernel; a recursion deeper than any
- * unwind buffer; a recursion into the stack's guard page.
+ * unwind buffer; a recursion into the stack's guard page; signal frames
+ * whose saved registers lie.
  *
  * The unwinder reads only user addresses through the fault-handling copy
  * helpers, and every walk ends, by reason (counted in REC_STATS,
@@ -13,6 +14,7 @@
  * except in stack-overflow, which the guard page kills (SIGSEGV).
  */
 #include <stdlib.h>
+#include <stitch/signal.h>
 #include "hostile.h"
 
 #define SPIN_MS 300
@@ -111,6 +113,46 @@ static int ret_noncanonical(void)
 	return with_frames(f, "whose return address is non-canonical");
 }
 
+/*
+ * Signal frames that lie: the frame-pointer function's return address is
+ * the signal page's trampoline, and above it lies a signal frame (from
+ * its info on, where the trampoline's sp points) whose saved registers
+ * the unwinder reads (kern/unwind/user.c, signal_step).
+ */
+#define SIG_WORDS ((sizeof(struct stitch_sigframe) - STITCH_SIGFRAME_INFO) / 8)
+static int with_sigframe(uint64_t *f, struct stitch_sigcontext sc, const char *what)
+{
+	f[0] = 0;
+	f[1] = STITCH_SIGPAGE_TRAMPOLINE;
+	memcpy(&f[2 + (STITCH_SIGFRAME_SC - STITCH_SIGFRAME_INFO) / 8], &sc, sizeof sc);
+	return with_frames(f, what);
+}
+
+static int sig_rsp_below(void)
+{
+	ON_STACK(2 + SIG_WORDS);
+	struct stitch_sigcontext sc = { .rip = LOOP_RA, .rsp = (uint64_t)f, .rbp = 0 };
+	return with_sigframe(f, sc, "under a signal frame whose rsp lies below it");
+}
+
+static int sig_rip_kernel(void)
+{
+	ON_STACK(2 + SIG_WORDS + 64);
+	struct stitch_sigcontext sc = { .rip = KERNEL_TEXT + 0x1234,
+					.rsp = (uint64_t)&f[2 + SIG_WORDS + 48] };
+	return with_sigframe(f, sc, "under a signal frame whose rip is in the kernel");
+}
+
+static int sig_loop(void)
+{
+	ON_STACK(2 + SIG_WORDS + 64);
+	/* Back into the frame-pointer function with rbp = this frame: its
+	 * CFA would lie below the interrupted rsp the frame claims. */
+	struct stitch_sigcontext sc = { .rip = LOOP_RA, .rbp = (uint64_t)f,
+					.rsp = (uint64_t)&f[2 + SIG_WORDS + 48] };
+	return with_sigframe(f, sc, "under a signal frame that leads back into itself");
+}
+
 /* Deeper than any unwind buffer: the walk stops at its bound. */
 /* The bottom of the recursion (test/t/80-hostile.t picks the samples taken here). */
 __attribute__((noipa)) void deep_bottom(void)
@@ -161,5 +203,7 @@ static const struct hcase cases[] = {
 	{ "fp-kernel", fp_kernel }, { "fp-misaligned", fp_misaligned },
 	{ "ret-kernel", ret_kernel }, { "ret-noncanonical", ret_noncanonical },
 	{ "deep", deep }, { "stack-overflow", stack_overflow },
+	{ "sig-rsp-below", sig_rsp_below }, { "sig-rip-kernel", sig_rip_kernel },
+	{ "sig-loop", sig_loop },
 };
 HOSTILE_MAIN(cases)

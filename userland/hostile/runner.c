@@ -29,6 +29,7 @@ struct entry {
 #define PRIV(name, what) { name, "/bin/h-priv", SIGSEGV, what }
 #define STACK(name, what) { name, "/bin/h-stack", 0, what }
 #define SFRAME(name, what) { name, "/bin/h-sframe", 0, what }
+#define SIGRET(name, what) { name, "/bin/h-signal", SIGSEGV, what }
 
 static const struct entry cases[] = {
 	{ "badptr", "/bin/t-badptr", 0, "bad pointers (NULL, kernel, non-canonical, unmapped, straddling, wrapping) to every system call that takes one" },
@@ -77,6 +78,9 @@ static const struct entry cases[] = {
 	STACK("ret-kernel", "a return address in kernel text"),
 	STACK("ret-noncanonical", "a non-canonical return address"),
 	STACK("deep", "5000-frame recursion, spinning at the bottom"),
+	STACK("sig-rsp-below", "a signal frame whose interrupted rsp lies below the frame"),
+	STACK("sig-rip-kernel", "a signal frame whose interrupted rip is in the kernel"),
+	STACK("sig-loop", "a signal frame that leads back into the frame above it"),
 	SFRAME("sframe-registration", "stacktrace_setup with sections or text in the kernel, unmapped, truncated, not SFrame, not 4-byte aligned, a huge FDE count, overlapping text, bad lengths and operations, one section too many"),
 	SFRAME("sframe-good", "a correct section registered for a copy of a function mapped elsewhere (the control)"),
 	SFRAME("sframe-unsorted", "a section whose FDEs are out of order though flagged sorted"),
@@ -85,9 +89,23 @@ static const struct entry cases[] = {
 	SFRAME("sframe-unmapped", "a correct section unmapped after registration"),
 	SFRAME("sframe-rewritten", "a correct section, used, then rewritten: huge function, misaligned CFA, rows outside the section, all 0xff"),
 	{ "stack-overflow", "/bin/h-stack", SIGSEGV, "recursion into the guard page below the stack" },
+	SIGRET("sigreturn-rip-kernel", "sigreturn to a frame whose rip is in the kernel"),
+	SIGRET("sigreturn-rip-noncanonical", "sigreturn to a frame whose rip is non-canonical"),
+	SIGRET("sigreturn-rsp-kernel", "sigreturn to a frame whose rsp is in the kernel's direct map"),
+	SIGRET("sigreturn-unmapped", "sigreturn with rsp at unmapped memory"),
+	SIGRET("sigreturn-in-kernel", "sigreturn with rsp in the kernel's direct map"),
+	SIGRET("sigreturn-mxcsr", "sigreturn to an FPU state with reserved MXCSR bits"),
+	SIGRET("sigreturn-iopl", "sigreturn to rflags with IOPL 3, then cli"),
+	SIGRET("handler-corrupts-frame", "a SA_SIGINFO handler that points its frame's rip into the kernel"),
+	SIGRET("signal-stack-unmapped", "a caught signal owed while rsp points at unmapped memory"),
+	SIGRET("signal-stack-kernel", "a caught signal owed while rsp points into the kernel's direct map"),
+	SIGRET("signal-stack-wraps", "a caught signal owed while rsp is 0x100: the frame would wrap below 0"),
 	{ "spawn-storm", "/bin/h-proc", 0, "2000 spawns and reaps, one after the other" },
 	{ "spawn-flood", "/bin/h-proc", 0, "children blocked on a pipe until spawn refuses, then all released" },
 	{ "die-pending", "/bin/h-proc", 0, "90 children spinning then dying at once (exit, fault, kill) with unwinds owed" },
+	{ "thread-exit-storm", "/bin/h-thread", 0, "3000 threads started with the raw call (a full task table waited out), each leaving at its first instruction, none joined" },
+	{ "thread-bad-args", "/bin/h-thread", 0, "thread_spawn and futex with kernel, non-canonical, unaligned and unmapped addresses, bad ops and counts" },
+	{ "thread-fault", "/bin/h-thread", SIGSEGV, "one of four threads writes to address 0 while three spin: the whole process dies of it" },
 };
 #define NCASES (int)(sizeof(cases) / sizeof(cases[0]))
 

@@ -17,6 +17,23 @@
 /* Start the initrd program at path with a NULL-terminated argv; its pid. */
 int spawn(const char *path, char *const argv[]);
 
+/*
+ * sigaction flags newlib's <signal.h> lacks for this target (the kernel's
+ * values; SA_SIGINFO is newlib's own where it has it). newlib's struct
+ * sigaction here has no sa_sigaction member either: a SA_SIGINFO handler
+ * void h(int, siginfo_t *, void *) goes into sa_handler with a cast
+ * (through void (*)(void), which gcc's -Wcast-function-type allows). The
+ * kernel passes every handler the signal, the siginfo and the
+ * sigcontext (struct stitch_sigcontext) all the same.
+ */
+#ifndef SA_SIGINFO
+#define SA_SIGINFO   0x2
+#endif
+#ifndef SA_NODEFER
+#define SA_NODEFER   0x40000000 /* the signal is not blocked in its own handler */
+#define SA_RESETHAND 0x80000000 /* the default action again once delivered */
+#endif
+
 /* Give the CPU to another runnable process. */
 int yield(void);
 

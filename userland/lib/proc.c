@@ -1,4 +1,4 @@
-/* Processes: exit, identity, spawn/wait, signals (kill only), sleeping. */
+/* Processes: exit, identity, spawn/wait, exec, kill, sleeping. */
 #include <signal.h>
 #include <stitch.h>
 #include <sys/types.h>
@@ -36,6 +36,19 @@ int spawn(const char *path, char *const argv[])
 	return (int)sys_result(sys2(SYS_spawn, (long)path, (long)argv));
 }
 
+/* Stitch programs have no environment (every one starts with an empty
+ * envp): envp is not passed on. Returns only when it fails. */
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+	(void)envp;
+	return (int)sys_result(sys2(SYS_exec, (long)path, (long)argv));
+}
+
+int execv(const char *path, char *const argv[])
+{
+	return execve(path, argv, NULL);
+}
+
 /*
  * Blocking waits only: Stitch has no WNOHANG. The kernel wants a valid
  * status pointer; POSIX lets callers pass NULL, so we lend one.
@@ -66,11 +79,17 @@ int usleep(useconds_t us)
 	return (int)sys_result(sys1(SYS_sleep, us));
 }
 
-/* Not interruptible: there are no signal handlers, so 0 seconds remain. */
+/* A handled signal ends the sleep early: the seconds left, rounded up. */
 unsigned sleep(unsigned seconds)
 {
-	sys1(SYS_sleep, (long)seconds * 1000000L);
-	return 0;
+	struct stitch_timeval t0, t1;
+	sys1(SYS_gettimeofday, (long)&t0);
+	if (sys1(SYS_sleep, (long)seconds * 1000000L) == 0)
+		return 0;
+	sys1(SYS_gettimeofday, (long)&t1);
+	long slept = (t1.sec - t0.sec) * 1000000L + (t1.usec - t0.usec);
+	long left = (long)seconds * 1000000L - slept;
+	return left > 0 ? (unsigned)((left + 999999) / 1000000) : 0;
 }
 
 int pipe(int fds[2])

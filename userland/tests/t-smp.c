@@ -18,8 +18,15 @@
 #include "check.h"
 
 #define SELF "/bin/t-smp"
-/* 1 ms of guest time at the TSC's 1 GHz under -icount: a tenth of a tick. */
-#define KILL_BOUND 1000000
+/* 1 ms of guest time at the TSC's 1 GHz under -icount: how long the
+ * parent waits for a spinner to start. */
+#define START_CYCLES 1000000
+/* 0.5 s of guest time. The kernel's part of a kill is some 10^5 cycles,
+ * but with the boot CPU's 1000 Hz tick QEMU's round-robin (-icount) lets
+ * the other spinner keep the host thread for up to two of its 100 ms
+ * kick periods before the victim's CPU runs (docs/SMP.md). Without the
+ * kill's IPI the victim never dies at all. */
+#define KILL_BOUND 500000000
 #define LINES 200
 
 /* The cycle counter and the CPU index the kernel keeps in TSC_AUX. */
@@ -56,7 +63,7 @@ static int start_spinner(int *rfd, unsigned *cpu)
 	char *argv[] = { SELF, "spin", w, NULL };
 	int pid = spawn(SELF, argv);
 	unsigned here;
-	uint64_t until = rdtscp(&here) + KILL_BOUND;
+	uint64_t until = rdtscp(&here) + START_CYCLES;
 	while (rdtscp(&here) < until)
 		;	/* busy: the child starts on another CPU */
 	close(fds[1]);

@@ -53,8 +53,14 @@ struct arch_task {
 void arch_proc_init(void);
 void arch_proc_init_cpu(unsigned cpu);
 
+/* The MXCSR bits this CPU lets software set (FXRSTOR faults on others). */
+uint32_t arch_mxcsr_mask(void);
+
 /* The FPU state of a task that has not run yet. */
 void arch_task_init(struct arch_task *a);
+/* The running task's x87/SSE registers get that state (a new program, a
+ * signal handler). */
+void arch_fpu_load_initial(void);
 
 /*
  * Prepares a new task's kernel stack (top at kstack_top) so that the first
@@ -63,6 +69,11 @@ void arch_task_init(struct arch_task *a);
  */
 void arch_task_start_user(struct arch_task *a, uint64_t kstack_top,
 			  uint64_t rip, uint64_t rsp);
+
+/* exec: the running task's user frame (top at kstack_top) starts over at
+ * rip with rsp, every other register zero, and so does its FPU state. */
+void arch_task_exec_user(struct arch_task *a, uint64_t kstack_top,
+			 uint64_t rip, uint64_t rsp);
 
 /*
  * Switches the CPU from prev to next: TSS rsp0 and the SYSCALL stack become

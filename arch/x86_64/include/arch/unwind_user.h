@@ -10,11 +10,14 @@
 #ifndef ARCH_X86_64_UNWIND_USER_H
 #define ARCH_X86_64_UNWIND_USER_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <arch/trap.h>
 #include "sframe/sframe.h"
 #include "stitch/records.h"
+#include "stitch/signal.h"
 
 /*
  * A frame-pointer frame (push %rbp; mov %rsp, %rbp):
@@ -64,6 +67,42 @@ static inline void unwind_user_dwarf_regs(const struct trap_frame *tf,
 	r[14] = tf->r14;
 	r[15] = tf->r15;
 	r[16] = tf->rip;
+}
+
+/*
+ * A signal frame (include/stitch/signal.h): in the signal page's
+ * trampoline, sp points at the frame's info, and the interrupted context
+ * is in the sigcontext after it. UNWIND_USER_SIG_* are the offsets from
+ * that sp of the interrupted rip, rsp and rbp, and of the whole
+ * sigcontext; unwind_user_sig_dwarf_reg gives each DWARF register's.
+ */
+#define UNWIND_USER_SIG_SC  (STITCH_SIGFRAME_SC - STITCH_SIGFRAME_INFO)
+#define UNWIND_USER_SIG_RIP (UNWIND_USER_SIG_SC + offsetof(struct stitch_sigcontext, rip))
+#define UNWIND_USER_SIG_RSP (UNWIND_USER_SIG_SC + offsetof(struct stitch_sigcontext, rsp))
+#define UNWIND_USER_SIG_RBP (UNWIND_USER_SIG_SC + offsetof(struct stitch_sigcontext, rbp))
+/* The frame below the interrupted sp: the kernel writes it under the red
+ * zone, so an interrupted rsp is at least this far above the trampoline's. */
+#define UNWIND_USER_SIG_MIN_GAP (sizeof(struct stitch_sigframe) - STITCH_SIGFRAME_INFO + 128)
+
+static inline bool unwind_user_in_sigpage(uint64_t pc)
+{
+	return pc - STITCH_SIGPAGE_ADDR < 4096;
+}
+
+static inline uint64_t unwind_user_sig_dwarf_reg(int regno)
+{
+	static const uint8_t at[UNWIND_USER_DWARF_REGS] = {
+		offsetof(struct stitch_sigcontext, rax), offsetof(struct stitch_sigcontext, rdx),
+		offsetof(struct stitch_sigcontext, rcx), offsetof(struct stitch_sigcontext, rbx),
+		offsetof(struct stitch_sigcontext, rsi), offsetof(struct stitch_sigcontext, rdi),
+		offsetof(struct stitch_sigcontext, rbp), offsetof(struct stitch_sigcontext, rsp),
+		offsetof(struct stitch_sigcontext, r8), offsetof(struct stitch_sigcontext, r9),
+		offsetof(struct stitch_sigcontext, r10), offsetof(struct stitch_sigcontext, r11),
+		offsetof(struct stitch_sigcontext, r12), offsetof(struct stitch_sigcontext, r13),
+		offsetof(struct stitch_sigcontext, r14), offsetof(struct stitch_sigcontext, r15),
+		offsetof(struct stitch_sigcontext, rip),
+	};
+	return UNWIND_USER_SIG_SC + at[regno];
 }
 
 /* All user registers of a trap frame, in enum rec_reg order (stack copies). */

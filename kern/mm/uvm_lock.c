@@ -1,0 +1,35 @@
+/* The lock of a shared address space (kern/mm/uvm.h) and the wait for an
+ * unmap in progress, apart from uvm.c so that the host fuzzers, which
+ * cannot turn interrupts off or sleep, link uvm.c with a stand-in
+ * (test/fuzz/mock.c). */
+#include "kern/mm/uvm.h"
+#include "kern/proc/sched.h"
+#include "kern/proc/task.h"
+
+irqflags_t uvm_lock(struct uvm *mm)
+{
+	return spin_lock_irqsave(&mm->lock);
+}
+
+void uvm_unlock(struct uvm *mm, irqflags_t f)
+{
+	spin_unlock_irqrestore(&mm->lock, f);
+}
+
+int uvm_wait_unmapping(struct uvm *mm)
+{
+	while (mm->unmapping) {
+		int err = sleep_on_locked(&mm->unmapping, &mm->lock);
+		/* A pending signal ends the sleep but not the wait, which the
+		 * unmapping CPU bounds: only a kill gives up. */
+		if (err && task_killed(current))
+			return err;
+	}
+	return 0;
+}
+
+void uvm_end_unmapping(struct uvm *mm)
+{
+	mm->unmapping = false;
+	wakeup(&mm->unmapping);
+}
