@@ -114,7 +114,7 @@ CONFIGS = {
         "breakdown": ["sframe", "fp-deferred", "stack-copy"],
         "memory": {"depths": [4, 16, 64, 256], "rounds": 4000,
                    "modes": ["sframe", "eh-frame", "stack-copy"],
-                   "copy_depth": 1024, "copy_kib": [1, 2, 4, 8, 16]},
+                   "copy_prog": ["/bin/deepstack", "32", "4000"], "copy_kib": [1, 2, 4, 8, 16]},
         "fdesearch": FDESEARCH,
         "rulecache": {"callers": [16, 256, 4096, 16384], "rounds": 28000, "hz": 1000},
         "host": True,
@@ -133,7 +133,7 @@ CONFIGS = {
         "real": REAL_SUITE,
         "breakdown": ["sframe", "fp-deferred", "stack-copy"],
         "memory": {"depths": [4, 256], "rounds": 1000, "modes": ["sframe", "eh-frame", "stack-copy"],
-                   "copy_depth": 1024, "copy_kib": [1, 16]},
+                   "copy_prog": ["/bin/deepstack", "32", "1000"], "copy_kib": [1, 16]},
         "fdesearch": {**FDESEARCH, "funcs": [10, 100000]},
         "rulecache": {"callers": [16, 16384], "rounds": 7000, "hz": 1000},
         "host": True,
@@ -481,35 +481,40 @@ class Bench:
         cost model: what a sample costs in instructions and in modelled
         cycles (cache misses charged, rep strings by bytes), in the NMI, the
         unwind and in all (the whole run minus that of the boot without
-        sampling). At copy_depth, stack-copy also with each copy size of
-        copy_kib (profile.stack_copy; the other rows copy 8 KiB, perf's
-        default)."""
+        sampling). Then copy_prog, a stack deeper than chain's (/bin/deepstack,
+        1 KiB a frame), in sframe mode and in stack-copy mode with each copy
+        size of copy_kib (profile.stack_copy; the chain rows copy 8 KiB,
+        perf's default): chain 256's stack in use is only about 4 KiB."""
         m = self.cfg["memory"]
         hz = self.cfg["hz"]
         self.say(f"memory: /bin/chain D {m['rounds']} at {hz} Hz under the plugin's cost model, "
                  f"depths {m['depths']}")
         rows = []
-        # copy_depth: a stack deep enough for the biggest copy; when it is
-        # not one of the depths, only stack-copy's copy sizes run there.
-        copy_depth = m.get("copy_depth")
-        for d in m["depths"] + ([copy_depth] if copy_depth and copy_depth not in m["depths"] else []):
-            prog = ["/bin/chain", str(d), str(m["rounds"])]
+        # (program, its label and depth, [(run name, mode, stack copy bytes or None)])
+        progs = [(["/bin/chain", str(d), str(m["rounds"])], "chain", d,
+                  [(mode, mode, None) for mode in m["modes"]]) for d in m["depths"]]
+        if m.get("copy_prog"):
+            cp = m["copy_prog"]
+            progs.append((cp, comm(cp), int(cp[1]),
+                          [("sframe", "sframe", None)] +
+                          [(f"stack-copy-{k}k", "stack-copy", k << 10) for k in m["copy_kib"]]))
+        for prog, label, depth, runs in progs:
             profs, stats = {}, {}
-            # (run name, mode, stack copy bytes or None: the default)
-            runs = [(mode, mode, None) for mode in ["none"] + (m["modes"] if d in m["depths"] else [])]
-            if d == copy_depth:
-                runs += [(f"stack-copy-{k}k", "stack-copy", k << 10) for k in m["copy_kib"]]
-            for run, mode, copy in runs:
+            tag = f"memory-{depth}" if label == "chain" else f"memory-{label}-{depth}"
+            for run, mode, copy in [("none", "none", None)] + runs:
                 profs[run], stats[run] = self.profiled(
-                    f"memory-{d}-{run}", [prog], mode, hz, windows=mode != "none",
+                    f"{tag}-{run}", [prog], mode, hz, windows=mode != "none",
                     extra=f"profile.stack_copy={copy}" if copy else "")
-            for run, mode, copy in runs[1:]:
-                r = breakdown.memory_row(d, mode, profs[run], profs["none"], stats[run])
+            for run, mode, copy in runs:
+                r = breakdown.memory_row(depth, mode, profs[run], profs["none"], stats[run])
+                r["program"] = label
                 r["stack_copy"] = copy or (DEFAULT_STACK_COPY if mode == "stack-copy" else None)
                 rows.append(r)
         output.write_csv(os.path.join(self.args.out, "memory.csv"), rows, output.MEMORY_KEYS)
         self.say("\n" + output.table(rows, output.MEMORY_COLUMNS))
-        return {"program": f"/bin/chain D {m['rounds']}", "hz": hz, "rows": rows}
+        return {"program": f"/bin/chain D {m['rounds']}" +
+                (f"; {' '.join(m['copy_prog'])}" if m.get("copy_prog") else ""),
+                "hz": hz, "rows": rows}
 
     # --- FDE search, hot and cold -----------------------------------------
     def fdesearch(self):

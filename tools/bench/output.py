@@ -190,6 +190,7 @@ BREAKDOWN_COLUMNS = [
 # The memory part (breakdown.memory_row): per depth and mode, what a
 # sample costs in instructions and in the plugin's modelled cycles.
 MEMORY_COLUMNS = [
+    ("program", "program", "{}"),
     ("depth", "depth", "{}"),
     ("mode", "mode", "{}"),
     ("stack_copy", "copy bytes", "{}"),
