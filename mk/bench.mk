@@ -22,14 +22,16 @@ BENCH_OUT := $(OUT)/bench
 # /bin/bsuite runs programs one after the other; /bin/kentry makes long
 # kernel entries; /bin/funcs-N has N generated functions; /bin/evict
 # empties the caches beside another program; /bin/spread-K samples
-# under K different call sites.
+# under K different call sites; /bin/deepstack has a stack of 1 KiB
+# frames, for stack copies of up to 16 KiB.
 BENCH_FUNCS := 10 100 1000 10000 100000
 BENCH_SPREAD := 16 256 4096 16384
-BENCH_PROGRAMS := bsuite kentry evict $(BENCH_FUNCS:%=funcs-%) $(BENCH_SPREAD:%=spread-%)
+BENCH_PROGRAMS := bsuite kentry evict deepstack $(BENCH_FUNCS:%=funcs-%) $(BENCH_SPREAD:%=spread-%)
 USER_EXTRA_PROGRAMS += $(BENCH_PROGRAMS)
 USER_SRCS_bsuite := userland/bench/bsuite.c
 USER_SRCS_kentry := userland/bench/kentry.c
 USER_SRCS_evict := userland/bench/evict.c
+USER_SRCS_deepstack := userland/bench/deepstack.c
 $(foreach n,$(BENCH_FUNCS),$(eval USER_SRCS_funcs-$(n) := userland/bench/funcs.c $(BENCH_DIR)/gen/funcs-$(n).s))
 $(foreach n,$(BENCH_SPREAD),$(eval USER_SRCS_spread-$(n) := userland/bench/spread.c $(BENCH_DIR)/gen/spread-$(n).s))
 

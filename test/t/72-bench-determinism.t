@@ -4,7 +4,8 @@
 # at 1000 Hz, modes none and sframe; four boots) twice into two directories;
 # both runs must write byte-identical streams, results.csv and results.json,
 # and the numbers must be real ones (samples taken, deferred unwinds that
-# cost cycles, a slowdown), so that two empty runs cannot pass.
+# cost cycles, a slowdown), so that two empty runs cannot pass. A third run
+# under the plugin changes none of those numbers and adds the modelled ones.
 use strict;
 use warnings;
 use FindBin;
@@ -59,5 +60,36 @@ ok(($sf->{samples} // 0) >= 10, "sframe: $sf->{samples} samples");
 ok(($sf->{unwind_cycles_per_sample} // 0) > 0, 'sframe: deferred unwinds cost cycles');
 ok(($sf->{user_frames_per_sample} // 0) >= 11, 'sframe: user stacks of chain 8 (11 frames and more)');
 ok(($sf->{slowdown_pct} // 0) > 0, "sframe: slowdown $sf->{slowdown_pct}% against none");
+
+# The same configuration under the plugin (--insnprof, as make bench runs
+# it): the guest does the same, so every number of the kernel's and the
+# workloads' own counts is what it was without the plugin; beside them the
+# modelled columns (breakdown.model_columns), which charge misses on top
+# of the instructions of the same windows.
+SKIP: {
+	skip 'build/bin/insnprof.so not built', 6 unless -e 'build/bin/insnprof.so';
+	my $out = `@driver --insnprof build/bin/insnprof.so --out $dir/p 2>&1`;
+	is($?, 0, 'under the plugin: the driver exits 0') or diag($out);
+	my $p = decode_json(slurp("$dir/p/results.json") // '{}');
+	my %prow = map { $_->{mode} => $_ } @{$p->{modes}{rows} // []};
+	my $psf = $prow{sframe} // {};
+	my @same = grep { !/modelled|plugin_slowdown|cmdline/ } sort keys %$sf;
+	my @differ = grep { JSON::PP->new->canonical->encode([$sf->{$_}]) ne
+			    JSON::PP->new->canonical->encode([$psf->{$_}]) } @same;
+	skip 'the kernel or the initrd was rebuilt between the runs: run the test again', 5 if $rebuilt;
+	is("@differ", '', 'under the plugin: the sframe row\'s ' . scalar(@same) .
+	   ' instruction-count columns are what they were without it');
+	ok(!defined $sf->{nmi_modelled_per_sample}, 'without the plugin: no modelled column');
+	ok(($psf->{nmi_modelled_per_sample} // 0) >= $psf->{nmi_cycles_per_sample} &&
+	   ($psf->{unwind_modelled_per_sample} // 0) >= $psf->{unwind_cycles_per_sample},
+	   "modelled cycles a sample at least the instructions: NMI " .
+	   "$psf->{nmi_modelled_per_sample} >= $psf->{nmi_cycles_per_sample}, unwind " .
+	   "$psf->{unwind_modelled_per_sample} >= $psf->{unwind_cycles_per_sample}");
+	ok(abs(($psf->{profiler_modelled_per_sample} // 0) - $psf->{nmi_modelled_per_sample} -
+	       $psf->{unwind_modelled_per_sample}) < 1e-6, '... their sum is the profiler\'s');
+	ok(($psf->{modelled_slowdown_pct} // 0) > 0 && ($psf->{plugin_slowdown_pct} // 0) > 0,
+	   "whole run against none: +$psf->{plugin_slowdown_pct}% instructions, " .
+	   "+$psf->{modelled_slowdown_pct}% modelled");
+}
 
 done_testing();

@@ -132,13 +132,13 @@ ok($copied > 0 && $mc->{rep_bytes} >= $copied && $mc->{rep_bytes} <= $copied + $
 
 my @csv = split /\n/, slurp("$dir/memory.csv");
 is(scalar @csv, 3, 'memory.csv: a header and two rows');
-like($csv[1], qr/^64,sframe,,\d+,/, 'memory.csv: the sframe row (no copy size)');
-like($csv[2], qr/^64,stack-copy,8192,\d+,/, 'memory.csv: the stack-copy row, 8 KiB copies');
+like($csv[1], qr/^chain,64,sframe,,\d+,/, 'memory.csv: the sframe row (no copy size)');
+like($csv[2], qr/^chain,64,stack-copy,8192,\d+,/, 'memory.csv: the stack-copy row, 8 KiB copies');
 my $r = decode_json(slurp("$dir/results.json") || '{}');
 my @rows = @{$r->{memory}{rows} // []};
 ok(@rows == 2 && !grep({ !($_->{sample_cycles} > 0 && $_->{sample_insns} > 0) } @rows),
    'results.json: what a sample costs, in instructions and modelled cycles, for both');
-like(slurp("$dir/tables.md"), qr/## memory: .*\n\n\| depth \| mode \|/, 'tables.md has the table');
+like(slurp("$dir/tables.md"), qr/## memory: .*\n\n\| program \| depth \| mode \|/, 'tables.md has the table');
 
 # The same sframe boot once more, as the driver boots it (its config, its
 # command line, the plugin's arguments), into another directory: the

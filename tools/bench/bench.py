@@ -114,7 +114,7 @@ CONFIGS = {
         "breakdown": ["sframe", "fp-deferred", "stack-copy"],
         "memory": {"depths": [4, 16, 64, 256], "rounds": 4000,
                    "modes": ["sframe", "eh-frame", "stack-copy"],
-                   "copy_depth": 256, "copy_kib": [1, 2, 4, 16]},
+                   "copy_prog": ["/bin/deepstack", "32", "4000"], "copy_kib": [1, 2, 4, 8, 16]},
         "fdesearch": FDESEARCH,
         "rulecache": {"callers": [16, 256, 4096, 16384], "rounds": 28000, "hz": 1000},
         "host": True,
@@ -133,7 +133,7 @@ CONFIGS = {
         "real": REAL_SUITE,
         "breakdown": ["sframe", "fp-deferred", "stack-copy"],
         "memory": {"depths": [4, 256], "rounds": 1000, "modes": ["sframe", "eh-frame", "stack-copy"],
-                   "copy_depth": 256, "copy_kib": [1, 16]},
+                   "copy_prog": ["/bin/deepstack", "32", "1000"], "copy_kib": [1, 16]},
         "fdesearch": {**FDESEARCH, "funcs": [10, 100000]},
         "rulecache": {"callers": [16, 16384], "rounds": 7000, "hz": 1000},
         "host": True,
@@ -157,7 +157,11 @@ CURVE_KEYS = ["curve", "x", "mode", "status", "hz", "workload_cycles", "slowdown
               "unwind_cycles_per_frame", "unwind_cycles_max", "unwind_cycles_steady",
               "profiler_cycles_per_sample", "bytes_per_sample",
               "user_frames_per_sample", "samples_per_unwind", "samples_lost",
-              "truncated_pct", "accuracy_pct"]
+              "truncated_pct", "accuracy_pct",
+              # under the plugin (breakdown.model_columns)
+              "nmi_modelled_per_sample", "unwind_modelled_per_sample",
+              "unwind_modelled_per_frame", "profiler_modelled_per_sample",
+              "plugin_slowdown_pct", "modelled_slowdown_pct"]
 MODE_KEYS = [k for k in CURVE_KEYS if k not in ("curve", "x")]
 
 
@@ -202,36 +206,50 @@ class Bench:
                  f"{name}: {s['stitch']['samples']} samples, {time.time() - t0:.1f} s wall")
         return s
 
-    def baseline(self, name, progs, hz, cpus=1):
-        """The boot without sampling of progs, and each program's cycles."""
+    def baseline(self, name, progs, hz, cpus=1, plugin=False):
+        """The boot without sampling of progs, each program's cycles, and
+        with plugin the plugin's counts of its whole run (else None)."""
         names = [comm(p) for p in progs]
-        s = self.boot(name, progs, "none", hz, cpus=cpus)
+        prof = None
+        if plugin:
+            prof, s = self.profiled(name, progs, "none", hz, windows=False)
+        else:
+            s = self.boot(name, progs, "none", hz, cpus=cpus)
         cycles = metrics.workload_cycles(s, names)
         if None in cycles.values():
             raise guest.GuestError(f"{name}: a workload did not finish in mode none")
-        return s, cycles
+        return s, cycles, prof
 
-    def measure(self, name, progs, modes, hz, cpus=1, plugin=False):
+    def measure(self, name, progs, modes, hz, cpus=1, plugin=None):
         """One boot per mode and one without sampling ('none' first: the
         baseline; the fp modes run the frame-pointer builds, against a
-        baseline of their own); their metrics. plugin: the modes' boots
-        under the plugin (the guest runs the same: only its counts are
-        added, in runs/NAME-MODE.insnprof.txt)."""
-        base = {False: (progs,) + self.baseline(f"{name}-none", progs, hz, cpus)}
+        baseline of their own); their metrics. plugin (default: whenever
+        --insnprof is given): every boot under the plugin, the guest running
+        the same (only the plugin's counts are added, in
+        runs/NAME-MODE.insnprof.txt), and the modelled columns beside the
+        instruction counts (breakdown.model_columns). The plugin counts one
+        vCPU: boots of several CPUs run without it."""
+        if plugin is None:
+            plugin = bool(self.args.insnprof)
+        plugin = plugin and cpus == 1
+        base = {False: (progs,) + self.baseline(f"{name}-none", progs, hz, cpus, plugin)}
         fp_progs = fp_build(progs)
         if fp_progs != progs and any(m in FP_MODES for m in modes):
-            base[True] = (fp_progs,) + self.baseline(f"{name}-none-fp", fp_progs, hz, cpus)
+            base[True] = (fp_progs,) + self.baseline(f"{name}-none-fp", fp_progs, hz, cpus, plugin)
             self.fp_build_cost_pct = (metrics.total(base[True][2]) /
                                       metrics.total(base[False][2]) - 1) * 100
         rows = []
         for mode in ["none"] + [m for m in modes if m != "none"]:
             fp = mode in FP_MODES and True in base
-            p, s, cycles = base[fp]
+            p, s, cycles, none_prof = base[fp]
+            prof = None
             if mode != "none" and plugin:
-                s = self.profiled(f"{name}-{mode}", p, mode, hz)[1]
+                prof, s = self.profiled(f"{name}-{mode}", p, mode, hz)
             elif mode != "none":
                 s = self.boot(f"{name}-{mode}", p, mode, hz, cpus=cpus)
             r = metrics.run_metrics(mode, s, [comm(x) for x in p], cycles)
+            if prof:
+                r.update(breakdown.model_columns(prof, none_prof, s))
             # Tables show the workloads by the names of the usual builds.
             for key in ("workloads", "workload_slowdown_pct"):
                 if r.get(key):
@@ -246,7 +264,8 @@ class Bench:
 
     # --- the mode table -------------------------------------------------
     def modes(self):
-        self.say(f"modes: the suite at {self.cfg['hz']} Hz, once per mode")
+        self.say(f"modes: the suite at {self.cfg['hz']} Hz, once per mode"
+                 + (", under the plugin" if self.args.insnprof else ""))
         self.fp_build_cost_pct = None
         rows = self.measure("suite", self.cfg["suite"], self.cfg["modes"], self.cfg["hz"])
         output.write_csv(os.path.join(self.args.out, "results.csv"), rows, MODE_KEYS)
@@ -259,7 +278,8 @@ class Bench:
 
     # --- the second suite: real workloads ---------------------------------
     def real(self):
-        self.say(f"real: the real workloads at {self.cfg['hz']} Hz, once per mode")
+        self.say(f"real: the real workloads at {self.cfg['hz']} Hz, once per mode"
+                 + (", under the plugin" if self.args.insnprof else ""))
         rows = self.measure("real", self.cfg["real"], self.cfg["modes"], self.cfg["hz"])
         output.write_csv(os.path.join(self.args.out, "real.csv"), rows, MODE_KEYS)
         self.say("\n" + output.table(rows))
@@ -435,10 +455,6 @@ class Bench:
             self.say("\n" + output.breakdown_text(got))
             rows += got
         output.write_csv(os.path.join(self.args.out, "breakdown.csv"), rows, output.BREAKDOWN_KEYS)
-        # The whole runs, for the mode table's slowdown in modelled cycles.
-        self.whole = {m: {"insns": p[breakdown.WHOLE]["insns"],
-                          "cycles": p[breakdown.WHOLE].get("cycles"), "fp_build": m in FP_MODES}
-                      for m, p in profs.items()}
         return rows
 
     # --- a cost model that charges memory ----------------------------------
@@ -465,32 +481,40 @@ class Bench:
         cost model: what a sample costs in instructions and in modelled
         cycles (cache misses charged, rep strings by bytes), in the NMI, the
         unwind and in all (the whole run minus that of the boot without
-        sampling). At copy_depth, stack-copy also with each copy size of
-        copy_kib (profile.stack_copy; the other rows copy 8 KiB, perf's
-        default)."""
+        sampling). Then copy_prog, a stack deeper than chain's (/bin/deepstack,
+        1 KiB a frame), in sframe mode and in stack-copy mode with each copy
+        size of copy_kib (profile.stack_copy; the chain rows copy 8 KiB,
+        perf's default): chain 256's stack in use is only about 4 KiB."""
         m = self.cfg["memory"]
         hz = self.cfg["hz"]
         self.say(f"memory: /bin/chain D {m['rounds']} at {hz} Hz under the plugin's cost model, "
                  f"depths {m['depths']}")
         rows = []
-        for d in m["depths"]:
-            prog = ["/bin/chain", str(d), str(m["rounds"])]
+        # (program, its label and depth, [(run name, mode, stack copy bytes or None)])
+        progs = [(["/bin/chain", str(d), str(m["rounds"])], "chain", d,
+                  [(mode, mode, None) for mode in m["modes"]]) for d in m["depths"]]
+        if m.get("copy_prog"):
+            cp = m["copy_prog"]
+            progs.append((cp, comm(cp), int(cp[1]),
+                          [("sframe", "sframe", None)] +
+                          [(f"stack-copy-{k}k", "stack-copy", k << 10) for k in m["copy_kib"]]))
+        for prog, label, depth, runs in progs:
             profs, stats = {}, {}
-            # (run name, mode, stack copy bytes or None: the default)
-            runs = [(mode, mode, None) for mode in ["none"] + m["modes"]]
-            if d == m.get("copy_depth"):
-                runs += [(f"stack-copy-{k}k", "stack-copy", k << 10) for k in m["copy_kib"]]
-            for run, mode, copy in runs:
+            tag = f"memory-{depth}" if label == "chain" else f"memory-{label}-{depth}"
+            for run, mode, copy in [("none", "none", None)] + runs:
                 profs[run], stats[run] = self.profiled(
-                    f"memory-{d}-{run}", [prog], mode, hz, windows=mode != "none",
+                    f"{tag}-{run}", [prog], mode, hz, windows=mode != "none",
                     extra=f"profile.stack_copy={copy}" if copy else "")
-            for run, mode, copy in runs[1:]:
-                r = breakdown.memory_row(d, mode, profs[run], profs["none"], stats[run])
+            for run, mode, copy in runs:
+                r = breakdown.memory_row(depth, mode, profs[run], profs["none"], stats[run])
+                r["program"] = label
                 r["stack_copy"] = copy or (DEFAULT_STACK_COPY if mode == "stack-copy" else None)
                 rows.append(r)
         output.write_csv(os.path.join(self.args.out, "memory.csv"), rows, output.MEMORY_KEYS)
         self.say("\n" + output.table(rows, output.MEMORY_COLUMNS))
-        return {"program": f"/bin/chain D {m['rounds']}", "hz": hz, "rows": rows}
+        return {"program": f"/bin/chain D {m['rounds']}" +
+                (f"; {' '.join(m['copy_prog'])}" if m.get("copy_prog") else ""),
+                "hz": hz, "rows": rows}
 
     # --- FDE search, hot and cold -----------------------------------------
     def fdesearch(self):
@@ -560,37 +584,31 @@ class Bench:
 # What tables.md shows of each curve: (metric, format, caption).
 CURVE_TABLES = {
     "depth": [("profiler_cycles_per_sample", "{:.0f}", "guest cycles per sample (NMI + deferred unwind)"),
-              ("unwind_cycles_per_frame", "{:.0f}", "deferred unwind cycles per frame")],
+              ("profiler_modelled_per_sample", "{:.0f}", "modelled cycles per sample (NMI + deferred unwind)"),
+              ("unwind_cycles_per_frame", "{:.0f}", "deferred unwind cycles per frame"),
+              ("unwind_modelled_per_frame", "{:.0f}", "deferred unwind modelled cycles per frame")],
     "funcs": [("profiler_cycles_per_sample", "{:.0f}", "guest cycles per sample (NMI + deferred unwind)"),
+              ("profiler_modelled_per_sample", "{:.0f}", "modelled cycles per sample (NMI + deferred unwind)"),
               ("unwind_cycles_steady", "{:.0f}", "cycles per deferred unwind, the costliest left out"),
               ("unwind_cycles_max", "{}", "the costliest deferred unwind (cycles)")],
     "kentry": [("samples_per_unwind", "{:.2f}", "samples per deferred unwind (measured)"),
                ("unwind_cycles_per_sample", "{:.0f}", "deferred unwind cycles per sample"),
+               ("unwind_modelled_per_sample", "{:.0f}", "deferred unwind modelled cycles per sample"),
                ("bytes_per_sample", "{:.1f}", "stream bytes per sample"),
-               ("profiler_cycles_per_sample", "{:.0f}", "guest cycles per sample (NMI + deferred unwind)")],
+               ("profiler_cycles_per_sample", "{:.0f}", "guest cycles per sample (NMI + deferred unwind)"),
+               ("profiler_modelled_per_sample", "{:.0f}", "modelled cycles per sample (NMI + deferred unwind)")],
     "rate": [("slowdown_pct", "{:.2f}", "workload slowdown against no sampling (%)"),
+             ("plugin_slowdown_pct", "{:.2f}", "whole run slowdown in instructions (%)"),
+             ("modelled_slowdown_pct", "{:.2f}", "whole run slowdown in modelled cycles (%)"),
              ("samples_lost", "{}", "samples lost")],
+    # The plugin counts one vCPU: the modelled columns have 1 CPU only.
     "cpus": [("nmi_cycles_per_sample", "{:.0f}", "NMI handler cycles per sample"),
+             ("nmi_modelled_per_sample", "{:.0f}", "NMI handler modelled cycles per sample (1 CPU only)"),
              ("unwind_cycles_per_sample", "{:.0f}", "deferred unwind cycles per sample"),
+             ("unwind_modelled_per_sample", "{:.0f}", "deferred unwind modelled cycles per sample (1 CPU only)"),
              ("unwind_cycles_steady", "{:.0f}", "cycles per deferred unwind, the costliest left out"),
              ("profiler_cycles_per_sample", "{:.0f}", "guest cycles per sample (NMI + deferred unwind)")],
 }
-
-
-def modelled_slowdown(results):
-    """The mode table's slowdown in modelled cycles, where the breakdown
-    part's boots under the plugin have the mode: its whole run against mode
-    none's, in instructions and in modelled cycles (the whole run holds the
-    boot too, so these are smaller than the workloads' slowdown; the
-    frame-pointer modes run other builds than mode none there: no number)."""
-    whole = results.get("breakdown_whole") or {}
-    base = whole.get("none")
-    for r in (results.get("modes") or {}).get("rows", []):
-        w = whole.get(r["mode"])
-        ok = base and w and not w["fp_build"] and r["mode"] != "none"
-        r["plugin_slowdown_pct"] = (100 * (w["insns"] / base["insns"] - 1) if ok else None)
-        r["modelled_slowdown_pct"] = (100 * (w["cycles"] / base["cycles"] - 1)
-                                      if ok and w["cycles"] and base["cycles"] else None)
 
 
 def write_tables(out, results):
@@ -739,7 +757,6 @@ def main():
                 results["real"] = b.real()
             elif part == "breakdown":
                 results["breakdown"] = b.breakdown()
-                results["breakdown_whole"] = b.whole
             elif part in ("memory", "fdesearch", "rulecache"):
                 results[part] = getattr(b, part)()
             elif part == "cache":
@@ -752,7 +769,6 @@ def main():
         b.say(f"bench: {e}")
         return 1
     results.setdefault("calibration", {}).update(b.calibration)
-    modelled_slowdown(results)
     write_tables(args.out, results)
     with open(path, "w") as f:
         json.dump(output.rounded(results), f, indent=1, sort_keys=True)

@@ -176,6 +176,32 @@ def per_sample(mode, prof, none, samples):
             for fn, n, c in funcs + [("total", total, tc)]]
 
 
+def model_columns(prof, none, stats):
+    """The modelled cycles beside a boot's instruction counts, from the
+    plugin's windows, divided as metrics.run_metrics divides the kernel's
+    counts: the NMI handler's per NMI, the deferred unwind's per sample it
+    answered and per frame, and their sum; and the whole run against that
+    of the boot without sampling (none), in instructions and in modelled
+    cycles (the boot is in both, so these are smaller than the workloads'
+    own slowdown)."""
+    k, st = stats["kernel"], stats["stitch"]
+    nmi, unw, w, base = prof["nmi_dispatch"], prof["unwind_user"], prof[WHOLE], none[WHOLE]
+
+    def ratio(a, b):
+        return a / b if b else None
+    nmi_cycles = ratio(nmi["cycles"], nmi["entries"])
+    unwind_cycles = ratio(unw["cycles"], st["samples_deferred"])
+    return {
+        "nmi_modelled_per_sample": nmi_cycles,
+        "unwind_modelled_per_sample": unwind_cycles,
+        "unwind_modelled_per_frame": ratio(unw["cycles"], k.get("frames_unwound", 0)),
+        "profiler_modelled_per_sample": (nmi_cycles + (unwind_cycles or 0)
+                                         if nmi_cycles is not None else None),
+        "plugin_slowdown_pct": 100 * (w["insns"] / base["insns"] - 1),
+        "modelled_slowdown_pct": 100 * (w["cycles"] / base["cycles"] - 1),
+    }
+
+
 def memory_row(depth, mode, prof, none, stats):
     """The memory part's row for one boot of /bin/chain at depth: what a
     sample costs, in instructions and in modelled cycles, in the NMI, in

@@ -16,6 +16,10 @@ COLUMNS = [
     ("nmi_cycles_per_user_sample", "NMI cyc/user sample", "{:.0f}"),
     ("unwind_cycles_per_sample", "unwind cyc/sample", "{:.0f}"),
     ("unwind_cycles_per_frame", "unwind cyc/frame", "{:.0f}"),
+    # Under the plugin (tools/bench/breakdown.py, model_columns).
+    ("nmi_modelled_per_sample", "NMI modelled/sample", "{:.0f}"),
+    ("unwind_modelled_per_sample", "unwind modelled/sample", "{:.0f}"),
+    ("unwind_modelled_per_frame", "unwind modelled/frame", "{:.0f}"),
     ("unwind_cycles_max", "max unwind cyc", "{}"),
     ("bytes_per_sample", "bytes/sample", "{:.1f}"),
     ("user_frames_per_sample", "user frames/sample", "{:.2f}"),
@@ -24,8 +28,8 @@ COLUMNS = [
     ("samples_lost", "lost", "{}"),
     ("truncated_pct", "truncated %", "{:.2f}"),
     ("accuracy_pct", "accuracy %", "{:.2f}"),
-    # From the breakdown part's boots under the plugin, when it ran: the
-    # whole run's instructions and modelled cycles against mode none's.
+    # Under the plugin: the whole run's instructions and modelled cycles
+    # against mode none's.
     ("plugin_slowdown_pct", "whole run +% (insns)", "{:.2f}"),
     ("modelled_slowdown_pct", "whole run +% (modelled)", "{:.2f}"),
 ]
@@ -149,6 +153,10 @@ CACHE_COLUMNS = [
     ("run", "run", "{}"),
     ("program", "program", "{}"),
     ("unwind_cycles_per_frame", "unwind cyc/frame", "{:.0f}"),
+    # Under the plugin (tools/bench/breakdown.py, model_columns).
+    ("nmi_modelled_per_sample", "NMI modelled/sample", "{:.0f}"),
+    ("unwind_modelled_per_sample", "unwind modelled/sample", "{:.0f}"),
+    ("unwind_modelled_per_frame", "unwind modelled/frame", "{:.0f}"),
     ("unwind_cycles_per_frame_steady", "the costliest left out", "{:.0f}"),
     ("plugin_insns_per_frame", "plugin: insns/frame, no page faults", "{:.0f}"),
     ("modelled_per_frame", "modelled/frame, no page faults", "{:.0f}"),
@@ -182,6 +190,7 @@ BREAKDOWN_COLUMNS = [
 # The memory part (breakdown.memory_row): per depth and mode, what a
 # sample costs in instructions and in the plugin's modelled cycles.
 MEMORY_COLUMNS = [
+    ("program", "program", "{}"),
     ("depth", "depth", "{}"),
     ("mode", "mode", "{}"),
     ("stack_copy", "copy bytes", "{}"),
