@@ -14,12 +14,7 @@
 /* The work at the bottom, so most samples see the whole chain. */
 FRAME static uint64_t chain_leaf(uint64_t x)
 {
-	for (int i = 0; i < 4096; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-	}
-	return x;
+	return xorshift_rounds(x, 4096);
 }
 
 /*

@@ -53,6 +53,18 @@ static inline const char *initrd_path(const char *path)
 #endif
 }
 
+/* The work at the bottom of a deep stack, so that most samples see all
+ * of it: n rounds of xorshift64. */
+static inline uint64_t xorshift_rounds(uint64_t x, int n)
+{
+	for (int i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+	}
+	return x;
+}
+
 /* argv[i] as a number in [lo, hi], or def when absent; exits on nonsense. */
 static inline long arg_long(int argc, char **argv, int i, long def, long lo, long hi)
 {
