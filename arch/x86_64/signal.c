@@ -6,16 +6,13 @@
 #include <arch/signal.h>
 #include <arch/arch.h>
 #include <arch/task.h>
+#include "arch/x86_64/x86.h"
 #include "kern/lib/string.h"
 #include "kern/mm/uaccess.h"
 #include "kern/mm/uvm.h"
 #include "stitch/syscall.h"
 
 #define RED_ZONE 128
-/* What sigreturn takes from the saved rflags: CF PF AF ZF SF DF OF and AC. */
-#define RFLAGS_FROM_USER 0x40cd5ull
-#define RFLAGS_IF        (1ull << 9)
-#define FX_MXCSR 24 /* MXCSR's offset in an FXSAVE image */
 
 static void save_regs(const struct trap_frame *tf, struct stitch_sigcontext *sc)
 {
@@ -34,8 +31,8 @@ static void load_regs(struct trap_frame *tf, const struct stitch_sigcontext *sc)
 	tf->r12 = sc->r12, tf->r13 = sc->r13, tf->r14 = sc->r14, tf->r15 = sc->r15;
 	tf->rdi = sc->rdi, tf->rsi = sc->rsi, tf->rbx = sc->rbx, tf->rdx = sc->rdx;
 	tf->rax = sc->rax, tf->rcx = sc->rcx;
-	tf->rflags = (tf->rflags & ~RFLAGS_FROM_USER) | (sc->rflags & RFLAGS_FROM_USER) |
-		     RFLAGS_IF;
+	tf->rflags = (tf->rflags & ~STITCH_SIGRETURN_RFLAGS) |
+		     (sc->rflags & STITCH_SIGRETURN_RFLAGS) | RFLAGS_IF;
 	tf->rsp = sc->rsp, tf->rbp = sc->rbp, tf->rip = sc->rip;
 }
 
@@ -87,7 +84,7 @@ int arch_sigreturn(struct trap_frame *tf, uint64_t *blocked)
 	/* fxrstor takes a #GP for an MXCSR bit the CPU does not have: the
 	 * CPU's own mask decides, not the one the frame holds. */
 	uint32_t mxcsr;
-	memcpy(&mxcsr, f->fpu + FX_MXCSR, 4);
+	memcpy(&mxcsr, f->fpu + STITCH_FPU_MXCSR, 4);
 	if (mxcsr & ~arch_mxcsr_mask())
 		return -STITCH_EFAULT;
 	__asm__ volatile("fxrstor64 %0" : : "m"(*(const uint8_t (*)[512])f->fpu));

@@ -96,6 +96,10 @@ struct stitch_sigcontext {
 	uint64_t rsp, rbp, rip;
 };
 
+/* The rflags bits sigreturn takes from sc.rflags (CF PF AF ZF SF DF OF
+ * and AC); the others keep the kernel's values, and IF is set. */
+#define STITCH_SIGRETURN_RFLAGS 0x40cd5ull
+
 /*
  * The frame on the user stack. It starts 16-byte aligned plus 8, as rsp
  * is at a function's first instruction after a call: restorer is the
@@ -110,6 +114,9 @@ struct stitch_sigframe {
 	uint64_t pad;
 	uint8_t fpu[512];
 };
+
+/* MXCSR's byte offset in the FXSAVE image fpu. */
+#define STITCH_FPU_MXCSR 24
 
 _Static_assert(offsetof(struct stitch_sigframe, info) == STITCH_SIGFRAME_INFO, "info");
 _Static_assert(offsetof(struct stitch_sigframe, sc) == STITCH_SIGFRAME_SC, "sc");

@@ -47,7 +47,6 @@
 #define SIG_BIT(sig)    (1ull << ((sig) - 1))
 #define SIG_UNCATCHABLE (SIG_BIT(S_SIGKILL) | SIG_BIT(S_SIGSTOP))
 
-#define RFLAGS_FROM_USER 0x40cd5ull	/* arch/x86_64/signal.c */
 #define RFLAGS_IF        (1ull << 9)
 #define RFLAGS_DF        (1ull << 10)
 #define MAX_YEAR_US      (365ull * 86400 * 1000000)
@@ -225,8 +224,8 @@ static void load_regs(struct user_regs_struct *r, const struct stitch_sigcontext
 	r->r12 = sc->r12, r->r13 = sc->r13, r->r14 = sc->r14, r->r15 = sc->r15;
 	r->rdi = sc->rdi, r->rsi = sc->rsi, r->rbx = sc->rbx, r->rdx = sc->rdx;
 	r->rax = sc->rax, r->rcx = sc->rcx;
-	r->eflags = (r->eflags & ~RFLAGS_FROM_USER) | (sc->rflags & RFLAGS_FROM_USER) |
-		    RFLAGS_IF;
+	r->eflags = (r->eflags & ~STITCH_SIGRETURN_RFLAGS) |
+		    (sc->rflags & STITCH_SIGRETURN_RFLAGS) | RFLAGS_IF;
 	r->rsp = sc->rsp, r->rbp = sc->rbp, r->rip = sc->rip;
 }
 
@@ -556,7 +555,7 @@ static int read_frame(struct proc *p, unsigned long rsp, struct stitch_sigframe 
 	if (ptrace(PTRACE_GETFPREGS, p->pid, 0, &fp))
 		return -1;
 	mask = fp.mxcr_mask ? fp.mxcr_mask : 0xffbf;
-	memcpy(&mxcsr, f->fpu + 24, 4);
+	memcpy(&mxcsr, f->fpu + STITCH_FPU_MXCSR, 4);
 	return mxcsr & ~mask ? -1 : 0;
 }
 
