@@ -60,7 +60,8 @@ static void unmap_pages(struct uvm *mm, uint64_t start, uint64_t end, irqflags_t
 		for (size_t i = 0; i < b.n; i++)
 			pmm_free(b.frames[i]);
 	}
-	uvm_end_unmapping(mm);
+	mm->unmapping = false;
+	uvm_wake_unmapping(mm);
 }
 
 void uvm_destroy(struct uvm *mm)

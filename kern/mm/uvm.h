@@ -124,9 +124,9 @@ irqflags_t uvm_lock(struct uvm *mm);
 void uvm_unlock(struct uvm *mm, irqflags_t f);
 /* mm->lock held: sleeps (the lock dropped meanwhile) while an unmap is
  * between batches (mm->unmapping); 0, or -STITCH_EINTR if the task was
- * killed. uvm_end_unmapping: the unmap is over, its waiters wake. */
+ * killed. uvm_wake_unmapping: wakes them once the unmap is over. */
 int uvm_wait_unmapping(struct uvm *mm);
-void uvm_end_unmapping(struct uvm *mm);
+void uvm_wake_unmapping(struct uvm *mm);
 
 /* The region holding addr, or NULL. */
 struct region *uvm_find(struct uvm *mm, uint64_t addr);

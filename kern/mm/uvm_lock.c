@@ -28,8 +28,7 @@ int uvm_wait_unmapping(struct uvm *mm)
 	return 0;
 }
 
-void uvm_end_unmapping(struct uvm *mm)
+void uvm_wake_unmapping(struct uvm *mm)
 {
-	mm->unmapping = false;
 	wakeup(&mm->unmapping);
 }

@@ -93,9 +93,9 @@ int uvm_wait_unmapping(struct uvm *mm)
 	return 0;
 }
 
-void uvm_end_unmapping(struct uvm *mm)
+void uvm_wake_unmapping(struct uvm *mm)
 {
-	mm->unmapping = false;
+	(void)mm;
 }
 
 uint64_t pmm_alloc_zero(void)
