@@ -60,6 +60,26 @@ HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude
 include mk/newlib.mk
 include $(filter-out mk/newlib.mk,$(wildcard mk/*.mk))
 
+# Files that hold a make variable's value (the kernel command line, the
+# initrd's list, an APP's flags) so that a rule can depend on the value:
+# each is rewritten only when the value changes, and what depends on it is
+# rebuilt then and only then. They are written here, once every fragment
+# has set its variables, not where a fragment is read: a fragment read
+# before the one that sets a variable would write its default (make run
+# APP=prog.c once booted the demo that way). Not by a rule that always
+# runs either: make -n and make -q would then always claim the initrd, the
+# ESP and the ISO are to be made again.
+# A fragment adds a name N to VALUE_FILES: $(N) is the file, $(N_TEXT) its
+# one line of text (a recursive variable, expanded here).
+shell_quote = '$(subst ','\'',$(1))'
+write_value_file = $(shell mkdir -p $(dir $(1)); printf '%s\n' $(call shell_quote,$(2)) > $(1).tmp; \
+	cmp -s $(1).tmp $(1) && rm -f $(1).tmp || mv -f $(1).tmp $(1))
+$(foreach n,$(VALUE_FILES),$(call write_value_file,$($(n)),$(strip $($(n)_TEXT))))
+# A fragment's checks of what the user gave that need every fragment's
+# variables (is RUN_INIT in the initrd?): names of variables whose
+# expansion stops make with $(error ...) when the check fails.
+$(foreach c,$(LATE_CHECKS),$($(c)))
+
 # Install missing packages before anything is built (not for clean/help):
 # for the goals of RUN_GOALS alone only RUN_PACKAGES, so that a first
 # `make run` installs what it needs and no more; `make test` and `make

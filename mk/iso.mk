@@ -13,9 +13,10 @@ PACKAGES += xorriso fdisk tesseract-ocr
 CMDLINE ?= init=/bin/demo
 CMDLINE_FILE := $(BUILD)/cmdline.txt
 
-# Rewrite cmdline.txt only when CMDLINE changes, so the ESP is rebuilt then.
-$(shell mkdir -p $(BUILD); [ "$$(cat $(CMDLINE_FILE) 2>/dev/null)" = '$(CMDLINE)' ] || \
-	printf '%s\n' '$(CMDLINE)' > $(CMDLINE_FILE))
+# Rewritten only when CMDLINE changes, so the ESP is rebuilt then (the
+# Makefile's VALUE_FILES).
+VALUE_FILES += CMDLINE_FILE
+CMDLINE_FILE_TEXT = $(CMDLINE)
 
 ESP_FILES := $(LOADER_EFI) $(KERNEL_ELF) $(INITRD) $(CMDLINE_FILE)
 

@@ -17,7 +17,10 @@ MODE ?= sframe
 HZ   ?= 1000
 CPUS ?= 1
 ICOUNT ?=
-RUN_INIT ?= /bin/demo
+# What boots: RUN_INIT if given, else the APP (mk/userland.mk installs it
+# as /app/<name>), else the demo or, for DEMO=real, the real suite's driver.
+# Recursive: USER_APP is set by a fragment read later.
+RUN_INIT ?= $(if $(USER_APP),/$(USER_APP),$(if $(filter real,$(DEMO)),/bin/bsuite,/bin/demo))
 DEMO ?= demo
 RUN_DEMOS := demo real
 run_comma := ,
@@ -90,7 +93,13 @@ endif
 ifeq ($(filter /%,$(RUN_INIT)),)
 $(error make run: RUN_INIT=$(RUN_INIT): the path of a program in the initrd, /bin/demo for example)
 endif
+# Whether the initrd holds it is known once every fragment has added its
+# files (the Makefile runs LATE_CHECKS then).
+LATE_CHECKS += run_init_check
 endif
+run_init_check = $(if $(filter $(patsubst /%,%,$(RUN_INIT)),$(USER_INITRD_NAMES)),,$(error make run: \
+	RUN_INIT=$(RUN_INIT) is not in the initrd (its programs are in /bin/, an APP in /app/: \
+	build/userland/initrd.list lists them)))
 
 .PHONY: run qemu-gdb
 # The profile is shown even when the program failed; the kernel's verdict
@@ -115,9 +124,8 @@ RUN_TMP := $(BUILD)/run
 RUN_ICOUNT := $(filter 1,$(ICOUNT))
 RUN_ESP := $(BUILD)/run-esp.img
 RUN_CMDLINE_FILE := $(BUILD)/run-cmdline.txt
-run_quoted = '$(subst ','\'',$(1))'
-$(shell mkdir -p $(BUILD); [ "$$(cat $(RUN_CMDLINE_FILE) 2>/dev/null)" = $(call run_quoted,$(RUN_CMDLINE)) ] || \
-	printf '%s\n' $(call run_quoted,$(RUN_CMDLINE)) > $(RUN_CMDLINE_FILE))
+VALUE_FILES += RUN_CMDLINE_FILE
+RUN_CMDLINE_FILE_TEXT = $(RUN_CMDLINE)
 $(RUN_ESP): $(ESP_IMG) $(RUN_CMDLINE_FILE)
 	cp $(ESP_IMG) $@.tmp
 	mcopy -o -i $@.tmp $(RUN_CMDLINE_FILE) ::/stitch/cmdline.txt

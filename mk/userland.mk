@@ -90,12 +90,9 @@ $(eval $(call user_program,$(USER_ROOT)/$(USER_APP),$(APP),$(USER_APP_CFLAGS)))
 # Other APP_CFLAGS, another build: the flags are a prerequisite, in a file
 # rewritten only when they change.
 USER_APP_FLAGS := $(USER_OUT)/app-cflags.txt
-$(shell mkdir -p $(USER_OUT); [ "$$(cat $(USER_APP_FLAGS) 2>/dev/null)" = '$(USER_APP_CFLAGS)' ] || \
-	printf '%s\n' '$(USER_APP_CFLAGS)' > $(USER_APP_FLAGS))
+VALUE_FILES += USER_APP_FLAGS
+USER_APP_FLAGS_TEXT = $(USER_APP_CFLAGS)
 $(USER_ROOT)/$(USER_APP): $(USER_APP_FLAGS)
-RUN_INIT := /$(USER_APP)
-else
-RUN_INIT := $(if $(filter real,$(DEMO)),/bin/bsuite,/bin/demo)
 endif
 
 # Data files the workloads and tests read.
@@ -125,18 +122,14 @@ USER_EXTRA_DIRS := $(filter-out bin data,$(patsubst %/,%,$(sort $(dir $(USER_EXT
 USER_ROOT_FILES += $(addprefix $(USER_ROOT)/,$(USER_EXTRA_FILES))
 
 # The initrd's contents, by name relative to its root (the kernel looks up
-# "/bin/fib" as "bin/fib"). The list is rewritten only when it changes, so
-# that adding or dropping APP rebuilds the initrd and nothing else does.
-# It is written as the makefiles are read (as build/cmdline.txt is), not by
-# a rule that always runs: with one, make -n and make -q would always
-# claim that the initrd, the ESP and the ISO are to be made again.
-USER_INITRD_NAMES := bin $(addprefix bin/,$(USER_PROGRAMS)) $(if $(USER_APP),app $(USER_APP)) \
+# "/bin/fib" as "bin/fib"), on one line. The list is rewritten only when it
+# changes (the Makefile's VALUE_FILES), so that adding or dropping APP
+# rebuilds the initrd and nothing else does.
+USER_INITRD_NAMES = bin $(addprefix bin/,$(USER_PROGRAMS)) $(if $(USER_APP),app $(USER_APP)) \
 	data $(addprefix data/,$(USER_DATA)) $(USER_EXTRA_DIRS) $(USER_EXTRA_FILES)
 USER_INITRD_LIST  := $(USER_OUT)/initrd.list
-
-$(shell mkdir -p $(USER_OUT); printf '%s\n' $(USER_INITRD_NAMES) > $(USER_INITRD_LIST).tmp; \
-	cmp -s $(USER_INITRD_LIST).tmp $(USER_INITRD_LIST) && rm $(USER_INITRD_LIST).tmp || \
-	mv $(USER_INITRD_LIST).tmp $(USER_INITRD_LIST))
+VALUE_FILES += USER_INITRD_LIST
+USER_INITRD_LIST_TEXT = $(USER_INITRD_NAMES)
 
 # The initrd holds the programs without DWARF (the ESP must stay small for
 # El Torito); $(USER_SYMFS) keeps the full ELFs, same build id, under the
@@ -160,10 +153,11 @@ $(USER_STAGE)/app/%: $(USER_ROOT)/app/%
 	@mkdir -p $(@D)
 	strip --strip-debug -o $@ $<
 
-# cpio newc, owned by root, no host inode numbers (--reproducible).
+# cpio newc, owned by root, no host inode numbers (--reproducible); cpio
+# takes one name a line.
 $(INITRD): $(USER_INITRD_LIST) $(addprefix $(USER_STAGE)/,$(filter-out bin data app $(USER_EXTRA_DIRS),$(USER_INITRD_NAMES)))
-	cd $(USER_STAGE) && cpio -o -H newc -R 0:0 --reproducible --quiet \
-		< $(abspath $(USER_INITRD_LIST)) > $(abspath $@)
+	cd $(USER_STAGE) && tr ' ' '\n' < $(abspath $(USER_INITRD_LIST)) | \
+		cpio -o -H newc -R 0:0 --reproducible --quiet > $(abspath $@)
 
 # Expected checksums: the same workload sources and the same demo, compiled
 # natively for the host (userland/host/stitch.h stands in for the SDK) and
