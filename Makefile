@@ -69,8 +69,9 @@ include $(filter-out mk/newlib.mk,$(wildcard mk/*.mk))
 # APP=prog.c once booted the demo that way). Not by a rule that always
 # runs either: make -n and make -q would then always claim the initrd, the
 # ESP and the ISO are to be made again.
-# A fragment adds a name N to VALUE_FILES: $(N) is the file, $(N_TEXT) its
-# one line of text (a recursive variable, expanded here).
+# A fragment adds the name of a variable to VALUE_FILES: that variable is
+# the file's path, the same name with _TEXT appended its one line of text
+# (a recursive variable, expanded here).
 shell_quote = '$(subst ','\'',$(1))'
 # (The temporary file is the shell's own: two makes may read the tree at once.)
 write_value_file = $(shell mkdir -p $(dir $(1)); t=$(1).$$$$; printf '%s\n' $(call shell_quote,$(2)) > $$t; \
