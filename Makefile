@@ -54,6 +54,19 @@ HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude
 
 .DEFAULT_GOAL := all
 
+# One line a step ("  CC      build/kernel/kern/main.o"), as Linux's make
+# prints; V=1 echoes every command instead, as make does by itself. The
+# quiet form runs each recipe line through tools/quiet-shell, which also
+# prints a failing command whole. make -s stays silent either way; make -n
+# prints every command either way.
+V ?= 0
+ifneq ($(V),1)
+.SILENT:
+ifeq ($(findstring s,$(firstword -$(MAKEFLAGS))),)
+SHELL = $(CURDIR)/tools/quiet-shell $@
+endif
+endif
+
 # newlib first: the other fragments name its files (the SDK's libraries,
 # the stamp of its install) in their rules' prerequisites, which make
 # expands as it reads them.
