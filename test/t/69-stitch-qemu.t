@@ -2,7 +2,10 @@
 # End to end: boot Stitch in QEMU with /bin/fib under the profiler in
 # validate mode, stitch the real record stream, and check it the way the
 # synthetic streams are checked. Skips while the kernel does not yet run
-# user programs under the profiler (no samples outside pid 0).
+# user programs under the profiler (no samples outside pid 0). Then
+# /bin/reader, which spends most of its time in read(), under -icount:
+# perf and stitch name every kernel frame alike, the entries' return
+# addresses (the last kernel frame of a system call or a trap) included.
 use strict;
 use warnings;
 no warnings 'portable';
@@ -43,16 +46,40 @@ my @counts = @sections[grep { $_ % 2 } 0 .. $#sections];
 ok(@counts > 1 && !grep({ $counts[$_] < $counts[$_ + 1] } 0 .. $#counts - 1),
    "... report.txt: processes busiest first (@sections)");
 
-my $out = `perf script -i $r->{dir}/out/perf.data --symfs $root --vmlinux ${\ abs_path($kernel)} 2>&1`;
-my @p = @{parse_perf_script($out)};
-is(scalar @p, scalar @{$r->{script}}, 'perf script shows every sample');
-my ($bad, $boundary) = (0, 0);
-for my $i (0 .. $#p) {
-	my ($ok, $n) = perf_agrees($p[$i], $r->{script}[$i]);
-	$boundary += $n;
-	next if $ok;
-	diag("perf:   " . stack_names($p[$i]) . "\nstitch: " . stack_names($r->{script}[$i])) if $bad++ < 5;
+# perf script's samples of run $r, each compared with stitch's (perf_agrees);
+# returns perf's samples.
+sub perf_same {
+	my ($r) = @_;
+	my $out = `perf script -i $r->{dir}/out/perf.data --symfs $root --vmlinux ${\ abs_path($kernel)} 2>&1`;
+	my @p = @{parse_perf_script($out)};
+	is(scalar @p, scalar @{$r->{script}}, 'perf script shows every sample');
+	my ($bad, $boundary) = (0, 0);
+	for my $i (0 .. $#p) {
+		my ($ok, $n) = perf_agrees($p[$i], $r->{script}[$i]);
+		$boundary += $n;
+		next if $ok;
+		diag("perf:   " . stack_names($p[$i]) . "\nstitch: " . stack_names($r->{script}[$i])) if $bad++ < 5;
+	}
+	is($bad, 0, "... with the same stacks ($boundary user return addresses past their function named by their call)");
+	return \@p;
 }
-is($bad, 0, "... with the same stacks ($boundary return addresses past their function named by their call)");
+perf_same($r);
+
+system("tools/qemu-run --direct --icount --cmdline 'init=/bin/reader profile.mode=sframe profile.hz=2000' "
+       . "--records $dir/reader.bin --timeout 120 >$dir/reader-console.txt 2>&1");
+$r = run_case(-e "$dir/reader.bin" ? read_file("$dir/reader.bin") : '', '--symfs', $root, '--kernel', $kernel);
+is($r->{status}, 0, "/bin/reader: stitch read the stream: ${\ scalar @{$r->{script}}} samples");
+my $p = perf_same($r);
+# The entries' return addresses: the outermost kernel frame of a system
+# call, and a fault's trap frame crossed inside one (copy_to_user).
+my ($syscalls, $traps) = (0, 0);
+for my $s (@$p) {
+	my @k = grep { $_->{dso} eq '[kernel.kallsyms]' } @{$s->{frames}};
+	$syscalls++ if @k && $k[-1]{name} eq 'syscall_entry';
+	$traps += grep { $_->{name} eq 'trap_entry' } @k[0 .. $#k - 1];
+}
+ok($syscalls >= 10 && $traps >= 1,
+   "... $syscalls kernel chains end at syscall_entry, $traps cross a trap at trap_entry: " .
+   'the return addresses of the entries\' calls, named alike in both views');
 
 done_testing();
