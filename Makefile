@@ -104,9 +104,10 @@ all: $(RUN_TARGETS) $(ALL_TARGETS) $(TEST_PREREQS)
 # comes before the fragments that add to RUN_TARGETS after it.
 run qemu-gdb: $(RUN_TARGETS)
 
-# Every test is an executable in test/t/ that speaks TAP; prove runs them all.
+# Every test is an executable in test/t/ that speaks TAP; prove runs them all
+# (tools/test-skips: then every skip, checked against test/skips).
 test: all
-	prove -v test/t/
+	tools/test-skips -v test/t/
 
 clean:
 	rm -rf $(BUILD) $(OUT)
