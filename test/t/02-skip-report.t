@@ -68,6 +68,11 @@ tfile('d.t', "1..1\nok 1 # SKIP\n");
 is($st, 1, 'a skip without a reason: exit 1');
 like($out, qr/^  d\.t\s+1 test\s+-  \[NO REASON GIVEN\]$/m, '... named');
 unlink "$dir/t/d.t";
+tfile('d.t', "1..0\n");
+($st, $out) = run($both);
+is($st, 1, 'a file that plans no tests and says nothing: exit 1');
+like($out, qr/^  d\.t\s+the whole file\s+-  \[NO REASON GIVEN\]$/m, '... named');
+unlink "$dir/t/d.t";
 
 tfile('e.t', "1..2\nok 1 - runs\nnot ok 2 - fails\n");
 ($st, $out) = run($both);
