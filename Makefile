@@ -120,7 +120,8 @@ all: $(RUN_TARGETS) $(ALL_TARGETS) $(TEST_PREREQS)
 run qemu-gdb: $(RUN_TARGETS)
 
 # Every test is an executable in test/t/ that speaks TAP; prove runs them
-# all, J at a time (default: one a core; J=1 for one at a time). Each test
+# all (through tools/test-skips: then every skip, checked against
+# test/skips), J at a time (default: one a core; J=1 for one at a time). Each test
 # works in its own temporary directories and boots its own QEMU, so any
 # two can run side by side, except TEST_ALONE: they rebuild the tree's
 # initrd (make run APP=...), which the others boot. prove runs every test
@@ -134,7 +135,7 @@ $(error make test: J=$(J) is not a number of tests at a time from 1 to 64)
 endif
 endif
 test: all
-	prove -v -j$(J) $(addprefix --rules=par=,$(filter-out $(TEST_ALONE),$(TEST_FILES))) $(TEST_FILES)
+	tools/test-skips -v -j$(J) $(addprefix --rules=par=,$(filter-out $(TEST_ALONE),$(TEST_FILES))) $(TEST_FILES)
 
 clean:
 	rm -rf $(BUILD) $(OUT)
