@@ -25,6 +25,9 @@ use Test::More;
 my $dir = tempdir('oracle-cachegrind-XXXXXX', TMPDIR => 1, CLEANUP => 1);
 my $l1 = '32768,8,64'; # L1I and L1D: tools/insnprof/cachesim.h
 my @events = qw(Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw);
+# Both runs get the same environment: the program's start-up reads it and
+# its size moves the stack.
+my $env = 'env -i PATH=/usr/bin:/bin';
 
 sub slurp { my ($p) = @_; open(my $f, '<', $p) or return ''; local $/; scalar <$f> }
 sub summary { my ($text) = @_; my ($s) = $text =~ /^summary: ([\d ]+?)\s*$/m; [split ' ', $s // ''] }
@@ -32,7 +35,7 @@ sub summary { my ($text) = @_; my ($s) = $text =~ /^summary: ([\d ]+?)\s*$/m; [s
 for (['L2', '262144,4,64', ''], ['LLC', '8388608,16,64', '--llc-as-l2']) {
 	my ($level, $ll, $flag) = @$_;
 	my $cg = "$dir/cachegrind.$level.out";
-	system("valgrind -q --tool=cachegrind --cache-sim=yes --I1=$l1 --D1=$l1 --LL=$ll "
+	system("$env valgrind -q --tool=cachegrind --cache-sim=yes --I1=$l1 --D1=$l1 --LL=$ll "
 	       . "--cachegrind-out-file=$cg build/bin/cachepat 2>$dir/cg.err");
 	is($?, 0, "$level: cachegrind runs the program") or diag(slurp("$dir/cg.err"));
 	my $c = slurp($cg);
@@ -42,7 +45,7 @@ for (['L2', '262144,4,64', ''], ['LLC', '8388608,16,64', '--llc-as-l2']) {
 	   "$level: cachegrind simulated the model's L1s and its $level ($lsize bytes, $lways ways) as LL");
 	like($c, qr/^events: @events\s*$/m, "$level: cachegrind's events");
 
-	my $out = `bash -c 'set -o pipefail; valgrind --tool=lackey --trace-mem=yes --log-fd=3 build/bin/cachepat 3>&1 >/dev/null 2>$dir/lk.err | build/bin/cachesim-trace $flag'`;
+	my $out = `bash -c 'set -o pipefail; $env valgrind --tool=lackey --trace-mem=yes --log-fd=3 build/bin/cachepat 3>&1 >/dev/null 2>$dir/lk.err | build/bin/cachesim-trace $flag'`;
 	is($?, 0, "$level: lackey's trace of the same run through the model") or diag(slurp("$dir/lk.err"));
 	my ($want, $got) = (summary($c), summary($out));
 	my %w = map { $events[$_] => $want->[$_] } 0 .. $#events;
