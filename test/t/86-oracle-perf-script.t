@@ -85,11 +85,12 @@ sub where {
 	}
 	return sprintf('%x ([unknown])', $a);
 }
-# The name the pid's last REC_COMM before t gave it (pid 0: perf's own).
+# The name the pid's last REC_COMM before t gave it; without one, the
+# name stitch gives (docs/STITCH.md): pid 0 "kernel", another ":pid".
 sub comm_at {
 	my ($pid, $t) = @_;
 	my @c = grep { $_->{time} <= $t } @{$comms{$pid} // []};
-	return @c ? $c[-1]{name} : $pid ? ":$pid" : 'swapper';
+	return @c ? $c[-1]{name} : $pid ? ":$pid" : 'kernel';
 }
 
 my $hz = Math::BigInt->new($j->{stream}{tsc_hz} // 0);
