@@ -104,7 +104,8 @@ sub tail {
 		$err->('build_id_size above 20') if $f->{build_id_size} > 20;
 		$f->{build_id} = unpack('H*', substr(delete $f->{build_id_bytes}, 0, $f->{build_id_size}));
 		$f->{path} = cstring(substr($rec, 80), sub { $err->("path: $_[0]") });
-		return $n;
+		my $path = length($f->{path}) + 1;
+		return 80 + $path + (-$path % 8);
 	}
 	if ($type eq 'sample' || $type eq 'deferred') {
 		$f->{ips} = ips($rec, 56, $f->{nr}, $err);
