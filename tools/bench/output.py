@@ -351,21 +351,22 @@ def breakdown_markdown(rows):
 
 # --- every table of the run --------------------------------------------------
 # What the page and tables.md show of each curve: (metric, format, caption).
+PER_SAMPLE_INSNS = ("profiler_cycles_per_sample", "{:.0f}",
+                    "guest cycles per sample (NMI + deferred unwind)")
+PER_SAMPLE_MODELLED = ("profiler_modelled_per_sample", "{:.0f}",
+                       "modelled cycles per sample (NMI + deferred unwind)")
+STEADY = ("unwind_cycles_steady", "{:.0f}", "cycles per deferred unwind, the costliest left out")
 CURVE_TABLES = {
-    "depth": [("profiler_cycles_per_sample", "{:.0f}", "guest cycles per sample (NMI + deferred unwind)"),
-              ("profiler_modelled_per_sample", "{:.0f}", "modelled cycles per sample (NMI + deferred unwind)"),
+    "depth": [PER_SAMPLE_INSNS, PER_SAMPLE_MODELLED,
               ("unwind_cycles_per_frame", "{:.0f}", "deferred unwind cycles per frame"),
               ("unwind_modelled_per_frame", "{:.0f}", "deferred unwind modelled cycles per frame")],
-    "funcs": [("profiler_cycles_per_sample", "{:.0f}", "guest cycles per sample (NMI + deferred unwind)"),
-              ("profiler_modelled_per_sample", "{:.0f}", "modelled cycles per sample (NMI + deferred unwind)"),
-              ("unwind_cycles_steady", "{:.0f}", "cycles per deferred unwind, the costliest left out"),
+    "funcs": [PER_SAMPLE_INSNS, PER_SAMPLE_MODELLED, STEADY,
               ("unwind_cycles_max", "{}", "the costliest deferred unwind (cycles)")],
     "kentry": [("samples_per_unwind", "{:.2f}", "samples per deferred unwind (measured)"),
                ("unwind_cycles_per_sample", "{:.0f}", "deferred unwind cycles per sample"),
                ("unwind_modelled_per_sample", "{:.0f}", "deferred unwind modelled cycles per sample"),
                ("bytes_per_sample", "{:.1f}", "stream bytes per sample"),
-               ("profiler_cycles_per_sample", "{:.0f}", "guest cycles per sample (NMI + deferred unwind)"),
-               ("profiler_modelled_per_sample", "{:.0f}", "modelled cycles per sample (NMI + deferred unwind)")],
+               PER_SAMPLE_INSNS, PER_SAMPLE_MODELLED],
     "rate": [("slowdown_pct", "{:.2f}", "workload slowdown against no sampling (%)"),
              ("plugin_slowdown_pct", "{:.2f}", "whole run slowdown in instructions (%)"),
              ("modelled_slowdown_pct", "{:.2f}", "whole run slowdown in modelled cycles (%)"),
@@ -375,8 +376,7 @@ CURVE_TABLES = {
              ("nmi_modelled_per_sample", "{:.0f}", "NMI handler modelled cycles per sample (1 CPU only)"),
              ("unwind_cycles_per_sample", "{:.0f}", "deferred unwind cycles per sample"),
              ("unwind_modelled_per_sample", "{:.0f}", "deferred unwind modelled cycles per sample (1 CPU only)"),
-             ("unwind_cycles_steady", "{:.0f}", "cycles per deferred unwind, the costliest left out"),
-             ("profiler_cycles_per_sample", "{:.0f}", "guest cycles per sample (NMI + deferred unwind)")],
+             STEADY, PER_SAMPLE_INSNS],
 }
 
 # The two formats side by side along a curve (the page's "SFrame against
@@ -516,7 +516,8 @@ def write_tables(out, results):
 # Python format SPEC (its "," groups thousands with a space, as the page's
 # prose writes them; default: "," for an integer, ",.2f" otherwise). EXPR
 # is arithmetic (+ - * / and parentheses, spaces around + and -) on
-# numbers, min(...), max(...) and paths into results.json: ".key" into an
+# numbers, min(...), max(...), atmost(VALUE, LIMIT) ("yes" or "no") and
+# paths into results.json: ".key" into an
 # object, "[N]" into a list, "[key=value&key=value]" the rows of a list
 # whose fields are those values (one row, or several inside min and max),
 # e.g. modes.rows[mode=sframe].unwind_cycles_per_sample or
@@ -595,15 +596,19 @@ def evaluate(results, expr):
             v = sum_()
             take(")")
             return v
-        if kind == "path" and text in ("min", "max") and tokens[i][1] == "(":
+        if kind == "path" and text in ("min", "max", "atmost") and tokens[i][1] == "(":
             take("(")
             args = [sum_(many=True)]
             while tokens[i][1] == ",":
                 take(",")
                 args.append(sum_(many=True))
             take(")")
-            flat = [x for a in args for x in (a if isinstance(a, list) else [a])]
-            return (min if text == "min" else max)(number(x) for x in flat)
+            flat = [number(x) for a in args for x in (a if isinstance(a, list) else [a])]
+            if text == "atmost":
+                if len(args) != 2:
+                    raise PageError(f"{{{{{expr}}}}}: atmost(value, limit)")
+                return "yes" if flat[0] <= flat[1] else "no"
+            return (min if text == "min" else max)(flat)
         if kind == "path":
             return lookup(results, text)
         raise PageError(f"{{{{{expr}}}}}: unexpected '{text}'")
@@ -626,7 +631,7 @@ def evaluate(results, expr):
             v = a + b if op == "+" else a - b
         return v
 
-    v = sum_()
+    v = sum_(many=True)
     if tokens[i][0] != "end":
         raise PageError(f"{{{{{expr}}}}}: unexpected '{tokens[i][1]}'")
     return v
