@@ -433,6 +433,12 @@ def breakdown_group(results, mode, window):
     raise PageError(f"the breakdown has no table of mode {mode}, window {window}")
 
 
+def mode_table(rows):
+    """A mode table, then why each mode that did not work has no numbers."""
+    return markdown(rows) + "".join(f"\n{r['mode']}: {r['status']}\n" for r in rows
+                                    if r["status"] != "ok")
+
+
 def curve_table(results, name, key):
     for k, f, caption in CURVE_TABLES[name]:
         if k == key:
@@ -455,9 +461,9 @@ def run_table(results):
 # {{table NAME ARG...}}: each table a page may hold, from the results.
 TABLES = {
     "run": run_table,
-    "modes": lambda r: markdown(part(r, "modes")["rows"]),
+    "modes": lambda r: mode_table(part(r, "modes")["rows"]),
     "modes-workloads": lambda r: per_workload(part(r, "modes")["rows"]),
-    "real": lambda r: markdown(part(r, "real")["rows"]),
+    "real": lambda r: mode_table(part(r, "real")["rows"]),
     "real-workloads": lambda r: per_workload(part(r, "real")["rows"]),
     "cache": lambda r: markdown(part(r, "cache"), CACHE_COLUMNS),
     "breakdown": breakdown_group,
@@ -496,7 +502,6 @@ def write_tables(out, results):
             m = results[name]
             text += [f"## {name} ({m['hz']} Hz; suite: {', '.join(m['suite'])})\n",
                      TABLES[name](results)]
-            text += [f"{r['mode']}: {r['status']}\n" for r in m["rows"] if r["status"] != "ok"]
             text += [f"## {name}: slowdown % of each workload\n", TABLES[name + "-workloads"](results)]
     for name, rows in results.get("curves", {}).items():
         for key, f, caption in CURVE_TABLES[name]:
