@@ -132,7 +132,7 @@ bench: all $(BENCH_UNWIND) $(INSNPROF)
 # Every table and every number of the page's prose come from
 # docs/bench/results.json through the template docs/bench/BENCHMARKS.md.in
 # (tools/bench/output.py says how); each curve's plot data, gnuplot script
-# and PNG go into docs/bench/. test/t/86-bench-page.t checks that the
+# and PNG go into docs/bench/. test/t/77-bench-page.t checks that the
 # committed page is what the committed results give.
 BENCH_PAGE := python3 tools/bench/output.py --results docs/bench/results.json \
 	--template docs/bench/BENCHMARKS.md.in --page docs/BENCHMARKS.md --plots docs/bench

@@ -10,7 +10,7 @@ configuration give byte-identical files (test/t/72-bench-determinism.t).
 writes the page P from the template T, every table and every number of its
 prose from R, and each curve's plot data, gnuplot script and PNG into D;
 --check writes nothing and exits 1 if P or D's plot data and scripts are
-not what R gives (test/t/86-bench-page.t).
+not what R gives (test/t/77-bench-page.t).
 """
 import argparse
 import csv
