@@ -54,6 +54,19 @@ HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude
 
 .DEFAULT_GOAL := all
 
+# One line a step ("  CC      build/kernel/kern/main.o"), as Linux's make
+# prints; V=1 echoes every command instead, as make does by itself. The
+# quiet form runs each recipe line through tools/quiet-shell, which also
+# prints a failing command whole. make -s stays silent either way; make -n
+# prints every command either way.
+V ?= 0
+ifneq ($(V),1)
+.SILENT:
+ifeq ($(findstring s,$(firstword -$(MAKEFLAGS))),)
+SHELL = $(CURDIR)/tools/quiet-shell $@
+endif
+endif
+
 # newlib first: the other fragments name its files (the SDK's libraries,
 # the stamp of its install) in their rules' prerequisites, which make
 # expands as it reads them.
@@ -69,11 +82,13 @@ include $(filter-out mk/newlib.mk,$(wildcard mk/*.mk))
 # APP=prog.c once booted the demo that way). Not by a rule that always
 # runs either: make -n and make -q would then always claim the initrd, the
 # ESP and the ISO are to be made again.
-# A fragment adds a name N to VALUE_FILES: $(N) is the file, $(N_TEXT) its
-# one line of text (a recursive variable, expanded here).
+# A fragment adds the name of a variable to VALUE_FILES: that variable is
+# the file's path, the same name with _TEXT appended its one line of text
+# (a recursive variable, expanded here).
 shell_quote = '$(subst ','\'',$(1))'
-write_value_file = $(shell mkdir -p $(dir $(1)); printf '%s\n' $(call shell_quote,$(2)) > $(1).tmp; \
-	cmp -s $(1).tmp $(1) && rm -f $(1).tmp || mv -f $(1).tmp $(1))
+# (The temporary file is the shell's own: two makes may read the tree at once.)
+write_value_file = $(shell mkdir -p $(dir $(1)); t=$(1).$$$$; printf '%s\n' $(call shell_quote,$(2)) > $$t; \
+	cmp -s $$t $(1) && rm -f $$t || mv -f $$t $(1))
 $(foreach n,$(VALUE_FILES),$(call write_value_file,$($(n)),$(strip $($(n)_TEXT))))
 # A fragment's checks of what the user gave that need every fragment's
 # variables (is RUN_INIT in the initrd?): names of variables whose
@@ -104,9 +119,23 @@ all: $(RUN_TARGETS) $(ALL_TARGETS) $(TEST_PREREQS)
 # comes before the fragments that add to RUN_TARGETS after it.
 run qemu-gdb: $(RUN_TARGETS)
 
-# Every test is an executable in test/t/ that speaks TAP; prove runs them all.
+# Every test is an executable in test/t/ that speaks TAP; prove runs them
+# all (through tools/test-skips: then every skip, checked against
+# test/skips), J at a time (default: one a core; J=1 for one at a time). Each test
+# works in its own temporary directories and boots its own QEMU, so any
+# two can run side by side, except TEST_ALONE: they rebuild the tree's
+# initrd (make run APP=...), which the others boot. prove runs every test
+# not named in a par rule one at a time once the others are done.
+J ?= $(shell nproc)
+TEST_ALONE := test/t/03-make-run.t test/t/04-make-run-boots.t
+TEST_FILES := $(sort $(wildcard test/t/*.t))
+ifneq ($(filter test,$(MAKECMDGOALS)),)
+ifeq ($(call run_uint,$(J),1,64),)
+$(error make test: J=$(J) is not a number of tests at a time from 1 to 64)
+endif
+endif
 test: all
-	prove -v test/t/
+	tools/test-skips -v -j$(J) $(addprefix --rules=par=,$(filter-out $(TEST_ALONE),$(TEST_FILES))) $(TEST_FILES)
 
 clean:
 	rm -rf $(BUILD) $(OUT)

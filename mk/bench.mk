@@ -15,8 +15,9 @@
 # USER_EXTRA_PROGRAMS / USER_SRCS_<name>, and they go into the initrd.
 
 # libunwind: build/bin/bench-unwind, which `make` builds (test 73 runs it);
-# gnuplot draws make bench's curves.
-PACKAGES += libunwind-dev libelf-dev
+# valgrind: cachegrind and lackey, the cost model's caches against
+# cachegrind's (test 88); gnuplot draws make bench's curves.
+PACKAGES += libunwind-dev libelf-dev valgrind
 BENCH_PACKAGES += gnuplot-nox
 
 BENCH_DIR := $(BUILD)/bench
@@ -107,6 +108,23 @@ $(CACHESIM_TEST): test/insnprof/cachesim.c tools/insnprof/cachesim.c tools/insnp
 
 ALL_TARGETS += $(CACHESIM_TEST)
 TEST_PREREQS += $(CACHESIM_TEST)
+
+# build/bin/cachesim-trace: a lackey trace through the same simulator,
+# counted as cachegrind counts; build/bin/cachepat: the host program both
+# run, static so that every run lays it out alike (test 88).
+CACHESIM_TRACE := $(BIN)/cachesim-trace
+CACHEPAT := $(BIN)/cachepat
+
+$(CACHESIM_TRACE): test/insnprof/cachetrace.c tools/insnprof/cachesim.c tools/insnprof/cachesim.h
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) -iquote tools/insnprof -o $@ test/insnprof/cachetrace.c tools/insnprof/cachesim.c
+
+$(CACHEPAT): test/insnprof/cachepat.c
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) -static -o $@ $<
+
+ALL_TARGETS += $(CACHESIM_TRACE) $(CACHEPAT)
+TEST_PREREQS += $(CACHESIM_TRACE) $(CACHEPAT)
 
 # --- make bench ---------------------------------------------------------------
 # BENCH_CONFIG=quick for a short development run; BENCH_PARTS=modes,host to

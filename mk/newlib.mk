@@ -69,6 +69,7 @@ $(NEWLIB_LIBC) $(NEWLIB_LIBM) $(NEWLIB_INCLUDE): $(NEWLIB_STAMP)
 # One recipe, one stamp: extraction, configuration, build and install are
 # only worth redoing together (a half-built tree is removed first).
 $(NEWLIB_STAMP): $(NEWLIB_TARBALL) mk/newlib.mk
+	@echo "newlib: building Debian's newlib 3.3.0 for the user programs, once (quiet; its logs in $(NEWLIB_OBJ)/*.log)"
 	rm -rf $(NEWLIB_SRC) $(NEWLIB_OBJ) $(NEWLIB_PREFIX)
 	mkdir -p $(NEWLIB_SRC) $(NEWLIB_OBJ)
 	tar -xJf $(NEWLIB_TARBALL) -C $(NEWLIB_SRC) --strip-components=1

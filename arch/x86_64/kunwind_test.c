@@ -161,20 +161,20 @@ static void unwind_here_in_handler(struct trap_frame *tf)
 }
 
 /* An unwind that starts inside a trap handler crosses the trap frame
- * (trap_exit is the return address) into the interrupted code. */
+ * (trap_return is the return address) into the interrupted code. */
 KTEST(kunwind_crosses_trap_frames)
 {
-	extern const char trap_exit[];
+	extern const uint64_t trap_return;
 	trap_set_handler(VEC_BP, unwind_here_in_handler);
 	run(TRAP);
 	trap_set_handler(VEC_BP, NULL);
 	int at = -1;
 	for (int i = 0; i < nips; i++)
-		if (ips[i] == (uint64_t)trap_exit)
+		if (ips[i] == trap_return)
 			at = i;
 	KASSERT(t, at > 1 && nips >= at + 5);
 	/* trap_dispatch may have tail-called the handler: then the handler
-	 * returns to trap_exit itself. */
+	 * returns to trap_return itself. */
 	KEXPECT(t, in_function(ips[at - 1], true, trap_dispatch) ||
 		   in_function(ips[at - 1], true, unwind_here_in_handler));
 	KEXPECT(t, in_function(ips[0], false, kunwind_here));

@@ -22,7 +22,7 @@
  * The frame is a struct trap_frame (vector 2, error 0) so handlers set
  * with trap_set_handler(VEC_NMI, fn) see the same layout as every trap.
  * Its CFI is for debuggers only (trap.h): the kernel unwinder recognises
- * nmi_exit, the return address of the call, and reads the interrupted
+ * nmi_return, the return address of the call, and reads the interrupted
  * context from the frame.
  */
 #include <arch/trap.h>
@@ -49,6 +49,8 @@ nmi_entry:
 1:	cld
 	movq %rsp, %rdi
 	call nmi_dispatch
+.Lnmi_return:
+	nop /* the return address is nmi_entry's (trap.h) */
 
 	.globl nmi_exit
 nmi_exit:
@@ -57,3 +59,11 @@ nmi_exit:
 	.cfi_adjust_cfa_offset -16
 	iretq
 	.cfi_endproc
+
+/* The return address of nmi_entry's call: a struct trap_frame is at sp
+ * (arch/x86_64/unwind.c). */
+	.section .rodata
+	.p2align 3
+	.globl nmi_return
+nmi_return:
+	.quad .Lnmi_return

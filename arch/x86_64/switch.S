@@ -46,8 +46,6 @@ task_first_entry:
 	CFI_TRAP_FRAME (15 * 8 + 16 + 40) /* a whole struct trap_frame */
 	movq %rsp, %rdi
 	call task_first_return
-	.globl task_first_exit
-task_first_exit:
 	jmp trap_exit
 	.cfi_endproc
 

@@ -10,8 +10,7 @@
  * the top of its task's kernel stack whatever the way in.
  *
  * Its CFI is for debuggers only (trap.h): a kernel unwind ends at the
- * entry (kern/unwind/kernel.h); the return address syscall_exit marks a
- * trap_frame at sp.
+ * entry (kern/unwind/kernel.h), at the return address of its call.
  */
 #include "arch/x86_64/gdt.h"
 #include <arch/trap.h>
@@ -45,6 +44,7 @@ syscall_entry:
 	PUSH_GPRS
 	movq %rsp, %rdi
 	call x86_syscall
+	nop /* the return address is syscall_entry's (trap.h) */
 	.globl syscall_exit
 syscall_exit:
 	/* x86_syscall returns with interrupts off, and false when the frame

@@ -49,6 +49,8 @@ trap_entry:
 	cld
 	movq %rsp, %rdi
 	call trap_dispatch
+.Ltrap_return:
+	nop /* the return address is trap_entry's (trap.h) */
 
 	/*
 	 * The one exit. Returning to ring 3 will pass here too: the checks
@@ -73,4 +75,10 @@ trap_exit:
 	.globl trap_ac_window
 trap_ac_window:
 	.quad trap_stubs, .Lac_closed
+
+/* The return address of trap_entry's call: a struct trap_frame is at sp
+ * (arch/x86_64/unwind.c). */
+	.globl trap_return
+trap_return:
+	.quad .Ltrap_return
 

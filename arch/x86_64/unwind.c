@@ -16,8 +16,8 @@
 #include <arch/trap.h>
 
 extern char boot_stack[], boot_stack_top[];
-/* The instruction after `call trap_dispatch` and `call nmi_dispatch`. */
-extern const char trap_exit[], nmi_exit[];
+/* The return addresses of `call trap_dispatch` and `call nmi_dispatch`. */
+extern const uint64_t trap_return, nmi_return;
 
 bool arch_stack_bounds(uint64_t sp, uint64_t *lo, uint64_t *hi)
 {
@@ -39,7 +39,7 @@ int arch_unwind_trap(uint64_t pc, uint64_t sp, sf_read_fn read, void *ctx,
 {
 	uint64_t rip, cs, rsp, rbp;
 
-	if (pc != (uint64_t)trap_exit && pc != (uint64_t)nmi_exit)
+	if (pc != trap_return && pc != nmi_return)
 		return 0;
 	if (!read_word(read, ctx, sp + offsetof(struct trap_frame, cs), &cs) ||
 	    (cs & 3) == 3)

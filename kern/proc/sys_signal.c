@@ -9,6 +9,7 @@
 #include "kern/proc/syscall.h"
 #include "kern/proc/task.h"
 #include "kern/profile/stats.h"
+#include "kern/unwind/deferred.h"
 #include "stitch/syscall.h"
 
 static bool valid(long sig)
@@ -78,7 +79,9 @@ long sys_sigprocmask(const long *arg)
  * frame that cannot be taken back (unreadable, a rip or rsp outside the
  * user range, an MXCSR the CPU refuses) kills the process: there is no
  * context left to return to. The result is the restored rax, which the
- * system-call return writes back where it was.
+ * system-call return writes back where it was. The samples of this entry
+ * were taken in the trampoline, over the signal frame: what they are owed
+ * is that stack, unwound before the frame's registers replace it.
  */
 long sys_sigreturn(const long *arg)
 {
@@ -86,6 +89,7 @@ long sys_sigreturn(const long *arg)
 	struct task *t = current;
 	struct trap_frame *tf = task_user_frame(t);
 	uint64_t blocked;
+	unwind_deferred_settle(t);
 	if (arch_sigreturn(tf, &blocked)) {
 		stat_inc(STAT_SIGRETURN_REFUSED);
 		task_kill(t, SIGSEGV, "sigreturn: bad signal frame", tf->rip, tf->rsp);

@@ -138,9 +138,13 @@ static void mmap(const struct rec_mmap *r)
 }
 
 /* The process is gone, and its stacks are all in (the sampler's answers
- * come before the exit record): the symbol tables can go (no leak). */
+ * come before the exit record): the symbol tables can go (no leak). One
+ * thread leaving (EXIT_THREAD) is not the process: the others still run
+ * in its mappings, and their stacks still need the names. */
 static void exit_proc(const struct rec_exit *r)
 {
+	if (r->flags & EXIT_THREAD)
+		return;
 	struct sum_proc *p = proc_of(r->pid, false);
 	while (p && p->nmaps)
 		file_put(p->map[--p->nmaps].f);

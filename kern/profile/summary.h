@@ -23,8 +23,8 @@
 void summary_init(bool want);
 /* A record the host gets too (kern/profile/record.c, record_write):
  * REC_COMM names a process, REC_MMAP (a user one) maps a file whose
- * symbols it loads, REC_EXIT ends the process (the symbol tables only it
- * used are freed); any other is ignored. */
+ * symbols it loads, REC_EXIT of its last thread ends the process (the
+ * symbol tables only it used are freed); any other is ignored. */
 void summary_record(uint32_t type, const void *rec);
 /* Process pid's deferred user stack, for `user` samples taken in user
  * mode and `kernel` in kernel mode during the entry it belongs to. */

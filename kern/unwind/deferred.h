@@ -91,7 +91,8 @@ void unwind_deferred_task_exit(struct task *t);
 
 /*
  * The user context of this entry is about to change: exec replaces the
- * program, a signal frame points the registers at a handler. What the
+ * program, a signal frame points the registers at a handler, sigreturn
+ * puts back the context the signal interrupted. What the
  * entry owes is the stack the program was interrupted on, unwound now;
  * requests in the rest of the entry are refused (they would describe
  * neither), and the return to user mode starts afresh.

@@ -200,8 +200,15 @@ class Symbols:
         return '?'
 
     def names(self, chain):
-        """Leaf first; return addresses named by their call (addr - 1)."""
-        return [self.name(a if i == 0 else a - 1) for i, a in enumerate(chain)]
+        """Leaf first; return addresses named by their call (addr - 1), but
+        for the leaf and the frame over a signal frame (the trampoline's
+        caller is the interrupted pc, which may be a function's first
+        byte)."""
+        out = []
+        for i, a in enumerate(chain):
+            exact = i == 0 or out[-1] == '__stitch_sigreturn'
+            out.append(self.name(a if exact else a - 1))
+        return out
 
 
 def boot(cmdline, out, timeout=240, args=None):

@@ -47,11 +47,13 @@ sub parse_perf_script {
 sub stack_names { my ($s) = @_; join ';', map { $_->{name} } @{$s->{frames}} }
 
 # Does perf's stack (parse_perf_script) show stitch's (parse_script)? Frame
-# for frame the same names, but for one case: a return address just past
-# the end of the calling function (a call to a noreturn function ends it,
-# or asm falls through into a label). perf names the address: the next
-# function at its first byte (+0x0), or [unknown] in the padding between;
-# stitch names the call at addr - 1. Returns (agrees, such frames).
+# for frame the same names, but for one case: a user return address just
+# past the end of the calling function (a call to a noreturn function ends
+# it). perf names the address: the next function at its first byte
+# (+0x0), or [unknown] in the padding between; stitch names the call at
+# addr - 1. Never in the kernel: the return address of each entry's call
+# into C is a byte of the entry (arch/x86_64/include/arch/trap.h), so its
+# frames must agree exactly. Returns (agrees, such frames).
 sub perf_agrees {
 	my ($p, $s) = @_;
 	my @s = grep { !exists $_->{missing} } @{$s->{frames}};
@@ -61,7 +63,8 @@ sub perf_agrees {
 	for my $i (0 .. $#p) {
 		next if $p[$i]{name} eq $s[$i]{name};
 		my $past_end = $p[$i]{name} eq '[unknown]' || (defined $p[$i]{off} && $p[$i]{off} == 0);
-		return (0, $boundary) unless $i > 0 && $past_end && $s[$i]{name} ne '[unknown]';
+		return (0, $boundary) unless $i > 0 && $past_end && $s[$i]{name} ne '[unknown]' &&
+			$p[$i]{dso} ne '[kernel.kallsyms]';
 		$boundary++;
 	}
 	return (1, $boundary);

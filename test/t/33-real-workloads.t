@@ -184,8 +184,9 @@ deferred_stacks('sframe', recs)
 # record has room), so libdw's unwind of it reaches _start too. It starts
 # at sp: a sample in an epilogue whose CFI still points below sp at a
 # register it has popped (the red zone) leaves libdw without that word.
-# stitch counts both cases apart (validate_copy_short, _below); a
-# difference of another kind is a wrong frame.
+# stitch counts both cases apart (validate_copy_short, _below), by the
+# read at which libdw stopped; a difference of another kind is a wrong
+# frame. Those are a few samples: 95% or more agree.
 recs, console = boot_mode('validate')
 check_output('validate', console)
 deferred_stacks('validate', recs)
@@ -197,8 +198,9 @@ report = open(tmp + '/v/report.txt').read() if run.returncode == 0 else ''
 n, agree, differ, short, below = (st.get(k, 0) for k in (
     'validate_samples', 'validate_agree', 'validate_disagree', 'validate_copy_short',
     'validate_copy_below'))
-tap(run.returncode == 0 and n >= 100 and agree + short + below == n and differ == short + below,
-    'validate: the SFrame chain equals libdw\'s unwind of the stack copy on %d of %d samples; '
+tap(run.returncode == 0 and n >= 100 and agree >= 0.95 * n and agree + short + below == n and
+    differ == short + below,
+    'validate: the SFrame chain equals libdw\'s unwind of the stack copy on %d of %d samples (95%% or more); '
     'the other %d are libdw\'s chain cut short for a word the copy does not hold '
     '(%d past its end, %d below sp: the red zone), none a different frame'
     % (agree, n, differ, short, below))

@@ -15,6 +15,9 @@
 #      with <x> the thread's own letter (the tid the program printed), the
 #      first thread's to ... main stitch_start _start; on 4 CPUs the
 #      threads' samples come from more than one CPU;
+#      the kernel's own summary (profile.summary=on) names the threads'
+#      recursions and run, with no [unknown]: a process's symbols stay
+#      until its last thread exits;
 #   3. /bin/dlthreads sampled under -icount: three threads in
 #      /lib/libdeep.so while a fourth loads, runs in and unloads a second
 #      copy 40 times (the registry's ADD, REMOVE and munmap while the
@@ -27,7 +30,8 @@
 #      every thread (a PERF_RECORD_COMM per tid: perf script shows the
 #      program's name for each, not ":tid");
 #   4. a thread-exit storm (t-thread 150: 600 threads starting and ending
-#      at once, half detached) sampled at 4 kHz: no fault, every page back.
+#      at once, half detached) sampled at 4 kHz: no fault, every page back
+#      (the summary's symbol tables freed with the process).
 import os
 import re
 import subprocess
@@ -61,7 +65,8 @@ def sdk(cpus):
 
 
 def sampled(cpus):
-    recs, console, rc = boot('init=/bin/threads init.args=1500 profile.mode=sframe profile.hz=1000',
+    recs, console, rc = boot('init=/bin/threads init.args=1500 profile.mode=sframe profile.hz=1000 '
+                             'profile.summary=on',
                              '%s/threads%d.bin' % (tmp, cpus), 600,
                              ['--direct', '--icount', '--cpus', str(cpus)])
     tap(rc == 0 and 'threads: ok' in console and of(recs, 'END'),
@@ -100,10 +105,27 @@ def sampled(cpus):
         % (cpus, ', '.join('tid %d: %d' % kv for kv in sorted(per_tid.items()))))
     for b in bad[:3]:
         diag('  tid %d: %s' % b)
+    summary(console, pid, cpus)
     if cpus > 1:
         host(tmp + '/threads%d.bin' % cpus, pid, letter, per_tid)
         tap(len(cpus_seen) > 1, '%d CPUs: the threads\' samples came from CPUs %s'
             % (cpus, sorted(cpus_seen)))
+
+
+def summary(console, pid, cpus):
+    """The kernel's own summary names the threads' functions from the
+    process's symbols, which stay loaded until its last thread exits: the
+    main thread's walks after the joins, and each thread's after another
+    has left, are named too, not [unknown]."""
+    m = re.search(r'^  pid %d threads: \d+ samples with a user stack\n'
+                  r'    self: +(.*)\n    total: +(.*)$' % pid, console, re.M)
+    self_ = re.findall(r'(\S+) \d+%', m.group(1)) if m else []
+    total = re.findall(r'(\S+) \d+%', m.group(2)) if m else []
+    walks = [f for f in self_ if re.match(r'threads_walk_[a-d]$', f)]
+    tap(m and '[unknown]' not in self_ + total and len(walks) >= 3 and
+        set(self_) <= set(walks + ['[kernel]']) and {'run', 'stitch_thread_main'} <= set(total),
+        '%d CPU(s): the kernel\'s summary names the threads\' functions (self: %s; total: %s)'
+        % (cpus, ' '.join(self_) or '-', ' '.join(total) or '-'))
 
 
 def host(records, pid, letter, per_tid):
@@ -162,7 +184,8 @@ def dl_churn(cpus):
 
 
 def storm(cpus):
-    recs, console, rc = boot('init=/bin/t-thread init.args=150 profile.mode=sframe profile.hz=4000',
+    recs, console, rc = boot('init=/bin/t-thread init.args=150 profile.mode=sframe profile.hz=4000 '
+                             'profile.summary=on',
                              '%s/storm%d.bin' % (tmp, cpus), 300, ['--direct', '--cpus', str(cpus)])
     tap('ok 1 - storm' in console and not re.search(r'\) killed: |panic', console)
         and rc == 0 and pages_back(console),

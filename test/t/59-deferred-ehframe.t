@@ -25,9 +25,12 @@
 # is hit in the second, never in the third.
 # Last, validate-eh (fib, chain, reader at 1000 Hz): every
 # sample's deferred .eh_frame chain against libdw's unwind of the stack
-# copy of the same NMI (build/bin/stitch): equal, or (as test 33 allows)
-# libdw's a proper prefix of it where the 8 KiB copy ended first, every
-# such sample listed in report.txt; stitch's verdict line says the same.
+# copy of the same NMI (build/bin/stitch): equal on most, or (as test 33
+# allows) libdw's a proper prefix of it, stopped where the copy (the
+# whole stack in use, as far as the record has room) holds no word: past
+# its end, or below sp; each such sample listed in report.txt with the
+# reason stitch found at the read where libdw stopped, the counts of both
+# adding up; stitch's verdict line says the same.
 # (cold is left out: its 16 KiB frames end every deep copy early, more
 # samples than the report lists; dlwork too: after dl_unregister the
 # kernel rightly stops at the object's frames, where libdw, which still
@@ -187,22 +190,25 @@ out = subprocess.run(['build/bin/stitch', '--symfs', ROOT, '--kernel', KERNEL, '
                      capture_output=True, text=True)
 js = json.load(open(tmp + '/v.json'))['stitch'] if out.returncode == 0 else {}
 report = open(tmp + '/v/report.txt').read() if out.returncode == 0 else ''
-n, agree, differ = (js.get(k, 0) for k in ('validate_samples', 'validate_agree',
-                                           'validate_disagree'))
-listed = re.findall(r'^  (\w+) pid \d+ tid \d+ time \d+ ns: first difference at frame (\d+)\n'
-                    r'    eh-frame: (.*)\n    libdw:    (.*)\n', report, re.M)
-prefix = [x for x in listed if x[3] != x[2] and x[2].startswith(x[3] + ' <- ')]
+n, agree, differ, short, below = (js.get(k, 0) for k in (
+    'validate_samples', 'validate_agree', 'validate_disagree', 'validate_copy_short',
+    'validate_copy_below'))
+listed = re.findall(r'^  (\w+) pid \d+ tid \d+ time \d+ ns: first difference at frame (\d+)'
+                    r'(?: \((.*)\))?\n    eh-frame: (.*)\n    libdw:    (.*)\n', report, re.M)
+EXCUSES = ('the stack copy ended', 'a word below sp, not in the copy')
+prefix = [x for x in listed if x[2] in EXCUSES and x[4] != x[3] and x[3].startswith(x[4] + ' <- ')]
 verdict = re.search(r'^validate-eh: (\d+) of (\d+) samples agree \(the deferred \.eh_frame',
                     out.stdout, re.M)
-tap(out.returncode == 0 and n >= 100 and agree + differ == n and len(listed) == differ
-    and len(prefix) == differ and verdict and
+tap(out.returncode == 0 and n >= 100 and agree >= 0.9 * n and agree + differ == n
+    and len(listed) == differ and len(prefix) == differ and short + below == differ and verdict and
     int(verdict.group(1)) == agree and int(verdict.group(2)) == n and
     '== validate-eh: the deferred .eh_frame chain and libdw\'s' in report,
-    'validate-eh: of %d samples, the .eh_frame chain equals libdw\'s on %d; on the other %d '
-    'libdw\'s chain is a proper prefix of it (the 8 KiB copy ended first)' % (n, agree, differ))
+    'validate-eh: of %d samples, the .eh_frame chain equals libdw\'s on %d (90%% or more); on '
+    'the other %d libdw\'s chain is a proper prefix of it, stopped where the copy holds no word '
+    '(%d past its end, %d below sp)' % (n, agree, differ, short, below))
 for x in listed:
     if x not in prefix:
-        diag('  %s: eh-frame %s\n  libdw    %s' % (x[0], x[2], x[3]))
+        diag('  %s: (%s)\n  eh-frame %s\n  libdw    %s' % (x[0], x[2], x[3], x[4]))
 if out.returncode:
     diag(out.stdout[-2000:] + out.stderr[-2000:])
 diag('stats: ' + ' '.join('%s=%d' % kv for kv in sorted(st.items()) if 'ehframe' in kv[0]))

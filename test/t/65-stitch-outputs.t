@@ -18,6 +18,12 @@ my $r = run_case($run->{bytes}, '--symfs', symfs());
 my $dir = "$r->{dir}/out";
 ok(-s "$dir/$_", "$_ written") for qw(report.txt profile.folded flame.svg perf.data records.bin
 				       profile.speedscope.json);
+# stitch --help's -o line names every file -o wrote, and nothing else.
+opendir(my $dh, $dir) or die "$dir: $!";
+my @written = sort grep { !/^\./ } readdir $dh;
+my ($o_help) = `${\ stitch()} --help 2>&1` =~ /^  -o DIR +(.*?)\n  -/ms;
+my @named = sort(($o_help // '') =~ /([\w.]+\.(?:txt|folded|svg|json|data|bin))\b/g);
+is_deeply(\@named, \@written, "stitch --help's -o line names the files -o writes (@written)");
 
 # Folded: both parsers' patterns, and exactly stitch's stacks.
 my @lines = split /\n/, $r->{folded};

@@ -29,7 +29,9 @@ struct proc {
 	int reported;
 	int attached;       /* unwind.c: dwfl_attach_state done */
 	const struct sample_rec *cur; /* unwind.c: the sample being unwound */
-	int copy_past_end;  /* unwind.c: its last unwind asked for stack past the copy, */
+	int step_reads;     /* unwind.c: libdw's reads since the last frame it gave, */
+	int step_missed;    /* ... those the copy does not hold (COPY_ bits) */
+	int copy_past_end;  /* unwind.c: its last unwind stopped for stack past the copy, */
 	int copy_below_sp;  /* ... or below sp, where the copy does not start */
 };
 

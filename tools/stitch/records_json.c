@@ -93,8 +93,8 @@ static void record(FILE *f, const struct record *r)
 	case REC_DEFERRED: deferred(f, &r->u.deferred); break;
 	case REC_EXIT:
 		fprintf(f, ",\"time\":%" PRIu64 ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
-			",\"status\":%" PRId32, r->u.exit.time, r->u.exit.pid,
-			r->u.exit.tid, r->u.exit.status);
+			",\"status\":%" PRId32 ",\"flags\":%" PRIu32, r->u.exit.time,
+			r->u.exit.pid, r->u.exit.tid, r->u.exit.status, r->u.exit.flags);
 		break;
 	case REC_LOST:
 		fprintf(f, ",\"cpu\":%" PRIu32 ",\"count\":%" PRIu64, r->u.lost.cpu,

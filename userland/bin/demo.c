@@ -9,7 +9,7 @@
 #include <stitch.h>
 #include <sys/wait.h>
 
-/* The workloads and their arguments: each takes 0.05-0.15 s natively. */
+/* The workloads and their arguments. */
 static char *const fib_argv[]    = { "/bin/fib", "30", "5", NULL };
 static char *const chain_argv[]  = { "/bin/chain", "128", "5000", NULL };
 static char *const sort_argv[]   = { "/bin/sort", "50000", "10", NULL };

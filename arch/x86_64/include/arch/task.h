@@ -93,9 +93,6 @@ static inline struct trap_frame *arch_user_frame(uint64_t kstack_top)
 /* Whether the CPU has (and the kernel turned on) SMAP. */
 bool arch_has_smap(void);
 
-/* The return addresses of the calls into C that have a struct trap_frame
- * at sp when they return (as trap_exit does for trapentry.S). */
-extern const char syscall_exit[], task_first_exit[];
 #endif
 
 #endif

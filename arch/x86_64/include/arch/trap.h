@@ -55,6 +55,12 @@
  * still ends at them and recognises them by their return addresses
  * (kern/unwind/kernel.c).
  *
+ * Those return addresses end most kernel chains, and each is a byte of
+ * its entry, never the first byte of a label (a nop keeps the exit label
+ * after it): perf names a return address as it is, stitch at address - 1
+ * (the call), and both then name the entry. (glibc's x86-64 __restore_rt
+ * has a nop before it for the same reason.)
+ *
  * CFI_TRAP_FRAME off: rsp is off bytes below the top of the CPU's
  * interrupt frame (ss is the top quadword). The interrupted rip and rsp
  * are in it, and the interrupted code was not making a call (a signal
