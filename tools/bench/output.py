@@ -699,14 +699,6 @@ def page(results, template):
     return "".join(out)
 
 
-def plot_files(results):
-    """{file name: text}: every curve's plot data and gnuplot script."""
-    files = {}
-    for name, rows in results.get("curves", {}).items():
-        files.update(curve_files(name, rows))
-    return files
-
-
 def differ(path, want):
     """A short diff of the file at path against want (None: the same)."""
     try:
@@ -739,21 +731,21 @@ def main():
     except (OSError, ValueError, PageError) as e:
         print(f"output.py: {e}", file=sys.stderr)
         return 2
-    files = {args.page: text}
-    files.update({os.path.join(args.plots, n): t for n, t in plot_files(results).items()})
+    curves = results.get("curves", {})
     if args.check:
+        files = {args.page: text}
+        for name, rows in curves.items():
+            files.update({os.path.join(args.plots, n): t for n, t in curve_files(name, rows).items()})
         bad = [d for d in (differ(p, t) for p, t in files.items()) if d]
         sys.stderr.write("".join(bad))
         if bad:
             print(f"output.py: {len(bad)} file(s) are not what {args.results} gives: "
                   f"make bench-page writes them", file=sys.stderr)
         return 1 if bad else 0
-    for p, t in files.items():
-        with open(p, "w") as f:
-            f.write(t)
-    if not args.no_draw:
-        for name in results.get("curves", {}):
-            subprocess.run(["gnuplot", f"{name}.gp"], cwd=args.plots, check=True)
+    with open(args.page, "w") as f:
+        f.write(text)
+    for name, rows in curves.items():
+        write_curve(args.plots, name, rows, draw=not args.no_draw)
     return 0
 
 
