@@ -33,7 +33,7 @@ ARCH_INCLUDE := -I$(ARCH_DIR)/include
 # RUN_PACKAGES for what `make run` builds and runs (perl generates sources,
 # python3 runs tools/qemu-run and its helpers); PACKAGES adds what only
 # `make`, `make test` and the other targets use, BENCH_PACKAGES what only
-# `make bench` uses. A fragment adds to the list its parts belong to.
+# `make bench` and the page it makes (bench-page, bench-publish) use. A fragment adds to the list its parts belong to.
 RUN_PACKAGES := make gcc binutils perl cpio python3
 PACKAGES     :=
 BENCH_PACKAGES :=
@@ -101,7 +101,7 @@ $(foreach c,$(LATE_CHECKS),$($(c)))
 # bench` install the rest when they first run.
 RUN_GOALS := run qemu-gdb stitch-report
 DEPS := $(RUN_PACKAGES) $(if $(filter-out $(RUN_GOALS),$(or $(MAKECMDGOALS),all)),$(PACKAGES)) \
-	$(if $(filter bench,$(MAKECMDGOALS)),$(BENCH_PACKAGES))
+	$(if $(filter bench bench-page bench-publish,$(MAKECMDGOALS)),$(BENCH_PACKAGES))
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
 DEPS_STATUS := $(shell tools/install-deps $(sort $(DEPS)) >&2; echo $$?)
 ifneq ($(DEPS_STATUS),0)

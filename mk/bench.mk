@@ -4,6 +4,10 @@
 #
 #   make bench            everything: out/bench/{results.csv,results.json,
 #                         *.csv,*.png,host-unwind.csv}, the table on stdout
+#   make bench-page       docs/BENCHMARKS.md and docs/bench/ from the
+#                         committed docs/bench/results.json, booting nothing
+#   make bench-publish    out/bench/results.json becomes the committed one,
+#                         then bench-page
 #   make bench-sframe     the SFrame library alone (mk/sframe.mk)
 #
 # This file comes before mk/userland.mk (mk/*.mk are included in name
@@ -141,3 +145,20 @@ bench: all $(BENCH_UNWIND) $(INSNPROF)
 		--unwind $(BENCH_UNWIND) $(if $(BENCH_REUSE),--reuse)
 	$(MAKE) --no-print-directory bench-sframe > $(BENCH_OUT)/sframe-library.txt
 	@cat $(BENCH_OUT)/sframe-library.txt
+
+# --- docs/BENCHMARKS.md: one page from one results file --------------------
+# Every table and every number of the page's prose come from
+# docs/bench/results.json through the template docs/bench/BENCHMARKS.md.in
+# (tools/bench/output.py says how); each curve's plot data, gnuplot script
+# and PNG go into docs/bench/. test/t/77-bench-page.t checks that the
+# committed page is what the committed results give.
+BENCH_PAGE := python3 tools/bench/output.py --results docs/bench/results.json \
+	--template docs/bench/BENCHMARKS.md.in --page docs/BENCHMARKS.md --plots docs/bench
+
+.PHONY: bench-page bench-publish
+bench-page:
+	$(BENCH_PAGE)
+
+bench-publish:
+	cp $(BENCH_OUT)/results.json docs/bench/results.json
+	$(BENCH_PAGE)

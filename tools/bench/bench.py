@@ -25,6 +25,7 @@ DIR/runs/. Each boot prints "[k/N m:ss]": boots done of those planned, and
 the wall time since the start.
 """
 import argparse
+import csv
 import hashlib
 import json
 import os
@@ -40,8 +41,7 @@ import guest  # noqa: E402
 import metrics  # noqa: E402
 import output  # noqa: E402
 
-ALL_MODES = ["none", "fp", "fp-deferred", "sframe", "stack-copy", "guess", "validate",
-             "eh-frame", "validate-eh"]
+ALL_MODES = output.MODE_ORDER
 UNWIND_MODES = ["fp", "fp-deferred", "sframe", "stack-copy", "guess"]
 # The curves that compare the unwinders' costs (depth, funcs, rate) also
 # run eh-frame beside sframe: the same walk on the other format.
@@ -151,20 +151,6 @@ CONFIGS = {
     },
 }
 
-CURVE_KEYS = ["curve", "x", "mode", "status", "hz", "workload_cycles", "slowdown_pct",
-              "samples", "nmi_cycles_per_sample", "nmi_cycles_per_user_sample",
-              "unwind_cycles_per_sample",
-              "unwind_cycles_per_frame", "unwind_cycles_max", "unwind_cycles_steady",
-              "profiler_cycles_per_sample", "bytes_per_sample",
-              "user_frames_per_sample", "samples_per_unwind", "samples_lost",
-              "truncated_pct", "accuracy_pct",
-              # under the plugin (breakdown.model_columns)
-              "nmi_modelled_per_sample", "unwind_modelled_per_sample",
-              "unwind_modelled_per_frame", "profiler_modelled_per_sample",
-              "plugin_slowdown_pct", "modelled_slowdown_pct"]
-MODE_KEYS = [k for k in CURVE_KEYS if k not in ("curve", "x")]
-
-
 def curve_modes(cfg, part):
     """The modes a curve runs: its own list (NAME_modes) or curve_modes."""
     return cfg.get(f"{part}_modes", cfg["curve_modes"])
@@ -268,7 +254,7 @@ class Bench:
                  + (", under the plugin" if self.args.insnprof else ""))
         self.fp_build_cost_pct = None
         rows = self.measure("suite", self.cfg["suite"], self.cfg["modes"], self.cfg["hz"])
-        output.write_csv(os.path.join(self.args.out, "results.csv"), rows, MODE_KEYS)
+        output.write_csv(os.path.join(self.args.out, "results.csv"), rows, output.MODE_KEYS)
         self.say("\n" + output.table(rows))
         if self.fp_build_cost_pct is not None:
             self.say(f"the frame-pointer builds run {self.fp_build_cost_pct:.2f} % more "
@@ -281,36 +267,23 @@ class Bench:
         self.say(f"real: the real workloads at {self.cfg['hz']} Hz, once per mode"
                  + (", under the plugin" if self.args.insnprof else ""))
         rows = self.measure("real", self.cfg["real"], self.cfg["modes"], self.cfg["hz"])
-        output.write_csv(os.path.join(self.args.out, "real.csv"), rows, MODE_KEYS)
+        output.write_csv(os.path.join(self.args.out, "real.csv"), rows, output.MODE_KEYS)
         self.say("\n" + output.table(rows))
         return {"hz": self.cfg["hz"], "suite": [" ".join(p) for p in self.cfg["real"]],
                 "rows": rows}
 
     # --- the curves -----------------------------------------------------
-    def curve(self, name, points, title, xlabel, cpus=lambda x: 1):
+    def curve(self, name, points, cpus=lambda x: 1):
         """points: [(x, progs, hz)]; cpus(x): the CPUs to boot with. One
-        CSV and one plot per curve."""
-        self.say(f"{name}: {title}")
+        CSV and one plot per curve (output.CURVE_PLOTS has its title)."""
+        self.say(f"{name}: " + output.CURVE_PLOTS[name][0].format(hz=points[0][2]))
         rows = []
         for x, progs, hz in points:
             for r in self.measure(f"{name}-{x}", progs, curve_modes(self.cfg, name), hz, cpus(x)):
                 r.update(curve=name, x=x)
                 rows.append(r)
         rows.sort(key=lambda r: (ALL_MODES.index(r["mode"]), r["x"]))
-        path = os.path.join(self.args.out, f"{name}.csv")
-        output.write_csv(path, rows, CURVE_KEYS)
-        ylabel = "guest cycles per sample (NMI handler + deferred unwind)"
-        series = [("profiler_cycles_per_sample", "")]
-        if name == "funcs":
-            series.append(("unwind_cycles_steady", ", per unwind but the costliest"))
-        if name == "rate":
-            ylabel, series = "workload slowdown against no sampling (%)", [("slowdown_pct", "")]
-        # Each line: a mode with a value to draw (no sampling has none).
-        series = [(key, label, [m for m in ALL_MODES if m != "none" and
-                                any(r["mode"] == m and r[key] for r in rows)])
-                  for key, label in series]
-        output.plot(os.path.join(self.args.out, f"{name}.png"), path, title, xlabel,
-                    ylabel, series, CURVE_KEYS)
+        output.write_curve(self.args.out, name, rows)
         broken = sorted({f"{r['mode']}: {r['status']}" for r in rows if r["status"] != "ok"})
         for b in broken:
             self.say(f"  {b}")
@@ -319,14 +292,12 @@ class Bench:
     def depth(self):
         n = str(self.cfg["depth_rounds"])
         pts = [(d, [["/bin/chain", str(d), n]], self.cfg["hz"]) for d in self.cfg["depth"]]
-        return self.curve("depth", pts, "cost against user stack depth (/bin/chain)",
-                          "chain depth (user frames = depth + 3)")
+        return self.curve("depth", pts)
 
     def funcs(self):
         n = str(self.cfg["funcs_rounds"])
         pts = [(f, [[f"/bin/funcs-{f}", n]], self.cfg["hz"]) for f in self.cfg["funcs"]]
-        return self.curve("funcs", pts, "cost against functions in the binary (/bin/funcs-N)",
-                          "generated functions N (SFrame FDEs = N + newlib's)")
+        return self.curve("funcs", pts)
 
     def kentry(self):
         hz = self.cfg["kentry_hz"]
@@ -341,8 +312,7 @@ class Bench:
             reads = max(1, int(self.cfg["kentry_cycles"] / (k * period)))
             pts.append((k, [["/bin/kentry", str(chunk), str(reads)]], hz))
         self.calibration["kentry_cycles_per_byte"] = cpb
-        return self.curve("kentry", pts, f"cost against NMIs per kernel entry (/bin/kentry, {hz} Hz)",
-                          "sampling periods per read() (target NMIs per kernel entry)")
+        return self.curve("kentry", pts)
 
     def kentry_cycles_per_byte(self):
         """Guest cycles one byte of read() costs, from /bin/kentry's own
@@ -358,8 +328,7 @@ class Bench:
     def rate(self):
         n = str(self.cfg["rate_rounds"])
         pts = [(hz, [["/bin/chain", "32", n]], hz) for hz in self.cfg["rate"]]
-        return self.curve("rate", pts, "workload slowdown against sample rate (/bin/chain 32)",
-                          "samples per second (Hz)")
+        return self.curve("rate", pts)
 
     def cpus(self):
         """N CPUs, N copies of /bin/chain 32 at once: what a sample and an
@@ -367,8 +336,7 @@ class Bench:
         irq work and task work across CPUs)."""
         n = str(self.cfg["cpus_rounds"])
         pts = [(c, [["/bin/chain", "32", n]] * c, self.cfg["hz"]) for c in self.cfg["cpus"]]
-        return self.curve("cpus", pts, "cost against CPUs (N x /bin/chain 32 at once)",
-                          "CPUs (QEMU -smp, one /bin/chain each)", cpus=lambda x: x)
+        return self.curve("cpus", pts, cpus=lambda x: x)
 
     # --- the rule cache on and off -----------------------------------------
     def cache(self):
@@ -566,7 +534,7 @@ class Bench:
     # --- host-side comparison -------------------------------------------
     def host(self):
         """Our SFrame unwinder, a frame-pointer walk, libunwind and libdw on
-        the stack copies of the suite's stack-copy run."""
+        the stack copies of the suite's stack-copy run: bench-unwind's rows."""
         records = os.path.join(self.runs, "suite-stack-copy.records.bin")
         if not os.path.exists(records):
             self.boot("suite-stack-copy", self.cfg["suite"], "stack-copy", self.cfg["hz"])
@@ -578,78 +546,7 @@ class Bench:
         if r.returncode != 0:
             raise guest.GuestError(f"bench-unwind exit {r.returncode}")
         with open(out) as f:
-            return f.read()
-
-
-# What tables.md shows of each curve: (metric, format, caption).
-CURVE_TABLES = {
-    "depth": [("profiler_cycles_per_sample", "{:.0f}", "guest cycles per sample (NMI + deferred unwind)"),
-              ("profiler_modelled_per_sample", "{:.0f}", "modelled cycles per sample (NMI + deferred unwind)"),
-              ("unwind_cycles_per_frame", "{:.0f}", "deferred unwind cycles per frame"),
-              ("unwind_modelled_per_frame", "{:.0f}", "deferred unwind modelled cycles per frame")],
-    "funcs": [("profiler_cycles_per_sample", "{:.0f}", "guest cycles per sample (NMI + deferred unwind)"),
-              ("profiler_modelled_per_sample", "{:.0f}", "modelled cycles per sample (NMI + deferred unwind)"),
-              ("unwind_cycles_steady", "{:.0f}", "cycles per deferred unwind, the costliest left out"),
-              ("unwind_cycles_max", "{}", "the costliest deferred unwind (cycles)")],
-    "kentry": [("samples_per_unwind", "{:.2f}", "samples per deferred unwind (measured)"),
-               ("unwind_cycles_per_sample", "{:.0f}", "deferred unwind cycles per sample"),
-               ("unwind_modelled_per_sample", "{:.0f}", "deferred unwind modelled cycles per sample"),
-               ("bytes_per_sample", "{:.1f}", "stream bytes per sample"),
-               ("profiler_cycles_per_sample", "{:.0f}", "guest cycles per sample (NMI + deferred unwind)"),
-               ("profiler_modelled_per_sample", "{:.0f}", "modelled cycles per sample (NMI + deferred unwind)")],
-    "rate": [("slowdown_pct", "{:.2f}", "workload slowdown against no sampling (%)"),
-             ("plugin_slowdown_pct", "{:.2f}", "whole run slowdown in instructions (%)"),
-             ("modelled_slowdown_pct", "{:.2f}", "whole run slowdown in modelled cycles (%)"),
-             ("samples_lost", "{}", "samples lost")],
-    # The plugin counts one vCPU: the modelled columns have 1 CPU only.
-    "cpus": [("nmi_cycles_per_sample", "{:.0f}", "NMI handler cycles per sample"),
-             ("nmi_modelled_per_sample", "{:.0f}", "NMI handler modelled cycles per sample (1 CPU only)"),
-             ("unwind_cycles_per_sample", "{:.0f}", "deferred unwind cycles per sample"),
-             ("unwind_modelled_per_sample", "{:.0f}", "deferred unwind modelled cycles per sample (1 CPU only)"),
-             ("unwind_cycles_steady", "{:.0f}", "cycles per deferred unwind, the costliest left out"),
-             ("profiler_cycles_per_sample", "{:.0f}", "guest cycles per sample (NMI + deferred unwind)")],
-}
-
-
-def write_tables(out, results):
-    """tables.md: every table of the run in Markdown, for docs/BENCHMARKS.md."""
-    text = []
-    if "cache" in results:
-        text += ["## cache: the deferred unwind with the rule cache on and off\n",
-                 output.markdown(results["cache"], output.CACHE_COLUMNS)]
-    if "breakdown" in results:
-        text += ["## breakdown: guest instructions per kernel function (insnprof)\n",
-                 output.breakdown_markdown(results["breakdown"])]
-    if "memory" in results:
-        m = results["memory"]
-        text += [f"## memory: what a sample costs, instructions and modelled cycles "
-                 f"({m['program']}, {m['hz']} Hz)\n",
-                 output.markdown(m["rows"], output.MEMORY_COLUMNS)]
-    if "fdesearch" in results:
-        m = results["fdesearch"]
-        text += [f"## fdesearch: a deferred unwind's FDE searches, hot and cold ({m['what']})\n",
-                 output.markdown(m["rows"], output.FDESEARCH_COLUMNS)]
-    if "rulecache" in results:
-        m = results["rulecache"]
-        text += [f"## rulecache: the rule cache on and off against the pcs it must hold ({m['what']})\n",
-                 output.markdown(m["rows"], output.RULECACHE_COLUMNS)]
-    if "modes" in results:
-        m = results["modes"]
-        text += [f"## modes ({m['hz']} Hz; suite: {', '.join(m['suite'])})\n",
-                 output.markdown(m["rows"])]
-        text += [f"{r['mode']}: {r['status']}\n" for r in m["rows"] if r["status"] != "ok"]
-        text += ["## modes: slowdown % of each workload\n", output.per_workload(m["rows"])]
-    if "real" in results:
-        m = results["real"]
-        text += [f"## real ({m['hz']} Hz; suite: {', '.join(m['suite'])})\n",
-                 output.markdown(m["rows"])]
-        text += [f"{r['mode']}: {r['status']}\n" for r in m["rows"] if r["status"] != "ok"]
-        text += ["## real: slowdown % of each workload\n", output.per_workload(m["rows"])]
-    for name, rows in results.get("curves", {}).items():
-        for key, f, caption in CURVE_TABLES[name]:
-            text += [f"## {name}: {caption}\n", output.pivot(rows, key, f, name)]
-    with open(os.path.join(out, "tables.md"), "w") as f:
-        f.write("\n".join(text))
+            return [{k: output.number(v) for k, v in r.items()} for r in csv.DictReader(f)]
 
 
 PARTS = ("modes", "real", "depth", "funcs", "kentry", "rate", "cpus", "cache", "breakdown",
@@ -700,6 +597,18 @@ def fingerprint(args):
     return out
 
 
+def commit():
+    """The commit of the tree the bench runs in, "-dirty" if it has
+    changes ("unknown" outside a git checkout)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run(["git", "-C", here, "rev-parse", "HEAD"], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True)
+    if r.returncode != 0:
+        return "unknown"
+    dirty = subprocess.run(["git", "-C", here, "diff", "--quiet", "HEAD"]).returncode != 0
+    return r.stdout.strip() + ("-dirty" if dirty else "")
+
+
 def qemu_version():
     r = subprocess.run(["qemu-system-x86_64", "--version"], stdout=subprocess.PIPE, text=True)
     return r.stdout.splitlines()[0] if r.stdout else "unknown"
@@ -727,7 +636,7 @@ def main():
     b.booted = fingerprint(args)
     parts = [p for p in args.parts.split(",") if p]
     t0 = time.time()
-    results = {"config": args.config, "qemu": qemu_version(),
+    results = {"config": args.config, "qemu": qemu_version(), "commit": commit(),
                "guest_clock": "QEMU -icount shift=0,sleep=off: 1 TSC cycle = 1 instruction",
                "sha256": b.booted}
     # Parts run alone replace theirs in an earlier results.json of the same
@@ -762,14 +671,14 @@ def main():
             elif part == "cache":
                 results["cache"] = b.cache()
             elif part == "host":
-                b.host()
+                results["host"] = b.host()
             else:
                 results.setdefault("curves", {})[part] = getattr(b, part)()
     except guest.GuestError as e:
         b.say(f"bench: {e}")
         return 1
     results.setdefault("calibration", {}).update(b.calibration)
-    write_tables(args.out, results)
+    output.write_tables(args.out, results)
     with open(path, "w") as f:
         json.dump(output.rounded(results), f, indent=1, sort_keys=True)
         f.write("\n")

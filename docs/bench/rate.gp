@@ -1,0 +1,12 @@
+set terminal pngcairo size 900,560 font "DejaVu Sans,10"
+set output "rate.png"
+set datafile separator ","
+set title "workload slowdown against sample rate (/bin/chain 32)"
+set xlabel "samples per second (Hz)"
+set ylabel "workload slowdown against no sampling (%)"
+set logscale xy
+set key top left box opaque
+set grid
+plot "rate.csv" using 2:(strcol(3) eq "fp" && strcol(7) ne "" ? $7 : NaN) with linespoints title "fp", \
+     "rate.csv" using 2:(strcol(3) eq "sframe" && strcol(7) ne "" ? $7 : NaN) with linespoints title "sframe", \
+     "rate.csv" using 2:(strcol(3) eq "eh-frame" && strcol(7) ne "" ? $7 : NaN) with linespoints title "eh-frame"
