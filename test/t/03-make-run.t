@@ -33,31 +33,13 @@
 use strict;
 use warnings;
 use FindBin;
+use lib "$FindBin::Bin/../make";
 BEGIN { chdir "$FindBin::Bin/../.." or die }
+use MakeRun;
 use File::Temp qw(tempdir);
-use Time::HiRes qw(time);
 use Test::More;
 
 my $dir = tempdir('make-run-XXXXXX', TMPDIR => 1, CLEANUP => 1);
-delete @ENV{qw(MAKEFLAGS MAKELEVEL MFLAGS MODE HZ CPUS ICOUNT IDLE APP APP_CFLAGS ARGS RUN_INIT DEMO)};
-$ENV{LC_ALL} = 'C';
-
-sub slurp { my ($p) = @_; open(my $f, '<:raw', $p) or return undef; local $/; scalar <$f> }
-
-# make VARS... run: (exit status, output, seconds)
-sub make_run {
-	my (@vars) = @_;
-	my $t = time;
-	my $pid = open(my $fh, '-|') // die "fork: $!";
-	if (!$pid) {
-		open(STDERR, '>&', \*STDOUT);
-		exec('make', '--no-print-directory', @vars, 'run') or die "make: $!";
-	}
-	local $/;
-	my $out = <$fh> // '';
-	close($fh);
-	return ($? >> 8, $out, time - $t);
-}
 
 # ---- 1. bad variables ----
 my %bad = (

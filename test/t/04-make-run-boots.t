@@ -15,29 +15,13 @@
 use strict;
 use warnings;
 use FindBin;
+use lib "$FindBin::Bin/../make";
 BEGIN { chdir "$FindBin::Bin/../.." or die }
+use MakeRun;
 use File::Temp qw(tempdir);
 use Test::More;
 
 my $dir = tempdir('make-run-boots-XXXXXX', TMPDIR => 1, CLEANUP => 1);
-delete @ENV{qw(MAKEFLAGS MAKELEVEL MFLAGS MODE HZ CPUS ICOUNT IDLE APP APP_CFLAGS ARGS RUN_INIT DEMO)};
-$ENV{LC_ALL} = 'C';
-
-sub slurp { my ($p) = @_; open(my $f, '<:raw', $p) or return undef; local $/; scalar <$f> }
-
-# make VARS... run: (exit status, output)
-sub make_run {
-	my (@vars) = @_;
-	my $pid = open(my $fh, '-|') // die "fork: $!";
-	if (!$pid) {
-		open(STDERR, '>&', \*STDOUT);
-		exec('make', '--no-print-directory', @vars, 'run') or die "make: $!";
-	}
-	local $/;
-	my $out = <$fh> // '';
-	close($fh);
-	return ($? >> 8, $out);
-}
 
 # Is the profile in $out_dir of $name, loaded from $object: a process of
 # report.txt with that name and user functions from that object, and a
