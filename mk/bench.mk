@@ -3,7 +3,16 @@
 # scaling curves, and the host-side unwinder comparison. docs/BENCHMARKS.md.
 #
 #   make bench            everything: out/bench/{results.csv,results.json,
-#                         *.csv,*.png,host-unwind.csv}, the table on stdout
+#                         *.csv,*.png,host-unwind.csv}, the table on stdout;
+#                         BENCH_JOBS boots side by side (default: make's
+#                         -jN, else the number of cores)
+#   make bench-plan       the plan as a job file, out/bench/plan.jobs, one
+#                         boot a line, for GNU parallel (-j, --sshlogin)
+#   make bench-collect    the tables from what the job file's lines printed
+#                         (BENCH_STREAMS, default out/bench/streams.jsonl)
+#   make bench-check      boots BENCH_PARTS (or BENCH_SAMPLE of the committed
+#                         boots, seed BENCH_SEED) and compares every guest
+#                         number with BENCH_RESULTS (docs/bench/results.json)
 #   make bench-sframe     the SFrame library alone (mk/sframe.mk)
 #
 # This file comes before mk/userland.mk (mk/*.mk are included in name
@@ -11,8 +20,9 @@
 # USER_EXTRA_PROGRAMS / USER_SRCS_<name>, and they go into the initrd.
 
 # libunwind: build/bin/bench-unwind, which `make` builds (test 73 runs it);
-# gnuplot draws make bench's curves.
-PACKAGES += libunwind-dev libelf-dev
+# gnuplot draws make bench's curves; GNU parallel runs bench-plan's job
+# file (test 78 runs it).
+PACKAGES += libunwind-dev libelf-dev parallel
 BENCH_PACKAGES += gnuplot-nox
 
 BENCH_DIR := $(BUILD)/bench
@@ -114,7 +124,7 @@ BENCH_CONFIG ?= full
 BENCH_PARTS  ?= modes,real,depth,funcs,kentry,rate,cpus,cache,breakdown,memory,fdesearch,rulecache,host
 BENCH_DRIVER = python3 tools/bench/bench.py --qemu-run tools/qemu-run \
 	--stitch $(STITCH_TOOL) --symfs $(USER_SYMFS) --kernel $(KERNEL_ELF) --initrd $(INITRD) \
-	--insnprof $(INSNPROF)
+	--insnprof $(INSNPROF) $(if $(BENCH_JOBS),--jobs $(BENCH_JOBS))
 
 .PHONY: bench
 bench: all $(BENCH_UNWIND) $(INSNPROF)
@@ -123,3 +133,36 @@ bench: all $(BENCH_UNWIND) $(INSNPROF)
 		--unwind $(BENCH_UNWIND) $(if $(BENCH_REUSE),--reuse)
 	$(MAKE) --no-print-directory bench-sframe > $(BENCH_OUT)/sframe-library.txt
 	@cat $(BENCH_OUT)/sframe-library.txt
+
+# The plan elsewhere (docs/BENCHMARKS.md, "Running the plan elsewhere"):
+#   make bench-plan
+#   parallel --will-cite -j4 < out/bench/plan.jobs > out/bench/streams.jsonl
+#   make bench-collect
+# bench-plan boots kentry's calibration itself (the curve's points depend
+# on it); every line checks the kernel's and the initrd's SHA-256.
+BENCH_STREAMS ?= $(BENCH_OUT)/streams.jsonl
+
+.PHONY: bench-plan bench-collect
+bench-plan: all $(INSNPROF)
+	mkdir -p $(BENCH_OUT)
+	$(BENCH_DRIVER) --out $(BENCH_OUT) --config $(BENCH_CONFIG) --parts $(BENCH_PARTS) \
+		--unwind $(BENCH_UNWIND) --plan $(BENCH_OUT)/plan.jobs
+
+bench-collect: all $(BENCH_UNWIND) $(INSNPROF)
+	mkdir -p $(BENCH_OUT)
+	$(BENCH_DRIVER) --out $(BENCH_OUT) --config $(BENCH_CONFIG) --parts $(BENCH_PARTS) \
+		--unwind $(BENCH_UNWIND) --collect $(BENCH_STREAMS)
+
+# make bench-check BENCH_PARTS=modes,cache: those parts, in the committed
+# file's configuration; without BENCH_PARTS on the command line,
+# BENCH_SAMPLE boots of the file's, chosen by BENCH_SEED. Exit status 0
+# only when every number is the committed one.
+BENCH_RESULTS ?= docs/bench/results.json
+BENCH_SAMPLE ?= 5
+BENCH_SEED ?= 0
+
+.PHONY: bench-check
+bench-check: all $(BENCH_UNWIND) $(INSNPROF)
+	mkdir -p $(OUT)/bench-check
+	$(BENCH_DRIVER) --out $(OUT)/bench-check --check $(BENCH_RESULTS) --unwind $(BENCH_UNWIND) \
+		$(if $(filter command line,$(origin BENCH_PARTS)),--parts $(BENCH_PARTS),--sample $(BENCH_SAMPLE) --seed $(BENCH_SEED))

@@ -34,7 +34,7 @@ for my $run ('a', 'b') {
 }
 my $rebuilt = build_id(@boot) ne $before;
 
-my @streams = map { s{.*/}{}r } glob("$dir/a/runs/*.records.bin");
+my @streams = map { s{.*/runs/}{}r } glob("$dir/a/runs/*/records.bin");
 is(scalar @streams, 2, 'two boots per run (none, sframe)');
 SKIP: {
 	skip 'the kernel or the initrd was rebuilt between the runs: run the test again', 6 if $rebuilt;

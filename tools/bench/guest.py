@@ -1,5 +1,6 @@
-"""One benchmark run: boot the kernel under QEMU -icount, then let stitch
-count what the guest wrote.
+"""One benchmark boot: the kernel under QEMU -icount, then stitch counting
+what the guest wrote (tools/bench/job.py runs the two for each boot of
+the plan, into a directory of its own).
 
 Guest time is QEMU's virtual clock under `-icount shift=0,sleep=off`: one
 nanosecond per instruction retired, and the guest's TSC follows that clock,
@@ -7,8 +8,6 @@ so every cycle count here is an instruction count and a run repeats
 exactly (docs/BENCHMARKS.md). The direct PVH boot path is used because OVMF
 needs over two minutes under icount (docs/BOOT.md).
 """
-import json
-import os
 import subprocess
 
 
@@ -39,29 +38,6 @@ def cmdline(progs, mode, hz, frames, parallel=False, extra=""):
     args = ",".join((["-j"] if parallel else []) + [":".join(p) for p in progs])
     return (f"init=/bin/bsuite init.args={args} profile.mode={mode} "
             f"profile.hz={hz} profile.frames={frames} watchdog=off" + (f" {extra}" if extra else ""))
-
-
-def run(tools, workdir, name, progs, mode, hz, frames, reuse=False, timeout=600, plugin=None,
-        cpus=1, extra="", parallel=None):
-    """Boot once and return stitch's numbers (stitch --stats) as a dict.
-
-    workdir/name.{records.bin,console.txt,stats.json} are kept, so a number
-    can always be traced back to the stream it came from. With reuse, a
-    run whose stats.json exists is not booted again. plugin: a QEMU
-    `-plugin` argument (qemu-run --plugin), or None. cpus > 1: that many
-    CPUs, the programs all at once (parallel: all at once or not, whatever
-    cpus is). extra: more kernel parameters.
-    """
-    base = os.path.join(workdir, name)
-    records, console, stats = base + ".records.bin", base + ".console.txt", base + ".stats.json"
-    line = cmdline(progs, mode, hz, frames, cpus > 1 if parallel is None else parallel, extra)
-    if not (reuse and os.path.exists(stats)):
-        boot(tools, line, records, console, timeout, plugin, cpus)
-        count(tools, records, stats)
-    with open(stats) as f:
-        s = json.load(f)
-    s["cmdline"] = line
-    return s
 
 
 def boot(tools, line, records, console, timeout, plugin, cpus=1):
