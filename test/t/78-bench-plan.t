@@ -79,6 +79,7 @@ $flip =~ s/"records_sha256": "(.)/'"records_sha256": "' . ($1 eq '0' ? '1' : '0'
 spew("$dir/flip.jsonl", "$streams[0]\n$flip\n");
 $out = `@driver --out $dir/flip --collect $dir/flip.jsonl 2>&1`;
 isnt($?, 0, 'a stream that is not the one its boot wrote: refused');
+like($out, qr/flip\.jsonl:2: suite-\S+: its stream is not the one the boot wrote/, '... naming the line and the boot');
 
 # A job for other images boots nothing and prints nothing.
 (my $other = $lines[0]) =~ s/--sha256 (.)/'--sha256 ' . ($1 eq '0' ? '1' : '0')/e;

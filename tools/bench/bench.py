@@ -202,6 +202,7 @@ class Bench:
         self.planning = False
         self.plan = {}    # name: spec, in the order the parts asked
         self.walls = {}   # name: the wall time of its boot (boot.json)
+        self.part, self.part_of = None, {}  # the part running, and each boot's first
         self.calibration = {}
         self.booted = job.images(args.kernel, args.initrd)
 
@@ -227,6 +228,7 @@ class Bench:
         boot (host reuses the modes part's stack-copy boot)."""
         line = guest.cmdline(progs, mode, hz, FRAMES, cpus > 1 if parallel is None else parallel, extra)
         s = job.spec(name, line, cpus, plugin)
+        self.part_of.setdefault(name, self.part)
         if self.plan.setdefault(name, s) != s:
             raise guest.GuestError(f"two different boots named {name}: {self.plan[name]} and {s}")
         return name
@@ -779,6 +781,7 @@ PARTS = ("modes", "real", "depth", "funcs", "kentry", "rate", "cpus", "cache", "
 
 def run_part(b, part, results):
     """Part's code: in the planning pass, up to its first wish for numbers."""
+    b.part = part
     if part in ("modes", "real", "breakdown", "memory", "fdesearch", "rulecache", "cache"):
         results[part] = getattr(b, part)()
     elif part == "host":
@@ -823,6 +826,31 @@ def unpack_streams(path, runs):
             except ValueError as e:
                 raise guest.GuestError(f"{path}:{n}: {e}") from None
     return names
+
+
+# The columns of the wall-time table: guest.PHASES, stitch, the tables.
+WALL_KEYS = [k for k, _ in guest.PHASES] + ["stitch_s"]
+
+
+def wall_parts(b, parts, tables):
+    """Per part, where its boots' wall time went, summed over its boots
+    (the boots ran side by side: the sums exceed the elapsed time), and
+    the seconds its tables took once the boots were done."""
+    out = {}
+    for part in parts:
+        names = [n for n, p in b.part_of.items() if p == part and n in b.walls]
+        out[part] = {"boots": len(names),
+                     "plugin_boots": sum(bool(b.plan[n]["plugin"]) for n in names),
+                     **{k: round(sum(b.walls[n].get(k, 0) for n in names), 1) for k in WALL_KEYS},
+                     "tables_s": round(tables[part], 1)}
+    return out
+
+
+def wall_table(walls, parts):
+    rows = [{"part": p, **walls[p]} for p in parts]
+    cols = [("part", "part", "{}"), ("boots", "boots", "{}"), ("plugin_boots", "under the plugin", "{}")] + \
+        [(k, k[:-2].replace("_", " ") + " s", "{:.1f}") for k in WALL_KEYS + ["tables_s"]]
+    return "wall time, summed over each part's boots:\n" + output.table(rows, cols)
 
 
 def clock(seconds):
@@ -914,8 +942,11 @@ def main():
         b.say(f"bench: {', '.join(parts)}: {len(specs)} boots"
               + ("" if args.collect else f", {args.jobs} side by side"))
         b.run_plan(specs)
+        tables = {}
         for part in parts:
+            t = time.time()
             run_part(b, part, results)
+            tables[part] = time.time() - t
     except guest.GuestError as e:
         b.planning = False
         b.say(f"bench: {e}")
@@ -929,7 +960,9 @@ def main():
                            for s in specs}}
     wall = results.get("wall", {})
     results["wall"] = {"jobs": args.jobs, "seconds": round(time.time() - t0, 1),
-                       "boots": {**wall.get("boots", {}), **b.walls}}
+                       "boots": {**wall.get("boots", {}), **b.walls},
+                       "parts": {**wall.get("parts", {}), **wall_parts(b, parts, tables)}}
+    b.say(wall_table(results["wall"]["parts"], parts))
     write_tables(args.out, results)
     with open(path, "w") as f:
         json.dump(output.rounded(results), f, indent=1, sort_keys=True)
