@@ -168,6 +168,12 @@ CURVE_KEYS = ["curve", "x", "mode", "status", "hz", "workload_cycles", "slowdown
 MODE_KEYS = [k for k in CURVE_KEYS if k not in ("curve", "x")]
 
 
+# The curves whose tables and plots show a slowdown against the same
+# boot without sampling: the others boot none (their per-sample numbers
+# need no baseline), and their CSV rows have no slowdown.
+CURVE_SLOWDOWN = ("rate",)
+
+
 def curve_modes(cfg, part):
     """The modes a curve runs: its own list (NAME_modes) or curve_modes."""
     return cfg.get(f"{part}_modes", cfg["curve_modes"])
@@ -338,7 +344,7 @@ class Bench:
             raise guest.GuestError(f"{name}: a workload did not finish in mode none")
         return s, cycles, prof
 
-    def measure(self, name, progs, modes, hz, cpus=1, plugin=None):
+    def measure(self, name, progs, modes, hz, cpus=1, plugin=None, baseline=True):
         """One boot per mode and one without sampling ('none' first: the
         baseline; the fp modes run the frame-pointer builds, against a
         baseline of their own). Returns a function that gives their
@@ -348,7 +354,8 @@ class Bench:
         plugin's counts are added, in runs/NAME-MODE/insnprof.txt), and the
         modelled columns beside the instruction counts
         (breakdown.model_columns). The plugin counts one vCPU: boots of
-        several CPUs run without it."""
+        several CPUs run without it. baseline False: no boot without
+        sampling, no row for it, and no slowdown in the rows."""
         if plugin is None:
             plugin = bool(self.args.insnprof)
         plugin = plugin and cpus == 1
@@ -357,7 +364,7 @@ class Bench:
         if fp_progs != progs and any(m in FP_MODES for m in modes):
             builds[True] = fp_progs
         bases = {fp: self.baseline(f"{name}-none" + ("-fp" if fp else ""), p, hz, cpus, plugin)
-                 for fp, p in builds.items()}
+                 for fp, p in builds.items() if baseline}
         runs = {mode: self.boot(f"{name}-{mode}", builds[mode in FP_MODES and True in builds],
                                 mode, hz, self.kind(mode, plugin), cpus)
                 for mode in modes if mode != "none"}
@@ -365,13 +372,14 @@ class Bench:
 
     def measured(self, progs, modes, plugin, builds, bases, runs):
         """measure's rows, from the boots it planned."""
-        base = {fp: (builds[fp],) + self.base_numbers(bases[fp], builds[fp], plugin)
+        base = {fp: (builds[fp],) + (self.base_numbers(bases[fp], builds[fp], plugin)
+                                     if bases else (None, None, None))
                 for fp in builds}
-        if True in base:
+        if True in bases:
             self.fp_build_cost_pct = (metrics.total(base[True][2]) /
                                       metrics.total(base[False][2]) - 1) * 100
         rows = []
-        for mode in ["none"] + [m for m in modes if m != "none"]:
+        for mode in ["none"] * bool(bases) + [m for m in modes if m != "none"]:
             fp = mode in FP_MODES and True in base
             p, s, cycles, none_prof = base[fp]
             prof = None
@@ -423,7 +431,8 @@ class Bench:
         """points: [(x, progs, hz)]; cpus(x): the CPUs to boot with. One
         CSV and one plot per curve."""
         self.say(f"{name}: {title}")
-        measured = [(x, self.measure(f"{name}-{x}", progs, curve_modes(self.cfg, name), hz, cpus(x)))
+        measured = [(x, self.measure(f"{name}-{x}", progs, curve_modes(self.cfg, name), hz, cpus(x),
+                                     baseline=name in CURVE_SLOWDOWN))
                     for x, progs, hz in points]
         rows = []
         for x, rows_of in measured:
