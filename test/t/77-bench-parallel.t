@@ -15,17 +15,12 @@ use Digest::SHA;
 use File::Temp qw(tempdir);
 use JSON::PP;
 use Test::More;
+use lib "$FindBin::Bin/../bench";
+use BenchRun qw(@DRIVER slurp build_id);
 
 my $dir = tempdir('bench-par-XXXXXX', TMPDIR => 1, CLEANUP => !$ENV{BENCH_KEEP_TMP});
-my @driver = ('python3', 'tools/bench/bench.py', '--config', 'tiny', '--parts', 'modes',
-	      '--qemu-run', 'tools/qemu-run', '--stitch', 'build/bin/stitch',
-	      '--symfs', 'build/userland/root', '--kernel', 'build/kernel/kernel.elf',
-	      '--initrd', 'build/initrd.cpio');
-
-sub slurp { my ($p) = @_; open(my $f, '<:raw', $p) or return undef; local $/; scalar <$f> }
-sub build_id { join ' ', map { Digest::SHA->new(256)->addfile($_)->hexdigest } @_ }
-my @boot = ('build/kernel/kernel.elf', 'build/initrd.cpio');
-my $before = build_id(@boot);
+my @driver = (@DRIVER, '--config', 'tiny', '--parts', 'modes');
+my $before = build_id();
 
 my %out;
 for my $jobs (1, 2) {
@@ -47,7 +42,7 @@ for my $jobs (1, 2) {
 
 SKIP: {
 	skip 'the kernel or the initrd was rebuilt during the test: run it again', 6
-		if build_id(@boot) ne $before;
+		if build_id() ne $before;
 	my $canon = JSON::PP->new->canonical;
 	my ($a, $b) = map { my %x = %{$r{$_}}; delete $x{wall}; $canon->encode(\%x) } 1, 2;
 	ok(length $a > 1000 && $a eq $b, 'results.json: identical with one worker and two, wall-clock fields apart')

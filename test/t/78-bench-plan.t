@@ -10,25 +10,18 @@ use strict;
 use warnings;
 use FindBin;
 BEGIN { chdir "$FindBin::Bin/../.." or die }
-use Digest::SHA;
 use File::Temp qw(tempdir);
 use JSON::PP;
 use Test::More;
+use lib "$FindBin::Bin/../bench";
+use BenchRun qw(@DRIVER slurp spew build_id);
 
 plan skip_all => 'GNU parallel not installed (Debian package parallel)'
 	unless system('parallel --version >/dev/null 2>&1') == 0;
 
 my $dir = tempdir('bench-plan-XXXXXX', TMPDIR => 1, CLEANUP => !$ENV{BENCH_KEEP_TMP});
-my @driver = ('python3', 'tools/bench/bench.py', '--config', 'tiny', '--parts', 'modes',
-	      '--qemu-run', 'tools/qemu-run', '--stitch', 'build/bin/stitch',
-	      '--symfs', 'build/userland/root', '--kernel', 'build/kernel/kernel.elf',
-	      '--initrd', 'build/initrd.cpio');
-
-sub slurp { my ($p) = @_; open(my $f, '<:raw', $p) or return undef; local $/; scalar <$f> }
-sub spew { my ($p, $s) = @_; open(my $f, '>:raw', $p) or die "$p: $!"; print $f $s; close $f }
-sub sha { Digest::SHA->new(256)->addfile($_[0])->hexdigest }
-my @boot = ('build/kernel/kernel.elf', 'build/initrd.cpio');
-my $before = join ',', map { sha($_) } @boot;
+my @driver = (@DRIVER, '--config', 'tiny', '--parts', 'modes');
+my $before = build_id();
 
 my $out = `@driver --out $dir/p --plan $dir/plan.jobs 2>&1`;
 is($?, 0, 'the plan: exit 0') or diag($out);
@@ -50,7 +43,7 @@ is($?, 0, 'bench.py\'s own run: exit 0') or diag($out);
 
 SKIP: {
 	skip 'the kernel or the initrd was rebuilt during the test: run it again', 3
-		if join(',', map { sha($_) } @boot) ne $before;
+		if build_id() ne $before;
 	my $canon = JSON::PP->new->canonical;
 	my ($a, $b) = map { my $r = decode_json(slurp("$dir/$_/results.json") // '{}');
 			    delete $r->{wall}; $canon->encode($r) } 'p', 'own';

@@ -14,15 +14,11 @@ BEGIN { chdir "$FindBin::Bin/../.." or die }
 use File::Temp qw(tempdir);
 use JSON::PP;
 use Test::More;
+use lib "$FindBin::Bin/../bench";
+use BenchRun qw(@DRIVER slurp spew);
 
 my $dir = tempdir('bench-check-XXXXXX', TMPDIR => 1, CLEANUP => !$ENV{BENCH_KEEP_TMP});
-my @driver = ('python3', 'tools/bench/bench.py',
-	      '--qemu-run', 'tools/qemu-run', '--stitch', 'build/bin/stitch',
-	      '--symfs', 'build/userland/root', '--kernel', 'build/kernel/kernel.elf',
-	      '--initrd', 'build/initrd.cpio', '--jobs', '2');
-
-sub slurp { my ($p) = @_; open(my $f, '<:raw', $p) or return undef; local $/; scalar <$f> }
-sub spew { my ($p, $s) = @_; open(my $f, '>:raw', $p) or die "$p: $!"; print $f $s; close $f }
+my @driver = (@DRIVER, '--jobs', '2');
 my $json = JSON::PP->new->canonical->pretty;
 
 my $out = `@driver --config tiny --parts modes --out $dir/c 2>&1`;
