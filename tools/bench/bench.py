@@ -4,8 +4,9 @@ scaling curves, and the host-side unwinder comparison. docs/BENCHMARKS.md
 says what each number means; mk/bench.mk passes the paths.
 
     bench.py --out DIR [--config full|quick|tiny] [--parts modes,depth,...]
-             [--reuse] --qemu-run P --stitch P --symfs D --kernel P
-             --initrd P [--unwind P] [--insnprof P]
+             [--reuse] [--jobs N] [--plan FILE | --collect FILE |
+             --check RESULTS [--sample N --seed S]] --qemu-run P --stitch P
+             --symfs D --kernel P --initrd P [--unwind P] [--insnprof P]
 
 Parts: modes (the table: results.csv), depth, funcs, kentry, rate, cpus (curves:
 <part>.csv and <part>.png; depth, funcs and rate run eh-frame too), cache
@@ -21,8 +22,12 @@ rulecache.csv), host
 (host-unwind.csv);
 tables.md has every table in
 Markdown. Every boot's stream, console and stitch numbers stay in
-DIR/runs/. Each boot prints "[k/N m:ss]": boots done of those planned, and
-the wall time since the start.
+DIR/runs/NAME/. The boots run side by side, --jobs at a time (class
+Bench says how); each prints "[k/N m:ss, left ~m:ss]": boots done of
+those planned, the wall time since the start, an estimate of what is
+left. --plan writes the plan as a job file instead (job.py runs each
+line), --collect makes the tables from what its lines printed, --check
+compares the numbers with a results file (check.py).
 """
 import argparse
 import concurrent.futures
