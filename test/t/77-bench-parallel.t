@@ -75,4 +75,21 @@ ok(!-e "$dir/fail/results.json", '... and writes no results.json');
 my $zero = `@driver --jobs 0 --out $dir/j0 2>&1`;
 isnt($?, 0, '--jobs 0: refused');
 
+# How many side by side without --jobs: BENCH_JOBS, else N of a `make -jN`
+# that runs the driver (GNU make puts -jN in MAKEFLAGS), else the cores.
+sub jobs_default {
+	my ($env) = @_;
+	local %ENV = %ENV;
+	delete @ENV{qw(BENCH_JOBS MAKEFLAGS)};
+	%ENV = (%ENV, %$env);
+	my $n = `python3 -c 'import sys; sys.dont_write_bytecode = True; sys.path.insert(0, "tools/bench"); import bench; print(bench.jobs_default())'`;
+	chomp $n;
+	return $n;
+}
+chomp(my $cores = `nproc`);
+is(jobs_default({}), $cores, "no BENCH_JOBS, no make -jN: the $cores cores");
+is(jobs_default({MAKEFLAGS => ' -j3 --jobserver-auth=3,4'}), 3, 'make -j3: 3');
+is(jobs_default({MAKEFLAGS => ' -j --jobserver-auth=3,4'}), $cores, 'make -j without N: the cores');
+is(jobs_default({MAKEFLAGS => ' -j3', BENCH_JOBS => 5}), 5, 'BENCH_JOBS=5 before make\'s -j3');
+
 done_testing();
