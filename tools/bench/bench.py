@@ -286,6 +286,8 @@ class Bench:
         Prints [done/planned elapsed, left: estimate]."""
         todo = []
         for s in specs:
+            if s["name"] in self.walls:
+                continue  # booted already in this run (a prerequisite)
             b = job.done(os.path.join(self.runs, s["name"]), s, self.booted)
             if b and (self.args.reuse or self.args.collect):
                 self.walls[s["name"]] = b["wall"]
