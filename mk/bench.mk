@@ -20,9 +20,8 @@
 # USER_EXTRA_PROGRAMS / USER_SRCS_<name>, and they go into the initrd.
 
 # libunwind: build/bin/bench-unwind, which `make` builds (test 73 runs it);
-# gnuplot draws make bench's curves; GNU parallel runs bench-plan's job
-# file (test 78 runs it).
-PACKAGES += libunwind-dev libelf-dev parallel
+# gnuplot draws make bench's curves.
+PACKAGES += libunwind-dev libelf-dev
 BENCH_PACKAGES += gnuplot-nox
 
 BENCH_DIR := $(BUILD)/bench
@@ -141,6 +140,8 @@ bench: all $(BENCH_UNWIND) $(INSNPROF)
 # bench-plan boots kentry's calibration itself (the curve's points depend
 # on it); every line checks the kernel's and the initrd's SHA-256.
 BENCH_STREAMS ?= $(BENCH_OUT)/streams.jsonl
+# GNU parallel runs the job file (test 78 runs the tiny plan through it).
+PACKAGES += parallel
 
 .PHONY: bench-plan bench-collect
 bench-plan: all $(INSNPROF)
