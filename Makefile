@@ -98,10 +98,11 @@ $(foreach c,$(LATE_CHECKS),$($(c)))
 # Install missing packages before anything is built (not for clean/help):
 # for the goals of RUN_GOALS alone only RUN_PACKAGES, so that a first
 # `make run` installs what it needs and no more; `make test` and `make
-# bench` install the rest when they first run.
+# bench` (and its bench-plan, bench-collect, bench-check) install the rest
+# when they first run.
 RUN_GOALS := run qemu-gdb stitch-report
 DEPS := $(RUN_PACKAGES) $(if $(filter-out $(RUN_GOALS),$(or $(MAKECMDGOALS),all)),$(PACKAGES)) \
-	$(if $(filter bench bench-page bench-publish,$(MAKECMDGOALS)),$(BENCH_PACKAGES))
+	$(if $(filter bench bench-page bench-publish bench-plan bench-collect bench-check,$(MAKECMDGOALS)),$(BENCH_PACKAGES))
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
 DEPS_STATUS := $(shell tools/install-deps $(sort $(DEPS)) >&2; echo $$?)
 ifneq ($(DEPS_STATUS),0)

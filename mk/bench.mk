@@ -3,11 +3,20 @@
 # scaling curves, and the host-side unwinder comparison. docs/BENCHMARKS.md.
 #
 #   make bench            everything: out/bench/{results.csv,results.json,
-#                         *.csv,*.png,host-unwind.csv}, the table on stdout
+#                         *.csv,*.png,host-unwind.csv}, the table on stdout;
+#                         BENCH_JOBS boots side by side (default: make's
+#                         -jN, else the number of cores)
 #   make bench-page       docs/BENCHMARKS.md and docs/bench/ from the
 #                         committed docs/bench/results.json, booting nothing
 #   make bench-publish    out/bench/results.json becomes the committed one,
 #                         then bench-page
+#   make bench-plan       the plan as a job file, out/bench/plan.jobs, one
+#                         boot a line, for GNU parallel (-j, --sshlogin)
+#   make bench-collect    the tables from what the job file's lines printed
+#                         (BENCH_STREAMS, default out/bench/streams.jsonl)
+#   make bench-check      boots BENCH_PARTS (or BENCH_SAMPLE of the committed
+#                         boots, seed BENCH_SEED) and compares every guest
+#                         number with BENCH_RESULTS (docs/bench/results.json)
 #   make bench-sframe     the SFrame library alone (mk/sframe.mk)
 #
 # This file comes before mk/userland.mk (mk/*.mk are included in name
@@ -136,7 +145,7 @@ BENCH_CONFIG ?= full
 BENCH_PARTS  ?= modes,real,depth,funcs,kentry,rate,cpus,cache,breakdown,memory,fdesearch,rulecache,host
 BENCH_DRIVER = python3 tools/bench/bench.py --qemu-run tools/qemu-run \
 	--stitch $(STITCH_TOOL) --symfs $(USER_SYMFS) --kernel $(KERNEL_ELF) --initrd $(INITRD) \
-	--insnprof $(INSNPROF)
+	--insnprof $(INSNPROF) $(if $(BENCH_JOBS),--jobs $(BENCH_JOBS))
 
 .PHONY: bench
 bench: all $(BENCH_UNWIND) $(INSNPROF)
@@ -150,7 +159,7 @@ bench: all $(BENCH_UNWIND) $(INSNPROF)
 # Every table and every number of the page's prose come from
 # docs/bench/results.json through the template docs/bench/BENCHMARKS.md.in
 # (tools/bench/output.py says how); each curve's plot data, gnuplot script
-# and PNG go into docs/bench/. test/t/77-bench-page.t checks that the
+# and PNG go into docs/bench/. test/t/70-bench-page.t checks that the
 # committed page is what the committed results give.
 BENCH_PAGE := python3 tools/bench/output.py --results docs/bench/results.json \
 	--template docs/bench/BENCHMARKS.md.in --page docs/BENCHMARKS.md --plots docs/bench
@@ -162,3 +171,37 @@ bench-page:
 bench-publish:
 	cp $(BENCH_OUT)/results.json docs/bench/results.json
 	$(BENCH_PAGE)
+# The plan elsewhere (docs/BENCHMARKS.md, "Running the plan elsewhere"):
+#   make bench-plan
+#   parallel --will-cite -j4 < out/bench/plan.jobs > out/bench/streams.jsonl
+#   make bench-collect
+# bench-plan boots kentry's calibration itself (the curve's points depend
+# on it); every line checks the kernel's and the initrd's SHA-256.
+BENCH_STREAMS ?= $(BENCH_OUT)/streams.jsonl
+# GNU parallel runs the job file (test 78 runs the tiny plan through it).
+PACKAGES += parallel
+
+.PHONY: bench-plan bench-collect
+bench-plan: all $(INSNPROF)
+	mkdir -p $(BENCH_OUT)
+	$(BENCH_DRIVER) --out $(BENCH_OUT) --config $(BENCH_CONFIG) --parts $(BENCH_PARTS) \
+		--unwind $(BENCH_UNWIND) --plan $(BENCH_OUT)/plan.jobs
+
+bench-collect: all $(BENCH_UNWIND) $(INSNPROF)
+	mkdir -p $(BENCH_OUT)
+	$(BENCH_DRIVER) --out $(BENCH_OUT) --config $(BENCH_CONFIG) --parts $(BENCH_PARTS) \
+		--unwind $(BENCH_UNWIND) --collect $(BENCH_STREAMS)
+
+# make bench-check BENCH_PARTS=modes,cache: those parts, in the committed
+# file's configuration; without BENCH_PARTS on the command line,
+# BENCH_SAMPLE boots of the file's, chosen by BENCH_SEED. Exit status 0
+# only when every number is the committed one.
+BENCH_RESULTS ?= docs/bench/results.json
+BENCH_SAMPLE ?= 5
+BENCH_SEED ?= 0
+
+.PHONY: bench-check
+bench-check: all $(BENCH_UNWIND) $(INSNPROF)
+	mkdir -p $(OUT)/bench-check
+	$(BENCH_DRIVER) --out $(OUT)/bench-check --check $(BENCH_RESULTS) --unwind $(BENCH_UNWIND) \
+		$(if $(filter command line,$(origin BENCH_PARTS)),--parts $(BENCH_PARTS),--sample $(BENCH_SAMPLE) --seed $(BENCH_SEED))

@@ -63,8 +63,8 @@ sub agree {
 }
 
 for my $mode ('sframe', 'fp-deferred') {
-	my $p = profile("$dir/runs/breakdown-$mode.insnprof.txt");
-	my $k = decode_json(slurp("$dir/runs/breakdown-$mode.stats.json") || '{}')->{kernel} // {};
+	my $p = profile("$dir/runs/breakdown-$mode/insnprof.txt");
+	my $k = decode_json(slurp("$dir/runs/breakdown-$mode/stats.json") || '{}')->{kernel} // {};
 	my ($u, $n, $f) = @{$p}{qw(unwind_user nmi_dispatch demand_page)};
 	ok($u && $n && $f, "$mode: the three windows are in the output") or next;
 	ok($k->{unwinds_run} > 0 && $k->{nmi_count} > 0,
@@ -96,10 +96,10 @@ for my $mode ('sframe', 'fp-deferred') {
 
 # The whole run (window=*): every kernel instruction by function, so a
 # function that only ever runs inside the NMI counts the same in both.
-my $none = profile("$dir/runs/breakdown-none.insnprof.txt");
-my $sf = profile("$dir/runs/breakdown-sframe.insnprof.txt");
-my $snone = decode_json(slurp("$dir/runs/breakdown-none.stats.json") || '{}');
-my $ssf = decode_json(slurp("$dir/runs/breakdown-sframe.stats.json") || '{}');
+my $none = profile("$dir/runs/breakdown-none/insnprof.txt");
+my $sf = profile("$dir/runs/breakdown-sframe/insnprof.txt");
+my $snone = decode_json(slurp("$dir/runs/breakdown-none/stats.json") || '{}');
+my $ssf = decode_json(slurp("$dir/runs/breakdown-sframe/stats.json") || '{}');
 is_deeply([sort keys %$none], ['*'], 'the boot without sampling: the whole run only');
 for my $p ($none, $sf) {
 	my $w = $p->{'*'} or next;

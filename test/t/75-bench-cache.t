@@ -21,7 +21,7 @@ my @driver = ('python3', 'tools/bench/bench.py', '--config', 'tiny', '--parts', 
 	      '--initrd', 'build/initrd.cpio', '--out', $dir);
 
 sub slurp { my ($p) = @_; open(my $f, '<', $p) or return undef; local $/; scalar <$f> }
-sub kernel_stats { decode_json(slurp("$dir/runs/$_[0].stats.json") // '{}')->{kernel} // {} }
+sub kernel_stats { decode_json(slurp("$dir/runs/$_[0]/stats.json") // '{}')->{kernel} // {} }
 
 my $out = `@driver 2>&1`;
 is($?, 0, 'the driver exits 0') or diag($out);
@@ -61,9 +61,9 @@ ok($ehon->{rule_cache_hits} > 0, "eh-frame, cache on: $ehon->{rule_cache_hits} h
 is($ehoff->{rule_cache_hits}, 0, 'eh-frame, cache off: no hit (unwind.rule_cache=0 applies to both formats)');
 ok(kernel_stats('cache-eh-frame-nocache')->{ehframe_lookups} >= kernel_stats('cache-eh-frame-nocache')->{frames_unwound} - kernel_stats('cache-eh-frame-nocache')->{unwinds_run},
    'eh-frame, cache off: every step but the last of each unwind looked up in .eh_frame');
-like(slurp("$dir/runs/cache-sframe-nocache.console.txt") // '', qr/^command line: .* unwind\.rule_cache=0\s*$/m,
+like(slurp("$dir/runs/cache-sframe-nocache/console.txt") // '', qr/^command line: .* unwind\.rule_cache=0\s*$/m,
    'the cache-off boot had unwind.rule_cache=0 on its command line');
-unlike(slurp("$dir/runs/cache-sframe.console.txt") // '', qr/rule_cache=0/, 'the cache-on boot did not');
+unlike(slurp("$dir/runs/cache-sframe/console.txt") // '', qr/rule_cache=0/, 'the cache-on boot did not');
 is($fp->{program}, '/bin/chain-fp 8 300', 'fp-deferred walks the frame-pointer build');
 # chain 8: 11 frames of its own, 13 with the start code (SFrame), 11 by frame pointers.
 ok($on->{frames_per_unwind} >= 12 && $off->{frames_per_unwind} >= 12,

@@ -70,10 +70,10 @@ sub profile {
 }
 
 # cachesim.h's table, as the plugin's header line prints it.
-my $sf = profile("$dir/runs/memory-64-sframe.insnprof.txt");
-my $sc = profile("$dir/runs/memory-64-stack-copy.insnprof.txt");
-my $none = profile("$dir/runs/memory-64-none.insnprof.txt");
-my ($hdr) = slurp("$dir/runs/memory-64-sframe.insnprof.txt") =~ /^# cost model \(mem=on\): (.*)$/m;
+my $sf = profile("$dir/runs/memory-64-sframe/insnprof.txt");
+my $sc = profile("$dir/runs/memory-64-stack-copy/insnprof.txt");
+my $none = profile("$dir/runs/memory-64-none/insnprof.txt");
+my ($hdr) = slurp("$dir/runs/memory-64-sframe/insnprof.txt") =~ /^# cost model \(mem=on\): (.*)$/m;
 my ($pl2, $pllc, $pmem, $rstart, $rbpc) = ($hdr // '') =~
 	/served by L2 (\d+), LLC (\d+), memory (\d+); rep strings (\d+) \+ bytes \/ (\d+)/;
 ok(defined $rbpc, "the output names the model: $hdr") or diag($hdr);
@@ -123,7 +123,7 @@ for ([sframe => $sf], ['stack-copy' => $sc], [none => $none]) {
 
 # stack-copy: the NMI's memcpy copies the stack (the bytes the stream
 # carries) and the record into the ring.
-my $st = decode_json(slurp("$dir/runs/memory-64-stack-copy.stats.json") || '{}');
+my $st = decode_json(slurp("$dir/runs/memory-64-stack-copy/stats.json") || '{}');
 my $mc = $sc->{nmi_dispatch}{funcs}{memcpy} // {};
 my $copied = $st->{bytes_stack_copy} // 0;
 my $recs = $st->{records}{sample}{bytes} // 0;
@@ -150,14 +150,15 @@ my $py = <<'PY';
 import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, "tools/bench")
-import bench, breakdown, guest
+import bench, guest, job
 out, so, kernel = sys.argv[1:4]
 cfg = bench.CONFIGS["tiny"]
 d, rounds = cfg["memory"]["depths"][0], cfg["memory"]["rounds"]
 name = f"memory-{d}-sframe"
 tools = guest.Tools("tools/qemu-run", "build/bin/stitch", "build/userland/root", kernel)
-guest.run(tools, out, name, [["/bin/chain", str(d), str(rounds)]], "sframe", cfg["hz"], bench.FRAMES,
-          plugin=breakdown.plugin_arg(so, kernel, f"{out}/{name}.insnprof.txt"))
+s = job.spec(name, guest.cmdline([["/bin/chain", str(d), str(rounds)]], "sframe", cfg["hz"], bench.FRAMES),
+             1, "windows")
+job.boot(tools, s, f"{out}/{name}", job.images(kernel), so)
 PY
 my $rerun = do {
 	open(my $p, '-|', 'python3', '-c', $py, $again, 'build/bin/insnprof.so',
@@ -169,10 +170,10 @@ SKIP: {
 	skip 'the kernel or the initrd was rebuilt during the test: run it again', 4
 		if build_id(@boot) ne $before;
 	my $n = 'memory-64-sframe';
-	my ($a, $b) = (slurp("$dir/runs/$n.insnprof.txt"), slurp("$again/$n.insnprof.txt"));
+	my ($a, $b) = (slurp("$dir/runs/$n/insnprof.txt"), slurp("$again/$n/insnprof.txt"));
 	ok(length $a && $a eq $b, "$n: the plugin's output is the same both times")
-		or diag(`diff $dir/runs/$n.insnprof.txt $again/$n.insnprof.txt | head -20`);
-	my $sf2 = profile("$again/$n.insnprof.txt");
+		or diag(`diff $dir/runs/$n/insnprof.txt $again/$n/insnprof.txt | head -20`);
+	my $sf2 = profile("$again/$n/insnprof.txt");
 	my @keys = qw(insns cycles cycles_stores loads stores bytes l1i_miss l1d_miss l2_miss
 		      llc_miss st_l1d_miss st_l2_miss st_llc_miss rep_execs rep_bytes);
 	for my $w ('*', 'nmi_dispatch') {
@@ -180,7 +181,7 @@ SKIP: {
 		   join(' ', map { "$_=" . ($sf->{$w}{$_} // '-') } @keys),
 		   "$n window $w: the same modelled cycles, misses at each level, loads and stores");
 	}
-	ok(slurp("$dir/runs/$n.records.bin") eq slurp("$again/$n.records.bin"),
+	ok(slurp("$dir/runs/$n/records.bin") eq slurp("$again/$n/records.bin"),
 	   "$n: the guest wrote the same stream both times");
 }
 

@@ -40,7 +40,7 @@ $_ //= {} for $hot, $cold;
 # Both programs ran to their end, funcs-100000 with the same result.
 my %sum;
 for my $run (qw(hot cold)) {
-	my $con = slurp("$dir/runs/fdesearch-100000-$run.console.txt");
+	my $con = slurp("$dir/runs/fdesearch-100000-$run/console.txt");
 	my ($f) = $con =~ /^funcs: functions=100000 rounds=\d+ checksum=(\w+)\r?$/m;
 	my ($kib) = $con =~ /^evict: kib=(\d+) lines=\d+ checksum=\w+\r?$/m;
 	ok(defined $f, "$run: funcs-100000 finished");

@@ -4,8 +4,9 @@ scaling curves, and the host-side unwinder comparison. docs/BENCHMARKS.md
 says what each number means; mk/bench.mk passes the paths.
 
     bench.py --out DIR [--config full|quick|tiny] [--parts modes,depth,...]
-             [--reuse] --qemu-run P --stitch P --symfs D --kernel P
-             --initrd P [--unwind P] [--insnprof P]
+             [--reuse] [--jobs N] [--plan FILE | --collect FILE |
+             --check RESULTS [--sample N --seed S]] --qemu-run P --stitch P
+             --symfs D --kernel P --initrd P [--unwind P] [--insnprof P]
 
 Parts: modes (the table: results.csv), depth, funcs, kentry, rate, cpus (curves:
 <part>.csv and <part>.png; depth, funcs and rate run eh-frame too), cache
@@ -21,15 +22,21 @@ rulecache.csv), host
 (host-unwind.csv);
 tables.md has every table in
 Markdown. Every boot's stream, console and stitch numbers stay in
-DIR/runs/. Each boot prints "[k/N m:ss]": boots done of those planned, and
-the wall time since the start.
+DIR/runs/NAME/. The boots run side by side, --jobs at a time (class
+Bench says how); each prints "[k/N m:ss, left ~m:ss]": boots done of
+those planned, the wall time since the start, an estimate of what is
+left. --plan writes the plan as a job file instead (job.py runs each
+line), --collect makes the tables from what its lines printed, --check
+compares the numbers with a results file (check.py).
 """
 import argparse
+import concurrent.futures
 import csv
 import hashlib
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -37,7 +44,9 @@ import time
 sys.dont_write_bytecode = True  # nothing written next to the sources
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import breakdown  # noqa: E402
+import check  # noqa: E402
 import guest  # noqa: E402
+import job  # noqa: E402
 import metrics  # noqa: E402
 import output  # noqa: E402
 
@@ -151,6 +160,12 @@ CONFIGS = {
     },
 }
 
+# The curves whose tables and plots show a slowdown against the same
+# boot without sampling: the others boot none (their per-sample numbers
+# need no baseline), and their CSV rows have no slowdown.
+CURVE_SLOWDOWN = ("rate",)
+
+
 def curve_modes(cfg, part):
     """The modes a curve runs: its own list (NAME_modes) or curve_modes."""
     return cfg.get(f"{part}_modes", cfg["curve_modes"])
@@ -161,7 +176,20 @@ def comm(prog):
     return os.path.basename(prog[0])[:15]
 
 
+class Planned(Exception):
+    """The planning pass asked a part for numbers: its boots are all listed."""
+
+
 class Bench:
+    """Runs in two passes over the same code of each part. The planning
+    pass lists the boots a part asks for (boot()) and stops it where it
+    first wants their numbers (stats(), profile()); the plan then runs on
+    a pool of workers (run_plan) or elsewhere (--plan, --collect); the
+    second pass reads each boot's numbers from its directory runs/NAME/
+    and writes the tables. A boot whose numbers decide what the part boots
+    next (kentry's calibration) is booted during the planning pass
+    (prerequisite())."""
+
     def __init__(self, args):
         self.args = args
         self.cfg = CONFIGS[args.config]
@@ -169,70 +197,190 @@ class Bench:
         self.runs = os.path.join(args.out, "runs")
         os.makedirs(self.runs, exist_ok=True)
         self.log = open(os.path.join(args.out, "log.txt"), "a")
-        self.t0, self.done, self.planned = time.time(), 0, 0
+        self.planning = False
+        self.plan = {}    # name: spec, in the order the parts asked
+        self.walls = {}   # name: the wall time of its boot (boot.json)
+        self.part, self.part_of = None, {}  # the part running, and each boot's first
+        self.calibration = {}
+        self.booted = job.images(args.kernel, args.initrd)
 
     def say(self, text):
+        """text on stdout and in log.txt, but not in the planning pass."""
+        if not self.planning:
+            self.note(text)
+
+    def note(self, text):
         print(text, flush=True)
         self.log.write(text + "\n")
         self.log.flush()
 
-    def boot(self, name, progs, mode, hz, plugin=None, reuse=None, cpus=1, extra="",
-             parallel=None):
-        t0 = time.time()
-        reuse = self.args.reuse if reuse is None else reuse
-        s = guest.run(self.tools, self.runs, name, progs, mode, hz, FRAMES, reuse, plugin=plugin,
-                      cpus=cpus, extra=extra, parallel=parallel)
-        if fingerprint(self.args) != self.booted:
-            raise guest.GuestError("the kernel or the initrd changed during the run "
-                                   "(a make in the same tree?): its numbers would mix two builds")
-        self.done += 1
-        self.planned = max(self.planned, self.done)
-        e = time.time() - self.t0
-        self.say(f"  [{self.done}/{self.planned} {int(e // 60)}:{int(e % 60):02d}] "
-                 f"{name}: {s['stitch']['samples']} samples, {time.time() - t0:.1f} s wall")
+    def kind(self, mode, plugin):
+        """The plugin a boot of mode runs under: the whole run without
+        sampling, the windows too with it; None without the plugin."""
+        return ("whole" if mode == "none" else "windows") if plugin else None
+
+    def boot(self, name, progs, mode, hz, plugin=None, cpus=1, extra="", parallel=None):
+        """The boot NAME of the plan: progs by /bin/bsuite in mode at hz
+        (guest.cmdline), plugin one of job.PLUGIN_KINDS. Returns NAME, for
+        stats() and profile(). A name asked for twice must mean the same
+        boot (host reuses the modes part's stack-copy boot)."""
+        line = guest.cmdline(progs, mode, hz, FRAMES, cpus > 1 if parallel is None else parallel, extra)
+        s = job.spec(name, line, cpus, plugin)
+        self.part_of.setdefault(name, self.part)
+        if self.plan.setdefault(name, s) != s:
+            raise guest.GuestError(f"two different boots named {name}: {self.plan[name]} and {s}")
+        return name
+
+    def stats(self, name):
+        """stitch's numbers of boot NAME (stitch --stats), with its command line."""
+        if self.planning:
+            raise Planned
+        if name not in self.plan:
+            raise guest.GuestError(f"{name}: asked for, but not in the plan")
+        s = job.read_json(os.path.join(self.runs, name, "stats.json"))
+        s["cmdline"] = self.plan[name]["cmdline"]
         return s
 
+    def profile(self, name):
+        """(the plugin's counts, stitch's numbers) of boot NAME, the
+        plugin's checked against the kernel's where it had the windows."""
+        s = self.stats(name)
+        p = breakdown.parse(self.path(name, "insnprof.txt"))
+        bad = breakdown.check(p, s["kernel"]) if self.plan[name]["plugin"] == "windows" else []
+        if bad:
+            raise guest.GuestError(f"{name}: " + "; ".join(bad))
+        return p, s
+
+    def path(self, name, f):
+        return os.path.join(self.runs, name, f)
+
+    def prerequisite(self, name):
+        """Boot NAME now, in the planning pass too: what the part boots
+        next depends on its numbers."""
+        self.run_plan([self.plan[name]])
+        self.planning, was = False, self.planning
+        try:
+            return self.stats(name)
+        finally:
+            self.planning = was
+
+    # --- running the plan -----------------------------------------------
+    def run_plan(self, specs):
+        """Boot specs on BENCH_JOBS workers, each into runs/NAME/, and
+        count each stream with stitch. A boot that runs/NAME/ already
+        holds (the same spec, the same images, counted) is not booted
+        again with --reuse or --collect (then a boot missing is an error).
+        Prints [done/planned elapsed, left: estimate]."""
+        todo = []
+        for s in specs:
+            if s["name"] in self.walls:
+                continue  # booted already in this run (a prerequisite)
+            b = job.done(os.path.join(self.runs, s["name"]), s, self.booted)
+            if b and (self.args.reuse or self.args.collect):
+                self.walls[s["name"]] = b["wall"]
+            else:
+                todo.append(s)
+        if self.args.collect:
+            todo = [s for s in todo if not self.collected(s)]
+            if todo:
+                raise guest.GuestError(f"{len(todo)} boots of the plan are not in the streams "
+                                       f"(first {todo[0]['name']}: {todo[0]['cmdline']})")
+            return
+        t0, n = time.time(), len(todo)
+        with concurrent.futures.ThreadPoolExecutor(self.args.jobs) as pool:
+            futs = {pool.submit(self.boot_one, s): s for s in todo}
+            try:
+                for k, f in enumerate(concurrent.futures.as_completed(futs), 1):
+                    b, samples = f.result()
+                    self.walls[b["spec"]["name"]] = b["wall"]
+                    e = time.time() - t0
+                    left = e / k * (n - k)
+                    self.note(f"  [{k}/{n} {clock(e)}, left ~{clock(left)}] {b['spec']['name']}: "
+                              f"{samples} samples, QEMU {b['wall']['qemu_s']:.1f} s, "
+                              f"stitch {b['wall']['stitch_s']:.1f} s")
+            except BaseException:
+                for f in futs:
+                    f.cancel()
+                raise
+
+    def boot_one(self, s):
+        d = os.path.join(self.runs, s["name"])
+        job.boot(self.tools, s, d, self.booted, self.args.insnprof)
+        b = job.count(self.tools, d)
+        return b, job.read_json(os.path.join(d, "stats.json"))["stitch"]["samples"]
+
+    def collected(self, s):
+        """Boot s as unpacked from the streams (--collect), counted here."""
+        d = os.path.join(self.runs, s["name"])
+        try:
+            b = job.read_json(os.path.join(d, "boot.json"))
+        except (OSError, ValueError):
+            return False
+        if b.get("spec") != s:
+            return False
+        if b.get("sha256") != self.booted:
+            raise guest.GuestError(f"{s['name']}: booted another kernel or initrd "
+                                   f"({b.get('sha256')}) than this tree's ({self.booted})")
+        self.walls[s["name"]] = job.count(self.tools, d)["wall"]
+        return True
+
     def baseline(self, name, progs, hz, cpus=1, plugin=False):
-        """The boot without sampling of progs, each program's cycles, and
-        with plugin the plugin's counts of its whole run (else None)."""
-        names = [comm(p) for p in progs]
-        prof = None
-        if plugin:
-            prof, s = self.profiled(name, progs, "none", hz, windows=False)
-        else:
-            s = self.boot(name, progs, "none", hz, cpus=cpus)
-        cycles = metrics.workload_cycles(s, names)
+        """The boot without sampling of progs (with plugin: under the
+        plugin, its whole run counted)."""
+        return self.boot(name, progs, "none", hz, self.kind("none", plugin), cpus)
+
+    def base_numbers(self, name, progs, plugin):
+        """Boot NAME's stats, each program's cycles, and with plugin the
+        plugin's counts of its whole run (else None)."""
+        prof, s = self.profile(name) if plugin else (None, self.stats(name))
+        cycles = metrics.workload_cycles(s, [comm(p) for p in progs])
         if None in cycles.values():
             raise guest.GuestError(f"{name}: a workload did not finish in mode none")
         return s, cycles, prof
 
-    def measure(self, name, progs, modes, hz, cpus=1, plugin=None):
+    def measure(self, name, progs, modes, hz, cpus=1, plugin=None, baseline=True):
         """One boot per mode and one without sampling ('none' first: the
         baseline; the fp modes run the frame-pointer builds, against a
-        baseline of their own); their metrics. plugin (default: whenever
-        --insnprof is given): every boot under the plugin, the guest running
-        the same (only the plugin's counts are added, in
-        runs/NAME-MODE.insnprof.txt), and the modelled columns beside the
-        instruction counts (breakdown.model_columns). The plugin counts one
-        vCPU: boots of several CPUs run without it."""
+        baseline of their own). Returns a function that gives their
+        metrics (called once the plan has run, so that a part plans all
+        its boots first). plugin (default: whenever --insnprof is given):
+        every boot under the plugin, the guest running the same (only the
+        plugin's counts are added, in runs/NAME-MODE/insnprof.txt), and the
+        modelled columns beside the instruction counts
+        (breakdown.model_columns). The plugin counts one vCPU: boots of
+        several CPUs run without it. baseline False: no boot without
+        sampling, no row for it, and no slowdown in the rows."""
         if plugin is None:
             plugin = bool(self.args.insnprof)
         plugin = plugin and cpus == 1
-        base = {False: (progs,) + self.baseline(f"{name}-none", progs, hz, cpus, plugin)}
+        builds = {False: progs}
         fp_progs = fp_build(progs)
         if fp_progs != progs and any(m in FP_MODES for m in modes):
-            base[True] = (fp_progs,) + self.baseline(f"{name}-none-fp", fp_progs, hz, cpus, plugin)
+            builds[True] = fp_progs
+        bases = {fp: self.baseline(f"{name}-none" + ("-fp" if fp else ""), p, hz, cpus, plugin)
+                 for fp, p in builds.items() if baseline}
+        runs = {mode: self.boot(f"{name}-{mode}", builds[mode in FP_MODES and True in builds],
+                                mode, hz, self.kind(mode, plugin), cpus)
+                for mode in modes if mode != "none"}
+        return lambda: self.measured(progs, modes, plugin, builds, bases, runs)
+
+    def measured(self, progs, modes, plugin, builds, bases, runs):
+        """measure's rows, from the boots it planned."""
+        base = {fp: (builds[fp],) + (self.base_numbers(bases[fp], builds[fp], plugin)
+                                     if bases else (None, None, None))
+                for fp in builds}
+        if True in bases:
             self.fp_build_cost_pct = (metrics.total(base[True][2]) /
                                       metrics.total(base[False][2]) - 1) * 100
         rows = []
-        for mode in ["none"] + [m for m in modes if m != "none"]:
+        for mode in ["none"] * bool(bases) + [m for m in modes if m != "none"]:
             fp = mode in FP_MODES and True in base
             p, s, cycles, none_prof = base[fp]
             prof = None
             if mode != "none" and plugin:
-                prof, s = self.profiled(f"{name}-{mode}", p, mode, hz)
+                prof, s = self.profile(runs[mode])
             elif mode != "none":
-                s = self.boot(f"{name}-{mode}", p, mode, hz, cpus=cpus)
+                s = self.stats(runs[mode])
             r = metrics.run_metrics(mode, s, [comm(x) for x in p], cycles)
             if prof:
                 r.update(breakdown.model_columns(prof, none_prof, s))
@@ -253,7 +401,7 @@ class Bench:
         self.say(f"modes: the suite at {self.cfg['hz']} Hz, once per mode"
                  + (", under the plugin" if self.args.insnprof else ""))
         self.fp_build_cost_pct = None
-        rows = self.measure("suite", self.cfg["suite"], self.cfg["modes"], self.cfg["hz"])
+        rows = self.measure("suite", self.cfg["suite"], self.cfg["modes"], self.cfg["hz"])()
         output.write_csv(os.path.join(self.args.out, "results.csv"), rows, output.MODE_KEYS)
         self.say("\n" + output.table(rows))
         if self.fp_build_cost_pct is not None:
@@ -266,7 +414,7 @@ class Bench:
     def real(self):
         self.say(f"real: the real workloads at {self.cfg['hz']} Hz, once per mode"
                  + (", under the plugin" if self.args.insnprof else ""))
-        rows = self.measure("real", self.cfg["real"], self.cfg["modes"], self.cfg["hz"])
+        rows = self.measure("real", self.cfg["real"], self.cfg["modes"], self.cfg["hz"])()
         output.write_csv(os.path.join(self.args.out, "real.csv"), rows, output.MODE_KEYS)
         self.say("\n" + output.table(rows))
         return {"hz": self.cfg["hz"], "suite": [" ".join(p) for p in self.cfg["real"]],
@@ -277,9 +425,12 @@ class Bench:
         """points: [(x, progs, hz)]; cpus(x): the CPUs to boot with. One
         CSV and one plot per curve (output.CURVE_PLOTS has its title)."""
         self.say(f"{name}: " + output.CURVE_PLOTS[name][0].format(hz=points[0][2]))
+        measured = [(x, self.measure(f"{name}-{x}", progs, curve_modes(self.cfg, name), hz, cpus(x),
+                                     baseline=name in CURVE_SLOWDOWN))
+                    for x, progs, hz in points]
         rows = []
-        for x, progs, hz in points:
-            for r in self.measure(f"{name}-{x}", progs, curve_modes(self.cfg, name), hz, cpus(x)):
+        for x, rows_of in measured:
+            for r in rows_of():
                 r.update(curve=name, x=x)
                 rows.append(r)
         rows.sort(key=lambda r: (ALL_MODES.index(r["mode"]), r["x"]))
@@ -318,8 +469,9 @@ class Bench:
         """Guest cycles one byte of read() costs, from /bin/kentry's own
         RDTSC measurement in a run without sampling (deterministic too)."""
         chunk = 1 << 20
-        s = self.boot("kentry-calibrate", [["/bin/kentry", str(chunk), "8"]], "none", 1000)
-        with open(os.path.join(self.runs, "kentry-calibrate.console.txt"), errors="replace") as f:
+        s = self.prerequisite(self.boot("kentry-calibrate", [["/bin/kentry", str(chunk), "8"]],
+                                        "none", 1000))
+        with open(self.path("kentry-calibrate", "console.txt"), errors="replace") as f:
             m = re.search(r"kentry: chunk=\d+ reads=\d+ cycles_per_read=(\d+)", f.read())
         if not m or s["stitch"]["samples"]:
             raise guest.GuestError("kentry calibration: no cycles_per_read line")
@@ -349,16 +501,16 @@ class Bench:
         plugin = bool(self.args.insnprof)
         self.say(f"cache: {' '.join(prog)} at {hz} Hz, the rule cache on and off"
                  + (", under the plugin" if plugin else ""))
-        rows = self.measure("cache", [prog], ["sframe", "fp-deferred", "eh-frame"], hz,
-                            plugin=plugin)
-        by_mode = {r["mode"]: r for r in rows}
+        rows_of = self.measure("cache", [prog], ["sframe", "fp-deferred", "eh-frame"], hz,
+                               plugin=plugin)
+        nocache = {mode: self.boot(f"cache-{mode}-nocache", [prog], mode, hz,
+                                   self.kind(mode, plugin), extra="unwind.rule_cache=0")
+                   for mode in ("sframe", "eh-frame")}
+        by_mode = {r["mode"]: r for r in rows_of()}
         base = by_mode["none"]["workloads"]
-        offs = {}
-        for mode in ("sframe", "eh-frame"):
-            name, extra = f"cache-{mode}-nocache", "unwind.rule_cache=0"
-            s = (self.profiled(name, [prog], mode, hz, extra=extra)[1] if plugin else
-                 self.boot(name, [prog], mode, hz, extra=extra))
-            offs[mode] = metrics.run_metrics(mode, s, [comm(prog)], base)
+        offs = {mode: metrics.run_metrics(mode, (self.profile(n)[1] if plugin else self.stats(n)),
+                                          [comm(prog)], base)
+                for mode, n in nocache.items()}
         off, eh_off = offs["sframe"], offs["eh-frame"]
         out = []
         for label, r, st in (("sframe, rule cache on", by_mode["sframe"], "cache-sframe"),
@@ -367,15 +519,12 @@ class Bench:
                               "cache-fp-deferred"),
                              ("eh-frame, rule cache on", by_mode["eh-frame"], "cache-eh-frame"),
                              ("eh-frame, rule cache off", eh_off, "cache-eh-frame-nocache")):
-            with open(os.path.join(self.runs, st + ".stats.json")) as f:
-                k = json.load(f)["kernel"]
+            k = self.stats(st)["kernel"]
             out.append({"run": label, "mode": r["mode"],
                         "program": " ".join(fp_build([prog])[0] if r["mode"] in FP_MODES else prog),
                         **metrics.cache_metrics(r, k)})
             if plugin:
-                u = breakdown.unwind_row(
-                    breakdown.parse(os.path.join(self.runs, st + ".insnprof.txt")),
-                    {"kernel": k, "stitch": {"samples": None}})
+                u = breakdown.unwind_row(self.profile(st)[0], {"kernel": k, "stitch": {"samples": None}})
                 frames = u["frames_per_unwind"]
                 out[-1]["plugin_insns_per_frame"] = u["unwind_insns"] / frames if frames else None
                 out[-1]["modelled_per_frame"] = u["unwind_cycles"] / frames if frames else None
@@ -399,22 +548,18 @@ class Bench:
         if not self.args.insnprof:
             raise guest.GuestError("the breakdown part needs --insnprof (build/bin/insnprof.so)")
         self.say(f"breakdown: the suite under the insnprof plugin, {self.cfg['hz']} Hz")
+        modes = ["none"] + self.cfg["breakdown"]
+        names = {mode: self.boot(f"breakdown-{mode}",
+                                 fp_build(self.cfg["suite"]) if mode in FP_MODES else self.cfg["suite"],
+                                 mode, self.cfg["hz"], self.kind(mode, True))
+                 for mode in modes}
         rows, profs = [], {}
-        for mode in ["none"] + self.cfg["breakdown"]:
+        for mode in modes:
             fp = mode in FP_MODES
-            progs = fp_build(self.cfg["suite"]) if fp else self.cfg["suite"]
-            name = f"breakdown-{mode}"
-            prof = os.path.join(self.runs, name + ".insnprof.txt")
-            arg = breakdown.plugin_arg(self.args.insnprof, self.args.kernel, prof,
-                                       windows=mode != "none")
-            s = self.boot(name, progs, mode, self.cfg["hz"], plugin=arg,
-                          reuse=self.args.reuse and os.path.exists(prof))
-            p = profs[mode] = breakdown.parse(prof)
+            p, s = self.profile(names[mode])
+            profs[mode] = p
             if mode == "none":
                 continue
-            bad = breakdown.check(p, s["kernel"])
-            if bad:
-                raise guest.GuestError(f"{name}: " + "; ".join(bad))
             got = breakdown.rows(mode, p, s["kernel"])
             # The frame-pointer builds run without sampling in no boot here:
             # their whole run is not the usual builds'.
@@ -426,22 +571,16 @@ class Bench:
         return rows
 
     # --- a cost model that charges memory ----------------------------------
-    def profiled(self, name, progs, mode, hz, extra="", parallel=None, windows=True):
-        """One boot under the plugin with its cost model (windows: the
-        kernel's windows too, else the whole run only): the plugin's
-        counts, checked against the kernel's, and stitch's numbers."""
-        part = name.split("-")[0]
+    def profiled(self, name, progs, mode, hz, extra="", parallel=None):
+        """One boot under the plugin with its cost model (mode none: the
+        whole run only, else the kernel's windows too); profile() gives
+        the plugin's counts, checked against the kernel's, and stitch's
+        numbers."""
         if not self.args.insnprof:
+            part = name.split("-")[0]
             raise guest.GuestError(f"the {part} part needs --insnprof (build/bin/insnprof.so)")
-        prof = os.path.join(self.runs, name + ".insnprof.txt")
-        arg = breakdown.plugin_arg(self.args.insnprof, self.args.kernel, prof, windows=windows)
-        s = self.boot(name, progs, mode, hz, plugin=arg, extra=extra, parallel=parallel,
-                      reuse=self.args.reuse and os.path.exists(prof))
-        p = breakdown.parse(prof)
-        bad = breakdown.check(p, s["kernel"]) if windows else []
-        if bad:
-            raise guest.GuestError(f"{name}: " + "; ".join(bad))
-        return p, s
+        return self.boot(name, progs, mode, hz, self.kind(mode, True), extra=extra,
+                         parallel=parallel)
 
     def memory(self):
         """/bin/chain at several depths, without sampling and in each mode
@@ -466,13 +605,15 @@ class Bench:
             progs.append((cp, comm(cp), int(cp[1]),
                           [("sframe", "sframe", None)] +
                           [(f"stack-copy-{k}k", "stack-copy", k << 10) for k in m["copy_kib"]]))
-        for prog, label, depth, runs in progs:
+        names = [{run: self.profiled(
+                      (f"memory-{depth}" if label == "chain" else f"memory-{label}-{depth}") + f"-{run}",
+                      [prog], mode, hz, extra=f"profile.stack_copy={copy}" if copy else "")
+                  for run, mode, copy in [("none", "none", None)] + runs}
+                 for prog, label, depth, runs in progs]
+        for (prog, label, depth, runs), named in zip(progs, names):
             profs, stats = {}, {}
-            tag = f"memory-{depth}" if label == "chain" else f"memory-{label}-{depth}"
-            for run, mode, copy in [("none", "none", None)] + runs:
-                profs[run], stats[run] = self.profiled(
-                    f"{tag}-{run}", [prog], mode, hz, windows=mode != "none",
-                    extra=f"profile.stack_copy={copy}" if copy else "")
+            for run, n in named.items():
+                profs[run], stats[run] = self.profile(n)
             for run, mode, copy in runs:
                 r = breakdown.memory_row(depth, mode, profs[run], profs["none"], stats[run])
                 r["program"] = label
@@ -493,15 +634,13 @@ class Bench:
         f = self.cfg["fdesearch"]
         self.say(f"fdesearch: /bin/funcs-N {f['rounds']} beside /bin/evict KIB {f['lines']} "
                  f"at {f['hz']} Hz, {f['extra']}, N in {f['funcs']}")
-        rows = []
-        for n in f["funcs"]:
-            for run, kib in f["kib"].items():
-                progs = [[f"/bin/funcs-{n}", str(f["rounds"])],
-                         ["/bin/evict", str(kib), str(f["lines"])]]
-                p, s = self.profiled(f"fdesearch-{n}-{run}", progs, "sframe", f["hz"],
-                                     extra=f["extra"], parallel=True)
-                rows.append({"funcs": n, "run": run, "evict_kib": kib,
-                             **breakdown.unwind_row(p, s)})
+        points = [(n, run, kib, self.profiled(f"fdesearch-{n}-{run}",
+                                              [[f"/bin/funcs-{n}", str(f["rounds"])],
+                                               ["/bin/evict", str(kib), str(f["lines"])]],
+                                              "sframe", f["hz"], extra=f["extra"], parallel=True))
+                  for n in f["funcs"] for run, kib in f["kib"].items()]
+        rows = [{"funcs": n, "run": run, "evict_kib": kib, **breakdown.unwind_row(*self.profile(b))}
+                for n, run, kib, b in points]
         output.write_csv(os.path.join(self.args.out, "fdesearch.csv"), rows, output.FDESEARCH_KEYS)
         self.say("\n" + output.table(rows, output.FDESEARCH_COLUMNS))
         return {"what": f"/bin/funcs-N {f['rounds']} beside /bin/evict KIB {f['lines']}, "
@@ -516,12 +655,12 @@ class Bench:
         c = self.cfg["rulecache"]
         self.say(f"rulecache: /bin/spread-K {c['rounds']} at {c['hz']} Hz, the rule cache on "
                  f"and off, K in {c['callers']}")
-        rows = []
-        for k in c["callers"]:
-            for cache, extra in (("on", ""), ("off", "unwind.rule_cache=0")):
-                p, s = self.profiled(f"rulecache-{k}-{cache}", [[f"/bin/spread-{k}", str(c["rounds"])]],
-                                     "sframe", c["hz"], extra=extra)
-                rows.append({"callers": k, "cache": cache, **breakdown.unwind_row(p, s)})
+        points = [(k, cache, self.profiled(f"rulecache-{k}-{cache}",
+                                           [[f"/bin/spread-{k}", str(c["rounds"])]],
+                                           "sframe", c["hz"], extra=extra))
+                  for k in c["callers"] for cache, extra in (("on", ""), ("off", "unwind.rule_cache=0"))]
+        rows = [{"callers": k, "cache": cache, **breakdown.unwind_row(*self.profile(b))}
+                for k, cache, b in points]
         # The switch must have done what it says, or the comparison is void.
         if any(bool(r["rule_cache_hits"]) != (r["cache"] == "on") for r in rows
                if r["callers"] == min(c["callers"])):
@@ -535,9 +674,10 @@ class Bench:
     def host(self):
         """Our SFrame unwinder, a frame-pointer walk, libunwind and libdw on
         the stack copies of the suite's stack-copy run: bench-unwind's rows."""
-        records = os.path.join(self.runs, "suite-stack-copy.records.bin")
-        if not os.path.exists(records):
-            self.boot("suite-stack-copy", self.cfg["suite"], "stack-copy", self.cfg["hz"])
+        name = self.boot("suite-stack-copy", self.cfg["suite"], "stack-copy", self.cfg["hz"],
+                         self.kind("stack-copy", self.args.insnprof))
+        self.stats(name)  # the plan has run
+        records = self.path(name, "records.bin")
         out = os.path.join(self.args.out, "host-unwind.csv")
         cmd = [self.args.unwind, "--symfs", self.args.symfs, "--csv", out, records]
         self.say("host: " + " ".join(cmd))
@@ -551,49 +691,72 @@ class Bench:
 
 PARTS = ("modes", "real", "depth", "funcs", "kentry", "rate", "cpus", "cache", "breakdown",
          "memory", "fdesearch", "rulecache", "host")
-# The programs each curve boots, for the plan (their arguments do not count).
-CURVE_PROGRAM = {"depth": "/bin/chain", "funcs": "/bin/funcs-10", "kentry": "/bin/kentry",
-                 "rate": "/bin/chain", "cpus": "/bin/chain"}
 
 
-def plan(cfg, parts, runs):
-    """How many boots the parts take: N of the "[k/N]" progress count."""
-    def per_point(progs, modes):
-        fp = fp_build(progs) != progs and any(m in FP_MODES for m in modes)
-        return 1 + len([m for m in modes if m != "none"]) + fp
-    n = 0
+def run_part(b, part, results):
+    """Part's code: in the planning pass, up to its first wish for numbers."""
+    b.part = part
+    if part in ("modes", "real", "breakdown", "memory", "fdesearch", "rulecache", "cache"):
+        results[part] = getattr(b, part)()
+    elif part == "host":
+        results["host"] = b.host()
+    else:
+        results.setdefault("curves", {})[part] = getattr(b, part)()
+
+
+def plan_parts(b, parts):
+    """The planning pass: every boot the parts ask for, in b.plan."""
+    b.planning = True
     for part in parts:
-        if part == "modes":
-            n += per_point(cfg["suite"], cfg["modes"])
-        elif part == "real":
-            n += per_point(cfg["real"], cfg["modes"])
-        elif part == "breakdown":
-            n += 1 + len(cfg["breakdown"])  # + the boot without sampling
-        elif part == "memory":
-            m = cfg["memory"]
-            n += len(m["depths"]) * (1 + len(m["modes"])) + \
-                len(m.get("copy_kib", [])) * (m.get("copy_depth") in m["depths"])
-        elif part == "fdesearch":
-            n += len(cfg["fdesearch"]["funcs"]) * len(cfg["fdesearch"]["kib"])
-        elif part == "rulecache":
-            n += 2 * len(cfg["rulecache"]["callers"])
-        elif part == "cache":
-            n += per_point([cfg["cache"]], ["sframe", "fp-deferred", "eh-frame"]) + 2  # + the caches off
-        elif part == "host":
-            n += not os.path.exists(os.path.join(runs, "suite-stack-copy.records.bin")) and \
-                not ("modes" in parts and "stack-copy" in cfg["modes"])
-        else:
-            n += len(cfg[part]) * per_point([[CURVE_PROGRAM[part]]], curve_modes(cfg, part))
-            n += part == "kentry"  # the calibration boot
-    return n
+        try:
+            run_part(b, part, {})
+        except Planned:
+            pass
+    b.planning = False
+    return list(b.plan.values())
 
 
-def fingerprint(args):
-    """SHA-256 of what every boot runs: the kernel and the initrd."""
+def write_jobs(path, specs, booted, insnprof):
+    """The plan as a job file: one boot a line, a shell command run from
+    the top of the tree (GNU parallel runs each line), which checks the
+    images' SHA-256 and prints the boot's line for --collect."""
+    sha = f"{booted['kernel']},{booted['initrd']}"
+    with open(path + ".tmp", "w") as f:
+        for s in specs:
+            f.write(f"python3 tools/bench/job.py --sha256 {sha}"
+                    + (f" --insnprof {shlex.quote(insnprof)}" if s["plugin"] else "")
+                    + f" --spec {shlex.quote(json.dumps(s, sort_keys=True))}\n")
+    os.replace(path + ".tmp", path)
+
+
+def unpack_streams(path, runs):
+    """Each line of the streams GNU parallel returned into runs/NAME/:
+    the boots' names, or GuestError on a line that is not a boot's."""
+    names = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            try:
+                names.append(job.unpack(line, runs)["spec"]["name"])
+            except ValueError as e:
+                raise guest.GuestError(f"{path}:{n}: {e}") from None
+    return names
+
+
+# The columns of the wall-time table: guest.PHASES, stitch, the tables.
+WALL_KEYS = [k for k, _ in guest.PHASES] + ["stitch_s"]
+
+
+def wall_parts(b, parts, tables):
+    """Per part, where its boots' wall time went, summed over its boots
+    (the boots ran side by side: the sums exceed the elapsed time), and
+    the seconds its tables took once the boots were done."""
     out = {}
-    for key in ("kernel", "initrd"):
-        with open(getattr(args, key), "rb") as f:
-            out[key] = hashlib.sha256(f.read()).hexdigest()
+    for part in parts:
+        names = [n for n, p in b.part_of.items() if p == part and n in b.walls]
+        out[part] = {"boots": len(names),
+                     "plugin_boots": sum(bool(b.plan[n]["plugin"]) for n in names),
+                     **{k: round(sum(b.walls[n].get(k, 0) for n in names), 1) for k in WALL_KEYS},
+                     "tables_s": round(tables[part], 1)}
     return out
 
 
@@ -609,6 +772,20 @@ def commit():
     return r.stdout.strip() + ("-dirty" if dirty else "")
 
 
+def clock(seconds):
+    return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
+
+
+def jobs_default():
+    """BENCH_JOBS, or N of `make -jN` that runs us (GNU make 4.3 puts
+    -jN in MAKEFLAGS), or the number of cores."""
+    env = os.environ.get("BENCH_JOBS")
+    if env:
+        return int(env)
+    m = re.search(r"(?:^|\s)-j(\d+)\b", os.environ.get("MAKEFLAGS", ""))
+    return int(m.group(1)) if m else os.cpu_count() or 1
+
+
 def qemu_version():
     r = subprocess.run(["qemu-system-x86_64", "--version"], stdout=subprocess.PIPE, text=True)
     return r.stdout.splitlines()[0] if r.stdout else "unknown"
@@ -620,7 +797,18 @@ def main():
     ap.add_argument("--config", choices=sorted(CONFIGS), default="full")
     ap.add_argument("--parts", default=",".join(PARTS))
     ap.add_argument("--reuse", action="store_true",
-                    help="do not boot again where DIR/runs/ has a run's numbers")
+                    help="do not boot again what DIR/runs/ holds of the same boot and images")
+    ap.add_argument("--jobs", type=int, default=jobs_default(),
+                    help="boots side by side (default: BENCH_JOBS, make's -jN, or the cores)")
+    ap.add_argument("--plan", metavar="FILE", help="write the plan as a job file, boot nothing "
+                    "but what decides the plan (kentry's calibration)")
+    ap.add_argument("--collect", metavar="FILE", help="the streams the job file's lines printed: "
+                    "the tables from them, booting nothing")
+    ap.add_argument("--check", metavar="RESULTS", help="compare the numbers with a committed "
+                    "results.json (check.py); its configuration is used")
+    ap.add_argument("--sample", type=int, help="with --check: boot this many of its boots, "
+                    "chosen by --seed, instead of parts")
+    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--qemu-run", required=True)
     ap.add_argument("--stitch", required=True)
     ap.add_argument("--symfs", required=True)
@@ -629,13 +817,19 @@ def main():
     ap.add_argument("--unwind", help="build/bin/bench-unwind, for the host part")
     ap.add_argument("--insnprof", help="build/bin/insnprof.so, for the breakdown part")
     args = ap.parse_args()
+    if args.jobs < 1:
+        ap.error("--jobs: at least 1")
+    committed = None
+    if args.check:
+        committed = check.load(args.check)
+        args.config = committed["config"]
 
     os.makedirs(args.out, exist_ok=True)
     b = Bench(args)
-    b.calibration = {}
-    b.booted = fingerprint(args)
-    parts = [p for p in args.parts.split(",") if p]
     t0 = time.time()
+    if args.check and args.sample:
+        return check.sample(b, committed, args.sample, args.seed)
+    parts = [p for p in args.parts.split(",") if p]
     results = {"config": args.config, "qemu": qemu_version(), "commit": commit(),
                "guest_clock": "QEMU -icount shift=0,sleep=off: 1 TSC cycle = 1 instruction",
                "sha256": b.booted}
@@ -643,8 +837,7 @@ def main():
     # configuration and the same kernel and initrd, and keep the others.
     path = os.path.join(args.out, "results.json")
     if os.path.exists(path):
-        with open(path) as f:
-            old = json.load(f)
+        old = job.read_json(path)
         if args.reuse and old.get("sha256") != b.booted:
             print("bench: --reuse: the stored runs come from another kernel or initrd", file=sys.stderr)
             return 1
@@ -657,33 +850,47 @@ def main():
     parts = [p for p in parts if p == "modes" or p in b.cfg]
     if "host" in parts and not args.unwind:
         ap.error("the host part needs --unwind")
-    b.planned = plan(b.cfg, parts, b.runs)
     try:
+        if args.collect:
+            b.say(f"collect: {len(unpack_streams(args.collect, b.runs))} boots in {args.collect}")
+        specs = plan_parts(b, parts)
+        if args.plan:
+            write_jobs(args.plan, specs, b.booted, args.insnprof)
+            b.say(f"bench: {len(specs)} boots of {', '.join(parts)} written to {args.plan}")
+            return 0
+        b.say(f"bench: {', '.join(parts)}: {len(specs)} boots"
+              + ("" if args.collect else f", {args.jobs} side by side"))
+        b.run_plan(specs)
+        tables = {}
         for part in parts:
-            if part == "modes":
-                results["modes"] = b.modes()
-            elif part == "real":
-                results["real"] = b.real()
-            elif part == "breakdown":
-                results["breakdown"] = b.breakdown()
-            elif part in ("memory", "fdesearch", "rulecache"):
-                results[part] = getattr(b, part)()
-            elif part == "cache":
-                results["cache"] = b.cache()
-            elif part == "host":
-                results["host"] = b.host()
-            else:
-                results.setdefault("curves", {})[part] = getattr(b, part)()
+            t = time.time()
+            run_part(b, part, results)
+            tables[part] = time.time() - t
     except guest.GuestError as e:
+        b.planning = False
         b.say(f"bench: {e}")
         return 1
     results.setdefault("calibration", {}).update(b.calibration)
+    # Each boot's guest numbers (check.py --sample compares them) and its
+    # wall time, apart: the only numbers that depend on the host.
+    results["boots"] = {**results.get("boots", {}),
+                        **{s["name"]: {**{k: v for k, v in s.items() if k != "name"},
+                                       **job.guest_numbers(b.path(s["name"], ""))}
+                           for s in specs}}
+    wall = results.get("wall", {})
+    results["wall"] = {"jobs": args.jobs, "seconds": round(time.time() - t0, 1),
+                       "boots": {**wall.get("boots", {}), **b.walls},
+                       "parts": {**wall.get("parts", {}), **wall_parts(b, parts, tables)}}
+    b.say("wall time, summed over each part's boots:\n" + output.wall_table(results))
     output.write_tables(args.out, results)
     with open(path, "w") as f:
         json.dump(output.rounded(results), f, indent=1, sort_keys=True)
         f.write("\n")
     b.say(f"bench: {', '.join(parts)} in {time.time() - t0:.0f} s wall; "
           f"wrote {args.out}/results.json")
+    if args.check:
+        return check.parts(committed, json.loads(json.dumps(output.rounded(results))), parts,
+                           [s["name"] for s in specs])
     return 0
 
 

@@ -183,9 +183,10 @@ def model_columns(prof, none, stats):
     answered and per frame, and their sum; and the whole run against that
     of the boot without sampling (none), in instructions and in modelled
     cycles (the boot is in both, so these are smaller than the workloads'
-    own slowdown)."""
+    own slowdown; None without that boot)."""
     k, st = stats["kernel"], stats["stitch"]
-    nmi, unw, w, base = prof["nmi_dispatch"], prof["unwind_user"], prof[WHOLE], none[WHOLE]
+    nmi, unw, w = prof["nmi_dispatch"], prof["unwind_user"], prof[WHOLE]
+    base = none[WHOLE] if none else None
 
     def ratio(a, b):
         return a / b if b else None
@@ -197,8 +198,8 @@ def model_columns(prof, none, stats):
         "unwind_modelled_per_frame": ratio(unw["cycles"], k.get("frames_unwound", 0)),
         "profiler_modelled_per_sample": (nmi_cycles + (unwind_cycles or 0)
                                          if nmi_cycles is not None else None),
-        "plugin_slowdown_pct": 100 * (w["insns"] / base["insns"] - 1),
-        "modelled_slowdown_pct": 100 * (w["cycles"] / base["cycles"] - 1),
+        "plugin_slowdown_pct": 100 * (w["insns"] / base["insns"] - 1) if none else None,
+        "modelled_slowdown_pct": 100 * (w["cycles"] / base["cycles"] - 1) if none else None,
     }
 
 

@@ -1,5 +1,6 @@
-"""One benchmark run: boot the kernel under QEMU -icount, then let stitch
-count what the guest wrote.
+"""One benchmark boot: the kernel under QEMU -icount, then stitch counting
+what the guest wrote (tools/bench/job.py runs the two for each boot of
+the plan, into a directory of its own).
 
 Guest time is QEMU's virtual clock under `-icount shift=0,sleep=off`: one
 nanosecond per instruction retired, and the guest's TSC follows that clock,
@@ -7,9 +8,9 @@ so every cycle count here is an instruction count and a run repeats
 exactly (docs/BENCHMARKS.md). The direct PVH boot path is used because OVMF
 needs over two minutes under icount (docs/BOOT.md).
 """
-import json
-import os
 import subprocess
+import tempfile
+import time
 
 
 class GuestError(Exception):
@@ -41,38 +42,39 @@ def cmdline(progs, mode, hz, frames, parallel=False, extra=""):
             f"profile.hz={hz} profile.frames={frames} watchdog=off" + (f" {extra}" if extra else ""))
 
 
-def run(tools, workdir, name, progs, mode, hz, frames, reuse=False, timeout=600, plugin=None,
-        cpus=1, extra="", parallel=None):
-    """Boot once and return stitch's numbers (stitch --stats) as a dict.
-
-    workdir/name.{records.bin,console.txt,stats.json} are kept, so a number
-    can always be traced back to the stream it came from. With reuse, a
-    run whose stats.json exists is not booted again. plugin: a QEMU
-    `-plugin` argument (qemu-run --plugin), or None. cpus > 1: that many
-    CPUs, the programs all at once (parallel: all at once or not, whatever
-    cpus is). extra: more kernel parameters.
-    """
-    base = os.path.join(workdir, name)
-    records, console, stats = base + ".records.bin", base + ".console.txt", base + ".stats.json"
-    line = cmdline(progs, mode, hz, frames, cpus > 1 if parallel is None else parallel, extra)
-    if not (reuse and os.path.exists(stats)):
-        boot(tools, line, records, console, timeout, plugin, cpus)
-        count(tools, records, stats)
-    with open(stats) as f:
-        s = json.load(f)
-    s["cmdline"] = line
-    return s
+# Where a boot's wall time goes, by the console lines that mark each
+# phase's end as the host reads them (COM1 is QEMU's stdout, unbuffered):
+# QEMU's start and the kernel's load up to the kernel's banner, the
+# kernel's boot up to its last line before init (the watchdog's, which
+# the bench's command line always has), the workload up to init's exit,
+# and the rest (statistics, shutdown, the stream out of shared memory).
+PHASES = [("start_s", "Stitch kernel"), ("boot_s", "watchdog:"),
+          ("workload_s", "stitch: init (pid 1) exited"), ("end_s", None)]
 
 
 def boot(tools, line, records, console, timeout, plugin, cpus=1):
+    """Boot once; {phase: wall seconds} (PHASES; a phase whose line never
+    came is counted in the next)."""
     cmd = [tools.qemu_run, "--direct", "--icount", "--cpus", str(cpus), "--timeout", str(timeout),
            "--cmdline", line, "--records", records, "--serial", console]
     if plugin:
         cmd += ["--plugin", plugin]
-    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if r.returncode != 0:
-        raise GuestError(f"guest failed (qemu-run exit {r.returncode}) with "
-                         f"'{line}': {r.stderr.strip()} (console: {console})")
+    phases, t0 = {}, time.monotonic()
+    marks = iter(PHASES)
+    key, mark = next(marks)
+    with tempfile.TemporaryFile("w+") as err:
+        with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err) as p:
+            for text in p.stdout:
+                if mark and text.startswith(mark.encode()):
+                    t = time.monotonic()
+                    phases[key], t0 = round(t - t0, 3), t
+                    key, mark = next(marks)
+        phases[key] = round(time.monotonic() - t0, 3)
+        err.seek(0)
+        if p.returncode != 0:
+            raise GuestError(f"guest failed (qemu-run exit {p.returncode}) with "
+                             f"'{line}': {err.read().strip()} (console: {console})")
+    return phases
 
 
 def count(tools, records, stats):

@@ -10,7 +10,7 @@ configuration give byte-identical files (test/t/72-bench-determinism.t).
 writes the page P from the template T, every table and every number of its
 prose from R, and each curve's plot data, gnuplot script and PNG into D;
 --check writes nothing and exits 1 if P or D's plot data and scripts are
-not what R gives (test/t/77-bench-page.t).
+not what R gives (test/t/70-bench-page.t).
 """
 import argparse
 import csv
@@ -458,9 +458,25 @@ def run_table(results):
         f"| {title} | `{lookup(results, path)}` |\n" for path, title in RUN_FIELDS)
 
 
+# The wall-time table: where each part's boots spent their time (the
+# phases of tools/bench/guest.py's PHASES, then stitch), summed over its
+# boots, and the seconds its tables took; the host's numbers, not the guest's.
+WALL_COLUMNS = [("part", "part", "{}"), ("boots", "boots", "{}"),
+                ("plugin_boots", "under the plugin", "{}"),
+                ("start_s", "QEMU's start s", "{:.1f}"), ("boot_s", "kernel boot s", "{:.1f}"),
+                ("workload_s", "workload s", "{:.1f}"), ("end_s", "end s", "{:.1f}"),
+                ("stitch_s", "stitch s", "{:.1f}"), ("tables_s", "tables s", "{:.1f}")]
+
+
+def wall_table(results):
+    parts = results["wall"]["parts"]
+    return markdown([{"part": p, **parts[p]} for p in parts], WALL_COLUMNS)
+
+
 # {{table NAME ARG...}}: each table a page may hold, from the results.
 TABLES = {
     "run": run_table,
+    "wall": wall_table,
     "modes": lambda r: mode_table(part(r, "modes")["rows"]),
     "modes-workloads": lambda r: per_workload(part(r, "modes")["rows"]),
     "real": lambda r: mode_table(part(r, "real")["rows"]),
