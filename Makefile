@@ -79,7 +79,7 @@ include $(filter-out mk/newlib.mk,$(wildcard mk/*.mk))
 # rebuilt then and only then. They are written here, once every fragment
 # has set its variables, not where a fragment is read: a fragment read
 # before the one that sets a variable would write its default (make run
-# APP=prog.c once booted the demo that way). Not by a rule that always
+# APP=prog.c would boot the demo). Not by a rule that always
 # runs either: make -n and make -q would then always claim the initrd, the
 # ESP and the ISO are to be made again.
 # A fragment adds the name of a variable to VALUE_FILES: that variable is

@@ -44,7 +44,7 @@ static bool has_ram(const struct boot_info *bi, uint64_t pa, uint64_t len)
 /*
  * The top of what the direct map covers. Reserved regions above 4 GiB do
  * not count: QEMU reports 1012-1024 GiB reserved (a HyperTransport hole),
- * and mapping up to it took half a million 2 MiB entries (182 million
+ * and mapping up to it would take half a million 2 MiB entries (182 million
  * instructions of every boot) for memory nothing reads. Devices above
  * 4 GiB that the kernel uses (ivshmem's BAR) are mapped by their drivers.
  */

@@ -15,7 +15,7 @@ static bool direct_mapped(uint64_t pa)
  * The direct map covers every byte the kernel reaches through p2v() (the
  * RAM, the ACPI tables, 0-4 GiB for MMIO, the framebuffer) and nothing
  * past them: not the reserved regions above the top of RAM (QEMU's 12 GiB
- * below 1 TiB), which once cost every boot half a million entries.
+ * below 1 TiB), which would cost every boot half a million entries.
  */
 KTEST(kvm_direct_map_covers_ram_not_reserved_holes)
 {
