@@ -1,8 +1,8 @@
 /*
  * The kernel's own page tables (kernel_space), built once at boot:
  *
- *   PHYS_MAP_BASE + pa   all of 0-4 GiB (MMIO: LAPIC, IOAPIC, PCI holes),
- *                        the RAM above it and the framebuffer, in 2 MiB
+ *   PHYS_MAP_BASE + pa   all of 0-4 GiB (MMIO: LAPIC, IOAPIC, PCI holes,
+ *                        the framebuffer) and the RAM above it, in 2 MiB
  *                        pages: RAM write-back, chunks with no RAM uncached
  *   KERNEL_VIRT_BASE     the kernel image, 4 KiB pages, one permission per
  *                        segment: text R-X, rodata R--, data+bss RW-
@@ -46,7 +46,8 @@ static bool has_ram(const struct boot_info *bi, uint64_t pa, uint64_t len)
  * not count: QEMU reports 1012-1024 GiB reserved (a HyperTransport hole),
  * and mapping up to it would take half a million 2 MiB entries (182 million
  * instructions of every boot) for memory nothing reads. Devices above
- * 4 GiB that the kernel uses (ivshmem's BAR) are mapped by their drivers.
+ * 4 GiB that the kernel uses (ivshmem's BAR) are mapped by their drivers;
+ * the screen console takes a framebuffer below 4 GiB only (fbcon.c).
  */
 static uint64_t direct_map_top(const struct boot_info *bi)
 {
@@ -54,8 +55,6 @@ static uint64_t direct_map_top(const struct boot_info *bi)
 	for (uint32_t i = 0; i < bi->mem_count; i++)
 		if (is_ram(bi->mem[i].type))
 			top = MAX(top, bi->mem[i].base + bi->mem[i].length);
-	if (bi->fb.base)
-		top = MAX(top, bi->fb.base + bi->fb.size);
 	return top;
 }
 
