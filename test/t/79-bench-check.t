@@ -57,6 +57,17 @@ like($out, qr/the committed results describe another build: kernel 000000000000 
 like($out, qr/moved by [\d.]+ % on average \(of 1 numbers\), at most -[\d.]+ % \(modes\.rows\[1\]\.nmi_cycles_per_sample\)/,
      '... and by how much the numbers moved');
 
+# A checkout elsewhere: another kernel (its build ids and paths), so
+# other streams, but the same numbers: the hashes are set aside, exit 0.
+my $e = decode_json(slurp($committed));
+$e->{sha256}{kernel} = '0' x 64;
+$_->{records_sha256} = 'e' x 64 for values %{$e->{boots}};
+spew("$dir/elsewhere.json", $json->encode($e));
+$out = `@driver --check $dir/elsewhere.json --parts modes --reuse --out $dir/again 2>&1`;
+is($?, 0, 'another build, the same numbers, other streams: exit 0') or diag($out);
+like($out, qr/2 SHA-256 of streams and plugin output differ, as another build's do; the numbers are compared\n.*all \d+ numbers equal/,
+     '... the streams\' hashes set aside, every number equal');
+
 # The sample check: boots chosen by the seed, each compared by its own
 # numbers (its stream's SHA-256 among them).
 $out = `@driver --check $committed --sample 1 --seed 7 --out $dir/s 2>&1`;
