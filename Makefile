@@ -33,7 +33,8 @@ ARCH_INCLUDE := -I$(ARCH_DIR)/include
 # RUN_PACKAGES for what `make run` builds and runs (perl generates sources,
 # python3 runs tools/qemu-run and its helpers); PACKAGES adds what only
 # `make`, `make test` and the other targets use, BENCH_PACKAGES what only
-# `make bench` and the page it makes (bench-page, bench-publish) use. A fragment adds to the list its parts belong to.
+# `make bench` and its other targets (the page, the plan, the check) use. A
+# fragment adds to the list its parts belong to.
 RUN_PACKAGES := make gcc binutils perl cpio python3
 PACKAGES     :=
 BENCH_PACKAGES :=
