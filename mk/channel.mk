@@ -1,6 +1,6 @@
 # The record channel's host side: build/bin/recextract cuts the stream out
 # of the ivshmem shared-memory file after QEMU exits (tools/qemu-run
-# --records). The kernel side is arch/x86_64/{channel,ivshmem,pci}.c;
+# --records). The kernel side is arch/x86_64/channel/{channel,ivshmem,pci}.c;
 # test/t/41-channel.t. docs/SAMPLING.md, "The drain and the channel".
 
 CHANNEL_EXTRACT := $(BIN)/recextract

@@ -3,7 +3,7 @@
 # The SFrame library (sframe/) is compiled in from its own sources with the
 # kernel's flags: the kernel unwinds itself with it (kern/unwind/kernel.c).
 # So is the .eh_frame library (ehframe/), for the eh-frame mode's lookups.
-KERNEL_SRCS := $(wildcard kern/*.c kern/*/*.c $(ARCH_DIR)/*.c $(ARCH_DIR)/*.S sframe/*.c \
+KERNEL_SRCS := $(wildcard kern/*.c kern/*/*.c $(ARCH_DIR)/*/*.c $(ARCH_DIR)/*/*.S sframe/*.c \
 	ehframe/*.c)
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(basename $(KERNEL_SRCS))) \
 	$(BUILD)/kernel/font.o
@@ -80,7 +80,7 @@ ARCH_CHECK = @echo "tools/check-arch --arch $(ARCH_DIR) ... (kern/, sframe/, ehf
 	--objs "$(ARCH_OBJS)" $(ARCH_CHECK_SRCS)
 
 $(BUILD)/kernel/arch-check.ok: $(ARCH_CHECK_SRCS) $(ARCH_OBJS) tools/check-arch \
-		$(wildcard $(ARCH_DIR)/*.h $(ARCH_DIR)/include/arch/*.h)
+		$(wildcard $(ARCH_DIR)/*.h $(ARCH_DIR)/*/*.h $(ARCH_DIR)/include/arch/*.h)
 	$(ARCH_CHECK)
 	@touch $@
 $(KERNEL_ELF): $(BUILD)/kernel/arch-check.ok

@@ -2,7 +2,7 @@
  * Single x86_64 instructions as inline functions: port I/O, MSRs, control
  * registers, CPUID, the flags register. Nothing here has state. The few
  * instructions kern/ needs too (cli, sti, rdtsc, pause) are in <arch/arch.h>
- * under names that say what they do: irq_disable, arch_cycles, cpu_relax.
+ * under names that say what they do: irq_disable, arch_cycles, arch_cpu_relax.
  */
 #ifndef ARCH_X86_64_X86_H
 #define ARCH_X86_64_X86_H
@@ -104,6 +104,7 @@ static inline uint64_t read_rflags(void)
 }
 
 #define RFLAGS_IF (1ull << 9)
+#define RFLAGS_DF (1ull << 10) /* string instructions step down */
 #define RFLAGS_AC (1ull << 18) /* with SMAP on: ring 0 may touch user pages */
 
 static inline void hlt(void) { __asm__ volatile("hlt" ::: "memory"); }

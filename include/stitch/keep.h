@@ -3,7 +3,7 @@
  * attached (the idea of Linux's pstore/ramoops): the contract between the
  * UEFI loader, which reserves the region and, on the next boot, saves it
  * to \stitch\records.bin on the stick's data partition, and the kernel
- * (arch/x86_64/keep.c), which writes the record stream into it and seals it.
+ * (arch/x86_64/channel/keep.c), which writes the record stream into it and seals it.
  *
  *   [struct keep_header][chunk_crc[] ...][pad to KEEP_DATA_OFFSET]
  *   [struct shm_header + stream: the same area the ivshmem channel uses]

@@ -1,6 +1,6 @@
 /*
  * The layout of the shared-memory record channel, the contract between the
- * kernel (arch/x86_64/ivshmem.c, which writes it into QEMU's ivshmem BAR)
+ * kernel (arch/x86_64/channel/ivshmem.c, which writes it into QEMU's ivshmem BAR)
  * and tools/recextract (which cuts the stream out of the host file after
  * QEMU exits). The area starts with a struct shm_header; the record stream
  * (include/stitch/records.h) follows, appended linearly, whole records

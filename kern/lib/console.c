@@ -17,7 +17,7 @@ irqflags_t console_lock(void)
 	     spins++) {
 		if (spins > 100000000)
 			break;
-		cpu_relax();
+		arch_cpu_relax();
 	}
 	return f;
 }

@@ -8,7 +8,7 @@ bool spin_held(const struct spinlock *l)
 }
 
 /* Test and test-and-set: wait with plain loads, so the line is not
- * bounced between waiters; cpu_relax in the wait (under -icount QEMU switches
+ * bounced between waiters; arch_cpu_relax in the wait (under -icount QEMU switches
  * CPUs there, docs/SMP.md). */
 void spin_lock(struct spinlock *l)
 {
@@ -16,7 +16,7 @@ void spin_lock(struct spinlock *l)
 		panic("spin_lock: %s already held by this CPU", l->name);
 	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
 		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
-			cpu_relax();
+			arch_cpu_relax();
 	__atomic_store_n(&l->cpu, (int)arch_cpu_id(), __ATOMIC_RELAXED);
 }
 

@@ -1,6 +1,6 @@
 /* The C string and memory functions the kernel uses (GCC also emits calls
  * to memcpy, memmove, memset and memcmp on its own). memset, memcpy and
- * memmove are the architecture's (arch/x86_64/string.c: word at a time),
+ * memmove are the architecture's (arch/x86_64/cpu/string.c: word at a time),
  * the others are in kern/lib/string.c. */
 #ifndef KERN_STRING_H
 #define KERN_STRING_H

@@ -52,7 +52,7 @@ static uint64_t place_bitmap(const struct boot_info *bi, uint64_t bytes)
 }
 
 /* The highest free page below 1 MiB, taken out of the pool for good: the
- * other CPUs start there in real mode (arch/x86_64/smp.c). 0 if none. */
+ * other CPUs start there in real mode (arch/x86_64/smp/smp.c). 0 if none. */
 uint64_t pmm_low_page;
 
 static void reserve_low_page(void)

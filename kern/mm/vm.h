@@ -67,7 +67,7 @@ uint64_t vm_unmap_batch(struct vm_space *as, uint64_t start, uint64_t end,
 			struct vm_batch *b);
 /* Flushes the TLB of every other CPU on which as is current and waits
  * until each has: a TLB shootdown. Interrupts on, and no spinlock held
- * that another CPU may wait for with its interrupts off (smp_call). */
+ * that another CPU may wait for with its interrupts off (arch_smp_call). */
 void vm_flush_others(const struct vm_space *as);
 /* Looks up va (any page size): true and *pa (the byte's physical address)
  * and *flags (VM_*) if mapped; either pointer may be NULL. */

@@ -92,7 +92,7 @@ void exit_to_user_mode(struct trap_frame *tf)
 		if (!work) {
 			irq_work_run();
 			irq_enable();
-			cpu_relax();
+			arch_cpu_relax();
 			continue;
 		}
 		irq_enable();

@@ -51,7 +51,7 @@ bool irq_work_wait(struct irq_work *work)
 	while (__atomic_load_n(&work->busy, __ATOMIC_ACQUIRE) ||
 	       __atomic_load_n(&work->running, __ATOMIC_ACQUIRE)) {
 		waited = true;
-		cpu_relax();
+		arch_cpu_relax();
 	}
 	return waited;
 }

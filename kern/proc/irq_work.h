@@ -35,7 +35,7 @@ bool irq_work_queue(struct irq_work *work);
 /*
  * Runs this CPU's queued works, oldest last (order is not promised).
  * Interrupts must be off. The arch's self-IPI handler calls it
- * (arch/x86_64/ipi.c); so may code that must
+ * (arch/x86_64/interrupts/ipi.c); so may code that must
  * not wait for the IPI (the return-to-user path, task exit).
  */
 void irq_work_run(void);

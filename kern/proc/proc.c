@@ -41,7 +41,7 @@ static struct task *dead_task[ARCH_MAX_CPUS];
 void proc_init(void)
 {
 	arch_proc_init();
-	fault_init();
+	arch_fault_init();
 	clock_init();
 	sched_init_idle();
 	signal_init();

@@ -43,7 +43,7 @@ void clock_init(void)
 
 uint64_t clock_ns(void)
 {
-	return tsc_to_ns(arch_cycles() - boot_tsc);
+	return arch_tsc_to_ns(arch_cycles() - boot_tsc);
 }
 
 static bool is_idle(unsigned cpu)
@@ -357,6 +357,6 @@ __attribute__((noinline)) void sched_idle_loop(bool (*done)(void))
 				return;
 		}
 		if (!sched_run_next())
-			arch_wait_for_interrupt();
+			irq_wait();
 	}
 }

@@ -108,9 +108,9 @@ static void report(unsigned self, const struct watchdog_regs *r)
 		arch_nmi_cpu(cpu);
 		/* One second at most: a CPU inside a long NMI of its own
 		 * answers late or never. */
-		uint64_t until = arch_cycles() + tsc_hz;
+		uint64_t until = arch_cycles() + arch_tsc_hz;
 		while (__atomic_load_n(&dump_wanted[cpu], __ATOMIC_SEQ_CST) && arch_cycles() < until)
-			cpu_relax();
+			arch_cpu_relax();
 		if (__atomic_load_n(&dump_wanted[cpu], __ATOMIC_SEQ_CST))
 			kprintf("watchdog: cpu %u did not answer its NMI\n", cpu);
 	}
@@ -158,7 +158,7 @@ void watchdog_nmi(unsigned cpu, const struct watchdog_regs *r)
 		return;
 	kprintf("watchdog: cpu %u stuck with interrupts off for more than %lu ms "
 		"(no interrupt handled, no schedule)\n", cpu,
-		(unsigned long)((irqoff_bound * 1000 + tsc_hz / 2) / tsc_hz));
+		(unsigned long)((irqoff_bound * 1000 + arch_tsc_hz / 2) / arch_tsc_hz));
 	report(cpu, r);
 	panic("watchdog: cpu %u locked up", cpu);
 }
@@ -191,7 +191,7 @@ void watchdog_init(void)
 	long runnable = cmdline_int(&boot_args, "watchdog.runnable_ms",
 				    WATCHDOG_RUNNABLE_MS_DEFAULT, 10, 3600000);
 	long hz = cmdline_int(&boot_args, "watchdog.hz", WATCHDOG_HZ_DEFAULT, 1, 1000);
-	irqoff_bound = (uint64_t)irqoff * tsc_hz / 1000;
+	irqoff_bound = (uint64_t)irqoff * arch_tsc_hz / 1000;
 	runnable_bound_ns = (uint64_t)runnable * 1000000;
 	bool own_nmis = profile.mode == MODE_NONE;
 	__atomic_store_n(&armed, true, __ATOMIC_RELEASE);

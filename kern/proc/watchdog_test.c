@@ -83,9 +83,9 @@ static void reset(void)
 /* Spins until the watchdog fired or `ms` passed; interrupts as they are. */
 static void spin_for(uint64_t ms)
 {
-	uint64_t until = arch_cycles() + ms * tsc_hz / 1000;
+	uint64_t until = arch_cycles() + ms * arch_tsc_hz / 1000;
 	while (fired_cpu < 0 && arch_cycles() < until)
-		cpu_relax();
+		arch_cpu_relax();
 }
 
 static void spin_irqs_off(void *ms)
@@ -103,7 +103,7 @@ static void timer_off(void *unused) { (void)unused; arch_sampling_stop(); }
 KTEST(watchdog_fires_on_irqs_off_spin)
 {
 	unsigned self = arch_cpu_id();
-	uint64_t bound = BOUND_MS * tsc_hz / 1000;
+	uint64_t bound = BOUND_MS * arch_tsc_hz / 1000;
 	watchdog_test_arm(caught, bound);
 	arch_watchdog_start(1000);
 
@@ -124,18 +124,18 @@ KTEST(watchdog_fires_on_irqs_off_spin)
 	KEXPECT(t, fired_at - t0 > bound);
 	arch_sampling_stop();
 
-	/* Another CPU, spinning in an smp_call with interrupts off: its own
+	/* Another CPU, spinning in an arch_smp_call with interrupts off: its own
 	 * NMIs see it. */
 	if (arch_ncpus() > 1) {
 		unsigned other = self == 0 ? 1 : 0;
-		smp_call(other, timer_on, (void *)1000);
+		arch_smp_call(other, timer_on, (void *)1000);
 		reset();
 		t0 = arch_cycles();
-		smp_call(other, spin_irqs_off, (void *)2000);
+		arch_smp_call(other, spin_irqs_off, (void *)2000);
 		KEXPECT_EQ(t, fired_cpu, (int)other);
 		KEXPECT(t, fired_irqs_off && !fired_user);
 		KEXPECT(t, fired_at - t0 > bound);
-		smp_call(other, timer_off, NULL);
+		arch_smp_call(other, timer_off, NULL);
 	}
 	watchdog_test_disarm();
 }
@@ -155,14 +155,14 @@ KTEST(watchdog_lockup_reported)
 	unsigned victim = arch_ncpus() - 1;
 	kprintf("ktest.lockup: cpu %u spins with interrupts off; the watchdog should end "
 		"the run after %ld ms\n", victim, ms);
-	watchdog_test_arm(NULL, (uint64_t)ms * tsc_hz / 1000);
+	watchdog_test_arm(NULL, (uint64_t)ms * arch_tsc_hz / 1000);
 	arch_watchdog_start_all(100);
 	reset();
 	uint64_t limit = (uint64_t)ms * 4 + 5000;
 	if (victim == arch_cpu_id())
 		spin_irqs_off((void *)(uintptr_t)limit);
 	else
-		smp_call(victim, spin_irqs_off, (void *)(uintptr_t)limit);
+		arch_smp_call(victim, spin_irqs_off, (void *)(uintptr_t)limit);
 	watchdog_test_disarm();
 	KEXPECT(t, !"the watchdog did not end the run");
 }

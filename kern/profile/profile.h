@@ -11,7 +11,7 @@
  *   profile.ring=KiB     each CPU's NMI ring (default 2048; power of two)
  *   profile.source=auto|pmu|lapic|ioapic
  *                        the clock behind the sampling NMIs (default auto:
- *                        arch/x86_64/sampling.c says how it chooses)
+ *                        arch/x86_64/nmi/sampling.c says how it chooses)
  *   profile.summary=on|off the kernel's own summary at the end of a run
  *                        (kern/profile/summary.h; default: on if there is a screen)
  *

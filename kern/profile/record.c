@@ -359,7 +359,7 @@ void record_stream_begin(uint32_t mode, uint32_t sample_hz, uint32_t max_frames)
 		.magic = REC_STREAM_MAGIC,
 		.version = REC_STREAM_VERSION,
 		.ncpus = ncpus,
-		.tsc_hz = tsc_hz,
+		.tsc_hz = arch_tsc_hz,
 		.mode = mode,
 		.sample_hz = sample_hz,
 		.max_frames = max_frames,
@@ -391,7 +391,7 @@ void record_stream_end(void)
 	/* The channel's throughput, in guest time (docs/SAMPLING.md). */
 	if (bytes >= 4096)
 		kprintf("profile: final drain: %lu bytes in %lu us, %lu KB/s\n",
-			bytes, tsc_to_ns(dt) / 1000, bytes * tsc_hz / dt / 1000);
+			bytes, arch_tsc_to_ns(dt) / 1000, bytes * arch_tsc_hz / dt / 1000);
 	/* The end goes into the room the channel kept for it: what the
 	 * channel refused is reported, and REC_END is still last. */
 	for (unsigned c = 0; c < ncpus; c++)

@@ -67,7 +67,7 @@ KTEST(sample_busy_loop)
 	irqflags_t f = irq_save();
 	int err = profile_start(&c);
 	if (!err)
-		sample_busy_top(arch_cycles() + (uint64_t)ms * (tsc_hz / 1000));
+		sample_busy_top(arch_cycles() + (uint64_t)ms * (arch_tsc_hz / 1000));
 	profile_stop();
 	irq_restore(f);
 	KASSERT_EQ(t, err, 0);

@@ -239,7 +239,7 @@ KTEST(unwind_deferred_from_nmi)
 	 * counts iterations and only keeps a lost NMI from hanging the run). */
 	arch_self_nmi();
 	for (int i = 0; i < 1000000 && __atomic_load_n(&nmi_ret, __ATOMIC_ACQUIRE) == -1000; i++)
-		cpu_relax();
+		arch_cpu_relax();
 	trap_set_handler(VEC_NMI, NULL);
 	KEXPECT_EQ(t, nmi_ret, 0);
 	KEXPECT(t, nmi_cookie != 0);
@@ -247,7 +247,7 @@ KTEST(unwind_deferred_from_nmi)
 	KEXPECT(t, !unwind_exit_to_user(stand_in));
 	uint64_t ipis = stat_total(STAT_SELF_IPIS);
 	irq_enable();
-	delay_us(100);
+	arch_delay_us(100);
 	irq_disable();
 	KEXPECT_EQ(t, stat_total(STAT_SELF_IPIS) - ipis, 1);
 	KEXPECT(t, stand_in->works != NULL);
@@ -278,7 +278,7 @@ KTEST(irq_work_queue_and_run)
 	KEXPECT_EQ(t, irq_ran, 1);
 	KEXPECT(t, irq_work_queue(&w));
 	irq_enable();
-	delay_us(100);
+	arch_delay_us(100);
 	irq_disable();
 	KEXPECT_EQ(t, irq_ran, 2);
 	irq_restore(f);
@@ -286,7 +286,7 @@ KTEST(irq_work_queue_and_run)
 
 /*
  * Across CPUs: the stand-in runs on CPU 1 (current there, interrupts off
- * in an smp_call) when a real NMI asks for its unwind, so the irq work is
+ * in an arch_smp_call) when a real NMI asks for its unwind, so the irq work is
  * queued on CPU 1's list; then it "moves" to CPU 0, where the test runs
  * it. CPU 1 takes its self-IPI as soon as the call returns. With exiting
  * set on CPU 1 first, the task has begun to exit by the time the irq work
@@ -297,7 +297,7 @@ KTEST(irq_work_queue_and_run)
 static void busy_1ms(struct irq_work *w)
 {
 	(void)w;
-	delay_us(1000);
+	arch_delay_us(1000);
 }
 
 static struct irq_work delay_work = { .func = busy_1ms };
@@ -310,9 +310,9 @@ static void request_on_cpu1(void *exiting)
 	nmi_ret = -1000;
 	trap_set_handler(VEC_NMI, request_in_nmi);
 	arch_nmi_after(100000);
-	for (uint64_t end_tsc = arch_cycles() + tsc_hz; arch_cycles() < end_tsc &&
+	for (uint64_t end_tsc = arch_cycles() + arch_tsc_hz; arch_cycles() < end_tsc &&
 	     __atomic_load_n(&nmi_ret, __ATOMIC_ACQUIRE) == -1000;)
-		cpu_relax();
+		arch_cpu_relax();
 	trap_set_handler(VEC_NMI, NULL);
 	if (exiting) {
 		task_work_exit(stand_in);
@@ -329,7 +329,7 @@ static bool begin_on_cpu1(struct ktest *t, bool exiting)
 	}
 	if (!begin(t))
 		return false;
-	smp_call(1, request_on_cpu1, exiting ? stand_in : NULL);
+	arch_smp_call(1, request_on_cpu1, exiting ? stand_in : NULL);
 	return KEXPECT_EQ(t, nmi_ret, 0) && KEXPECT_EQ(t, nmi_cookie & 7, 1);
 }
 
@@ -342,9 +342,9 @@ KTEST(unwind_deferred_nmi_on_other_cpu)
 	if (!begin_on_cpu1(t, false))
 		return;
 	KEXPECT(t, !unwind_exit_to_user(stand_in)); /* PENDING until it ran */
-	for (uint64_t end_tsc = arch_cycles() + tsc_hz; arch_cycles() < end_tsc &&
+	for (uint64_t end_tsc = arch_cycles() + arch_tsc_hz; arch_cycles() < end_tsc &&
 	     !__atomic_load_n(&stand_in->works, __ATOMIC_ACQUIRE);)
-		cpu_relax();
+		arch_cpu_relax();
 	KEXPECT(t, stand_in->works != NULL);
 	KEXPECT_EQ(t, stat_total(STAT_UNWIND_IPI_REMOTE_TASK) - remote, 1);
 	task_work_run();

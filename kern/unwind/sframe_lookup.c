@@ -93,7 +93,7 @@ static void section_hold(struct sframe_section *s)
 {
 	while (__atomic_exchange_n(&s->busy, 1, __ATOMIC_ACQUIRE))
 		while (__atomic_load_n(&s->busy, __ATOMIC_RELAXED))
-			cpu_relax();
+			arch_cpu_relax();
 }
 
 static void section_release(struct sframe_section *s)

@@ -1,6 +1,6 @@
 #!/usr/bin/perl
 # The direct boot path (tools/qemu-run --direct: QEMU -kernel with the PVH
-# entry of arch/x86_64/pvh.S, no UEFI firmware) runs the same kernel file:
+# entry of arch/x86_64/boot/pvh.S, no UEFI firmware) runs the same kernel file:
 #   - kernel.elf: each PT_LOAD's load address (p_paddr) is its link address
 #     minus one 2 MiB-aligned offset, and the Xen PHYS32_ENTRY note holds
 #     pvh_start32's load address;

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# Several CPUs (tools/qemu-run --cpus N, arch/x86_64/smp.c): the kernel
+# Several CPUs (tools/qemu-run --cpus N, arch/x86_64/smp/smp.c): the kernel
 # starts every CPU of the MADT through the real-mode trampoline, and the
 # smp_* kernel tests check each one from the inside (its index without GS,
 # its APIC id, its own GDT, TSS and GS base, an NMI on its own IST stack,

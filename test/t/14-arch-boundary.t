@@ -40,14 +40,14 @@ sub file {
 
 my $head = "#include <arch/arch.h>\n#include \"kern/kernel.h\"\n";
 my %bad = (
-	'private.c' => [ "#include \"arch/x86_64/lapic.h\"\n$head",
-		qr{private\.c:1: .*arch/x86_64/lapic\.h, which is not an interface header},
+	'private.c' => [ "#include \"arch/x86_64/interrupts/lapic.h\"\n$head",
+		qr{private\.c:1: .*arch/x86_64/interrupts/lapic\.h, which is not an interface header},
 		'an arch-internal header' ],
 	'named.c' => [ "#include \"arch/x86_64/include/arch/arch.h\"\n",
 		qr{named\.c:1: #include names arch/x86_64},
 		'an interface header by the arch directory\'s name' ],
 	'through.c' => [ "#include \"through.h\"\nvoid f(void) {}\n",
-		qr{through\.c:1: reaches \(through a header\) arch/x86_64/x86\.h},
+		qr{through\.c:1: reaches \(through a header\) arch/x86_64/smp/smp\.h},
 		'an arch-internal header through another header' ],
 	'rdtsc.c' => [ "${head}uint64_t f(void) { return rdtsc(); }\n",
 		qr{rdtsc\.c:3: rdtsc: an x86 instruction},
@@ -58,11 +58,14 @@ my %bad = (
 	'redeclared.c' => [ "${head}void lapic_timer_stop(void);\nvoid f(void) { lapic_timer_stop(); }\n",
 		qr{redeclared\.c:3: lapic_timer_stop: belongs to arch/x86_64's internals.*\n.*redeclared\.c:4: lapic_timer_stop},
 		'an arch-internal function declared by hand' ],
+	'macro.c' => [ "${head}#define PTE_P (1ull << 0)\nuint64_t f(void) { return PTE_P; }\n",
+		qr{macro\.c:3: PTE_P: belongs to arch/x86_64's internals.*\n.*macro\.c:4: PTE_P},
+		'a macro of a private header in a chapter folder, written again by hand' ],
 	'redeclared.h' => [ "#include \"kern/kernel.h\"\nvoid lapic_timer_stop(void);\n",
 		qr{redeclared\.h:2: lapic_timer_stop: belongs to arch/x86_64's internals},
 		'an arch-internal function declared again in a portable header' ],
 );
-file('through.h', "#include \"arch/x86_64/x86.h\"\n");
+file('through.h', "#include \"arch/x86_64/smp/smp.h\"\n");
 for my $name (sort keys %bad) {
 	my ($text, $want, $what) = @{ $bad{$name} };
 	my ($rc, $out) = check(file($name, $text));

@@ -33,7 +33,7 @@ sys.path.insert(0, 'test/deferred')
 from records import diag, done, parse, tap  # noqa: E402
 
 REC_STREAM, REC_COMM, REC_SAMPLE, REC_LOST, REC_STATS, REC_END = 1, 2, 4, 7, 8, 9
-SHM_MAGIC = 0x4d53484354495453  # arch/x86_64/ivshmem.h
+SHM_MAGIC = 0x4d53484354495453  # arch/x86_64/channel/ivshmem.h
 SHM_HEADER = 64
 REC_DEFERRED_FIXED = 56  # sizeof(struct rec_deferred), include/stitch/records.h
 CMDLINE = 'init=/bin/demo profile.hz=1000'

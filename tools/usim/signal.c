@@ -1,7 +1,7 @@
 /*
  * Signals under stitch-usim: the tracer keeps each process's Stitch
  * signal state (struct sigstate) and delivers the signals itself, as
- * kern/proc/signal.c and arch/x86_64/signal.c do (docs/PROCESSES.md,
+ * kern/proc/signal.c and arch/x86_64/proc/signal.c do (docs/PROCESSES.md,
  * "Signals"; docs/USERLAND.md, "stitch-usim").
  *
  * Linux only carries them. kill(pid, sig) becomes a Linux real-time

@@ -41,7 +41,7 @@
 #define VEC_PIT          (VEC_IRQ0 + 0)
 #define VEC_LAPIC_TIMER  0xf0
 #define VEC_SELF_IPI     0xf1 /* irq work: raised from NMI context */
-#define VEC_CALL         0xf2 /* smp_call: run a function on another CPU */
+#define VEC_CALL         0xf2 /* arch_smp_call: run a function on another CPU */
 #define VEC_RESCHED      0xf3 /* wake an idle CPU, or end a time slice */
 #define VEC_LAPIC_ERROR  0xfe
 #define VEC_SPURIOUS     0xff
