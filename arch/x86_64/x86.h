@@ -1,8 +1,9 @@
 /*
  * Single x86_64 instructions as inline functions: port I/O, MSRs, control
  * registers, CPUID, the flags register. Nothing here has state. The few
- * instructions kern/ needs too (cli, sti, rdtsc, pause) are in <arch/arch.h>
- * under names that say what they do: irq_disable, arch_cycles, arch_cpu_relax.
+ * instructions kern/ needs too (cli, sti, rdtsc, pause) are in the interface
+ * (<arch/irq.h>, <arch/time.h>, <arch/cpu.h>) under names that say what
+ * they do: irq_disable, arch_cycles, arch_cpu_relax.
  */
 #ifndef ARCH_X86_64_X86_H
 #define ARCH_X86_64_X86_H

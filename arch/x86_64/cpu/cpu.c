@@ -14,7 +14,7 @@
 #define MSR_TSC_AUX   0xc0000103u
 #define CPUID_RDTSCP  (1u << 27) /* leaf 0x80000001, edx */
 
-/* Read inline by arch_cpu_id (arch.h): set once at boot, then constant. */
+/* Read inline by arch_cpu_id (<arch/cpu.h>): set once at boot, then constant. */
 bool arch_has_rdtscp;
 static bool lapic_up;
 
