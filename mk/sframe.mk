@@ -128,6 +128,15 @@ $(SFRAME_TDIR)/conv_check: test/sframe/conv_check.c tools/sframe/input.c tools/s
 
 TEST_PREREQS += $(SFRAME_TDIR)/conv_check
 
+# Test 18: the accelerated lookups against the reference at every pc.
+$(SFRAME_TDIR)/reference: test/sframe/reference.c tools/sframe/input.c tools/sframe/reloc.c \
+		tools/sframe/input.h $(SFRAME_HOST_OBJS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(SFRAME_TEST_CFLAGS) -o $@ test/sframe/reference.c \
+		tools/sframe/input.c tools/sframe/reloc.c $(SFRAME_HOST_OBJS) -lelf
+
+TEST_PREREQS += $(SFRAME_TDIR)/reference
+
 # Test 4 runs the sanitized library.
 $(SFRAME_TDIR)/malformed: test/sframe/malformed.c $(SFRAME_VECGEN) $(SFRAME_ASAN_OBJS)
 	@mkdir -p $(dir $@)
