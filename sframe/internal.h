@@ -2,13 +2,14 @@
  * Helpers shared by the library's files; not part of the API.
  *
  * The library in layers, each file including only headers of its own
- * layer or below and calling nothing above it:
+ * layer or below and calling only functions of the layers below it:
  *   0  internal.h   checked loads from the three sources, byte order
- *   1  read.h       the readers' inline decoders; header.c, fde.c,
- *                   fre.c, rule.c, validate.c read through them
- *   2  plain.c      the reference lookup (sframe.h's readers only)
- *      fde_index.h, fde_index.c, fast.c   the accelerated lookup
- *   3  step.c, encode.c   an unwind step and re-encoding, over lookups
+ *   1  read.h       the readers' inline decoders, and the readers:
+ *                   header.c, fde.c, fre.c, rule.c
+ *   2  over the readers: validate.c, encode.c; plain.c, the reference
+ *      lookup (through sframe.h only); fde_index.h and fde_index.c
+ *   3  fast.c       the accelerated lookup, over the FDE index
+ *   4  step.c       an unwind step, over the accelerated lookup
  */
 #ifndef STITCH_SFRAME_INTERNAL_H
 #define STITCH_SFRAME_INTERNAL_H
