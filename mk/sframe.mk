@@ -120,22 +120,16 @@ $(SFRAME_TDIR)/libsample.so: test/sframe/sample.c
 
 TEST_PREREQS += $(SFRAME_SAMPLES)
 
-$(SFRAME_TDIR)/conv_check: test/sframe/conv_check.c tools/sframe/input.c tools/sframe/reloc.c \
+# Test 22's conversion check and test 18's comparison of the accelerated
+# lookups with the reference, over the sections of ELF files.
+SFRAME_ELF_CHECKS := $(SFRAME_TDIR)/conv_check $(SFRAME_TDIR)/reference
+$(SFRAME_ELF_CHECKS): $(SFRAME_TDIR)/%: test/sframe/%.c tools/sframe/input.c tools/sframe/reloc.c \
 		tools/sframe/input.h $(SFRAME_HOST_OBJS)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(SFRAME_TEST_CFLAGS) -o $@ test/sframe/conv_check.c \
+	$(HOST_CC) $(SFRAME_TEST_CFLAGS) -o $@ $< \
 		tools/sframe/input.c tools/sframe/reloc.c $(SFRAME_HOST_OBJS) -lelf
 
-TEST_PREREQS += $(SFRAME_TDIR)/conv_check
-
-# Test 18: the accelerated lookups against the reference at every pc.
-$(SFRAME_TDIR)/reference: test/sframe/reference.c tools/sframe/input.c tools/sframe/reloc.c \
-		tools/sframe/input.h $(SFRAME_HOST_OBJS)
-	@mkdir -p $(dir $@)
-	$(HOST_CC) $(SFRAME_TEST_CFLAGS) -o $@ test/sframe/reference.c \
-		tools/sframe/input.c tools/sframe/reloc.c $(SFRAME_HOST_OBJS) -lelf
-
-TEST_PREREQS += $(SFRAME_TDIR)/reference
+TEST_PREREQS += $(SFRAME_ELF_CHECKS)
 
 # Test 23 runs the sanitized library.
 $(SFRAME_TDIR)/malformed: test/sframe/malformed.c $(SFRAME_VECGEN) $(SFRAME_ASAN_OBJS)

@@ -12,7 +12,6 @@
  *   reference FILE...   one line per file; exit 1 on any difference
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,20 +105,13 @@ static bool same_quick(const struct sf_table *t, uint64_t pc, const struct answe
 	       q.fp_saved == wq.fp_saved && q.strict == wq.strict;
 }
 
-static void report(struct stats *st, const char *member, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void report(struct stats *st, const char *member, const char *fmt, ...)
+/* One difference, at pc looked up one way; the first few are printed. */
+static void mismatch(struct stats *st, const char *member, const char *way, uint64_t pc,
+		     const char *what)
 {
-	va_list ap;
-	if (st->bad++ >= MAX_REPORTS)
-		return;
-	printf("MISMATCH %s%s%s%s: ", st->path, member ? "(" : "", member ? member : "",
-	       member ? ")" : "");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
+	if (st->bad++ < MAX_REPORTS)
+		printf("MISMATCH %s%s%s%s: %s: pc 0x%" PRIx64 ": %s\n", st->path,
+		       member ? "(" : "", member ? member : "", member ? ")" : "", way, pc, what);
 }
 
 enum { WAYS = 6 };
@@ -162,7 +154,7 @@ static void compare(struct stats *st, const char *member, const struct section *
 		void *mem = NULL;
 		uint64_t delta;
 		if (!open_way(&t, way, sec, &mem, &delta)) {
-			report(st, member, "%s: cannot open", way_name[way]);
+			mismatch(st, member, way_name[way], 0, "cannot open");
 			free(mem);
 			continue;
 		}
@@ -179,14 +171,14 @@ static void compare(struct stats *st, const char *member, const struct section *
 				reference(&t, pc + delta, &r);
 				st->pcs += way == 0;
 				st->found += way == 0 && !r.rule_err;
-				if (!same(&a, &r))
-					report(st, member, "%s: pc 0x%" PRIx64 ": %s / %s, reference %s / %s",
-					       way_name[way], pc, sf_strerror(a.fde_err),
-					       sf_strerror(a.rule_err), sf_strerror(r.fde_err),
-					       sf_strerror(r.rule_err));
-				else if (t.fde_index && !same_quick(&t, pc + delta, &r))
-					report(st, member, "%s: pc 0x%" PRIx64 ": sf_find_quick differs",
-					       way_name[way], pc);
+				char what[160];
+				if (!same(&a, &r)) {
+					snprintf(what, sizeof what, "%s / %s, reference %s / %s",
+						 sf_strerror(a.fde_err), sf_strerror(a.rule_err),
+						 sf_strerror(r.fde_err), sf_strerror(r.rule_err));
+					mismatch(st, member, way_name[way], pc, what);
+				} else if (t.fde_index && !same_quick(&t, pc + delta, &r))
+					mismatch(st, member, way_name[way], pc, "sf_find_quick differs");
 			}
 			next = pc > next ? pc : next;
 		}
