@@ -85,7 +85,7 @@ $(SFRAME_TDIR)/vectors: test/sframe/vectors.c $(SFRAME_VECGEN) $(SFRAME_HDRS)
 
 TEST_PREREQS += $(SFRAME_TDIR)/vectors
 
-# Test 2 links binutils' libsframe next to ours (their names never clash:
+# Test 21 links binutils' libsframe next to ours (their names never clash:
 # ours all start with sf_).
 SFRAME_TEST_CFLAGS := $(SFRAME_TOOL_CFLAGS) -iquote tools/sframe
 
@@ -106,7 +106,7 @@ $(SFRAME_LIBC_ELF): $(NEWLIB_LIBC)
 
 TEST_PREREQS += $(SFRAME_TDIR)/vs_libsframe $(SFRAME_LIBC_ELF)
 
-# Dynamically linked inputs (PLT stubs: PCMASK FDEs) for tests 1-3.
+# Dynamically linked inputs (PLT stubs: PCMASK FDEs) for tests 20-22.
 SFRAME_SAMPLE_FLAGS := -O2 -g -Wa,--gsframe -fomit-frame-pointer $(WARN)
 SFRAME_SAMPLES := $(SFRAME_TDIR)/sample $(SFRAME_TDIR)/libsample.so
 
@@ -120,15 +120,18 @@ $(SFRAME_TDIR)/libsample.so: test/sframe/sample.c
 
 TEST_PREREQS += $(SFRAME_SAMPLES)
 
-$(SFRAME_TDIR)/conv_check: test/sframe/conv_check.c tools/sframe/input.c tools/sframe/reloc.c \
+# Test 22's conversion check and test 18's comparison of the accelerated
+# lookups with the reference, over the sections of ELF files.
+SFRAME_ELF_CHECKS := $(SFRAME_TDIR)/conv_check $(SFRAME_TDIR)/reference
+$(SFRAME_ELF_CHECKS): $(SFRAME_TDIR)/%: test/sframe/%.c tools/sframe/input.c tools/sframe/reloc.c \
 		tools/sframe/input.h $(SFRAME_HOST_OBJS)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(SFRAME_TEST_CFLAGS) -o $@ test/sframe/conv_check.c \
+	$(HOST_CC) $(SFRAME_TEST_CFLAGS) -o $@ $< \
 		tools/sframe/input.c tools/sframe/reloc.c $(SFRAME_HOST_OBJS) -lelf
 
-TEST_PREREQS += $(SFRAME_TDIR)/conv_check
+TEST_PREREQS += $(SFRAME_ELF_CHECKS)
 
-# Test 4 runs the sanitized library.
+# Test 23 runs the sanitized library.
 $(SFRAME_TDIR)/malformed: test/sframe/malformed.c $(SFRAME_VECGEN) $(SFRAME_ASAN_OBJS)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(SFRAME_TOOL_CFLAGS) -O1 $(SFRAME_SAN) -o $@ test/sframe/malformed.c \
@@ -136,7 +139,7 @@ $(SFRAME_TDIR)/malformed: test/sframe/malformed.c $(SFRAME_VECGEN) $(SFRAME_ASAN
 
 TEST_PREREQS += $(SFRAME_TDIR)/malformed
 
-# Test 5: the libFuzzer target, the library compiled into it with clang's
+# Test 24: the libFuzzer target, the library compiled into it with clang's
 # coverage and sanitizers. test/sframe/corpus/ holds the checked-in seeds;
 # what the fuzzer finds goes to build/sframe/fuzz/corpus/, crashes to
 # build/sframe/fuzz/crash-*.

@@ -6,7 +6,7 @@
  * in FDE order. FREs have the same encoding in every version, so their
  * bytes are copied as they are.
  */
-#include "internal.h"
+#include "read.h"
 
 /* Output that is written at random positions but never past cap; `end`
  * tracks the size the whole encoding needs. */

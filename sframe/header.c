@@ -90,7 +90,6 @@ int sf_open(struct sf_table *t, const struct sf_src *src)
 	t->fres = (uint32_t)fres;
 	t->text_start = 0;
 	t->text_end = UINT64_MAX;
-	t->index = NULL;
 	t->fde_index = NULL;
 	return check_layout(t, src->size);
 }

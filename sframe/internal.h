@@ -1,5 +1,15 @@
 /*
  * Helpers shared by the library's files; not part of the API.
+ *
+ * The library in layers, each file including only headers of its own
+ * layer or below and calling only functions of the layers below it:
+ *   0  internal.h   checked loads from the three sources, byte order
+ *   1  read.h       the readers' inline decoders, and the readers:
+ *                   header.c, fde.c, fre.c, rule.c
+ *   2  over the readers: validate.c, encode.c; plain.c, the reference
+ *      lookup (through sframe.h only); fde_index.h and fde_index.c
+ *   3  fast.c       the accelerated lookup, over the FDE index
+ *   4  step.c       an unwind step, over the accelerated lookup
  */
 #ifndef STITCH_SFRAME_INTERNAL_H
 #define STITCH_SFRAME_INTERNAL_H
@@ -148,185 +158,5 @@ static inline uint32_t sf_addr_size(uint8_t fre_type)
 {
 	return fre_type == SF_FRE_ADDR1 ? 1 : fre_type == SF_FRE_ADDR2 ? 2 : 4;
 }
-
-/* sf_fde_find and sf_fre_find with a work allowance (sf_find_rule_bounded). */
-/* A function's own shape, checked by lookups and by sf_validate alike:
- * no PCMASK block of size 0, not wrapping around. A function of size 0
- * has no shape to check: it covers no pc (sframe/fde.c, "Functions of
- * size 0"). */
-static inline int sf_fde_check_shape(const struct sf_fde *fde)
-{
-	/* Written as a choice, not as pc_type == MASK && rep_size == 0:
-	 * compilers read that as one word over both bytes, which stalls on
-	 * a struct just filled byte by byte. */
-	uint8_t block = fde->pc_type == SF_PC_MASK ? fde->rep_size : 1;
-	if (fde->size == 0)
-		return SF_OK;
-	if (block == 0)
-		return SF_E_FDE_SIZE;
-	if (fde->start + fde->size - 1 < fde->start)
-		return SF_E_FDE_RANGE;
-	return SF_OK;
-}
-
-/* What a lookup checks of the function that covers pc, instead of a
- * validation of all: no wrap, and inside the text the section describes
- * (covering pc, its size is not 0). */
-static SF_INLINE int sf_fde_check_found(const struct sf_table *t, const struct sf_fde *fde)
-{
-	int err = sf_fde_check_shape(fde);
-	if (err)
-		return err;
-	if (fde->start < t->text_start || fde->start + fde->size - 1 >= t->text_end)
-		return SF_E_FDE_TEXT;
-	return SF_OK;
-}
-
-/*
- * A directory of n buckets over n increasing starts, for both indexes:
- * bucket b, 2^shift bytes from start[0] + (b << shift), holds the last
- * start at or before its first address. sf_buckets_fill returns shift.
- * sf_buckets_find: the last start at or before pc (pc >= start[0]), by
- * pc's bucket and a search of the starts between its entry and the next
- * one's (mostly none or one).
- */
-uint8_t sf_buckets_fill(const uint64_t *start, uint32_t n, uint32_t *bucket);
-
-static SF_INLINE uint32_t sf_buckets_find(const uint64_t *start, uint32_t n, uint8_t shift,
-					  const uint32_t *bucket, uint64_t pc)
-{
-	uint64_t b = (pc - start[0]) >> shift;
-	if (b >= n)
-		b = n - 1;
-	uint32_t lo = bucket[b];
-	uint32_t k = (b + 1 < n ? bucket[b + 1] : n - 1) - lo + 1;
-	while (k > 1) {
-		uint32_t half = k / 2;
-		lo = start[lo + half] <= pc ? lo + half : lo;
-		k -= half;
-	}
-	return lo;
-}
-
-/* The FDE index's bucket directory, after the starts; with an entry
- * per FDE, the FDEs kept after it (sframe/fde.c). Lookups write those:
- * the caller's memory, as sf_fde_index_build says. */
-static SF_INLINE const uint32_t *sf_fde_index_buckets(const struct sf_fde_index *x)
-{
-	return (const uint32_t *)(x->start + x->n);
-}
-
-static SF_INLINE struct sf_kept_fde *sf_fde_index_kept(const struct sf_fde_index *x)
-{
-	return (struct sf_kept_fde *)(uintptr_t)(sf_fde_index_buckets(x) + x->n);
-}
-
-/* FDE i of an entry per FDE, read from the section and kept (sframe/fde.c),
- * or why it cannot be; FDEs read to check it charged to *work. */
-int sf_fde_index_keep(const struct sf_table *t, uint32_t i, uint32_t *work);
-
-/* An entry per FDE: the entry is the FDE, and its neighbours' starts are
- * the entries beside it (increasing: checked at the build), so that the
- * checks of the search and of the neighbours need no read but the
- * chosen FDE's, and none once it is kept. The last entry at or before
- * pc, or the last one before it of a size other than 0 (sframe/fde.c,
- * "Functions of size 0"), kept: its index *idx when it covers pc. */
-static SF_INLINE int sf_fde_index_at(const struct sf_table *t, uint64_t pc, uint32_t *idx,
-				     uint32_t *work)
-{
-	const struct sf_fde_index *x = t->fde_index;
-	const struct sf_kept_fde *kept = sf_fde_index_kept(x);
-	int err;
-
-	if (pc < x->start[0])
-		return SF_E_NO_FDE;
-	uint32_t i = sf_buckets_find(x->start, x->n, x->shift, sf_fde_index_buckets(x), pc);
-	for (;;) {
-		if (!kept[i].read && (err = sf_fde_index_keep(t, i, work)))
-			return err;
-		if (kept[i].size)
-			break;
-		if (i == 0)
-			return SF_E_NO_FDE;
-		if (!*work)
-			return SF_E_BUDGET;
-		--*work;
-		i--;
-	}
-	*idx = i;
-	return pc - x->start[i] < kept[i].size ? SF_OK : SF_E_NO_FDE;
-}
-
-
-/* sf_kept_fde.quick_type of an FDE sf_find_quick leaves to the others. */
-#define SF_QUICK_NONE 0xff
-
-/* The entity is at its fixed CFA slot, if the header gives one. */
-static SF_INLINE struct sf_where sf_fixed_or_same(int8_t fixed)
-{
-	struct sf_where w = { SF_SAME, 0, 0 };
-	if (fixed) {
-		w.how = SF_AT_CFA;
-		w.off = fixed;
-	}
-	return w;
-}
-
-static SF_INLINE struct sf_where sf_at_cfa(int32_t off)
-{
-	struct sf_where w = { SF_AT_CFA, 0, off };
-	return w;
-}
-
-static SF_INLINE int sf_default_rule(const struct sf_table *t, const struct sf_fre *fre,
-				  struct sf_rule *r)
-{
-	uint8_t fp_idx = 1;
-
-	r->cfa_reg = fre->base == SF_BASE_SP ? sf_sp_reg(t) : sf_fp_reg(t);
-	r->cfa_off = fre->word[0];
-	if (t->fixed_ra) {
-		r->ra = sf_at_cfa(t->fixed_ra);
-	} else {
-		/* AArch64: no RA word means RA is still in the link register;
-		 * so does an RA word of 0, the padding that lets an FP word
-		 * follow (SFRAME_FRE_RA_OFFSET_INVALID: RA is never at the CFA). */
-		bool saved = fre->nwords > 1 && fre->word[1] != 0;
-		r->ra = saved ? sf_at_cfa(fre->word[1]) : sf_fixed_or_same(0);
-		fp_idx = 2;
-	}
-	r->fp = fre->nwords > fp_idx ? sf_at_cfa(fre->word[fp_idx]) :
-				       sf_fixed_or_same(t->fixed_fp);
-	return fre->nwords > fp_idx + 1 ? SF_E_RULE : SF_OK;
-}
-
-/* sf_quick_of, inline for sf_find_quick (sframe/fre.c). */
-static SF_INLINE bool sf_quick_from(const struct sf_table *t, const struct sf_rule *r,
-				    struct sf_quick *q)
-{
-	if (r->signal || r->cfa_deref || r->ra.how != SF_AT_CFA ||
-	    (r->fp.how != SF_SAME && r->fp.how != SF_AT_CFA) ||
-	    (r->cfa_reg != sf_sp_reg(t) && r->cfa_reg != sf_fp_reg(t)))
-		return false;
-	q->cfa_off = r->cfa_off;
-	q->ra_off = r->ra.off;
-	q->fp_off = r->fp.off;
-	q->cfa_fp = r->cfa_reg == sf_fp_reg(t);
-	q->fp_saved = r->fp.how == SF_AT_CFA;
-	q->strict = t->abi == SF_ABI_AMD64_LE;
-	return true;
-}
-
-int sf_fde_find_bounded(const struct sf_table *t, uint64_t pc, struct sf_fde *fde,
-			uint32_t *work);
-
-/* Lookups through the optional index (sframe/index.c): the FDE at pc;
- * the rule at pc, or in *walk the FDE whose rows the lookup must walk
- * (PLT blocks). */
-int sf_index_fde(const struct sf_table *t, uint64_t pc, struct sf_fde *fde);
-int sf_index_rule(const struct sf_table *t, uint64_t pc, struct sf_rule *rule,
-		  const struct sf_fde **walk);
-int sf_fre_find_bounded(const struct sf_table *t, const struct sf_fde *fde,
-			uint64_t pc, struct sf_fre *fre, uint32_t *work);
 
 #endif /* STITCH_SFRAME_INTERNAL_H */

@@ -14,7 +14,7 @@
  * the CFA), bit 1 deref_p (the value is loaded from base + offset), bit 2
  * reserved, bits 3.. regnum (DWARF).
  */
-#include "internal.h"
+#include "read.h"
 
 #define CTL_REG_P   0x1
 #define CTL_DEREF_P 0x2
@@ -88,9 +88,8 @@ static int flex_rule(const struct sf_table *t, const struct sf_fre *fre,
 	return flex_where(control(fre, i), fre->word[i + 1], &r->fp);
 }
 
-/* Inline in sf_find_rule_bounded, the lookups' path. */
-static SF_INLINE int rule_of(const struct sf_table *t, const struct sf_fde *fde,
-			     const struct sf_fre *fre, struct sf_rule *r)
+int sf_rule_of(const struct sf_table *t, const struct sf_fde *fde,
+	       const struct sf_fre *fre, struct sf_rule *r)
 {
 	r->cfa_deref = false;
 	r->mangled_ra = fre->mangled_ra;
@@ -108,40 +107,4 @@ static SF_INLINE int rule_of(const struct sf_table *t, const struct sf_fde *fde,
 	if (fde->fde_type == SF_FDE_FLEX)
 		return flex_rule(t, fre, r);
 	return sf_default_rule(t, fre, r);
-}
-
-int sf_rule_of(const struct sf_table *t, const struct sf_fde *fde,
-	       const struct sf_fre *fre, struct sf_rule *r)
-{
-	return rule_of(t, fde, fre, r);
-}
-
-int sf_find_rule_bounded(const struct sf_table *t, uint64_t pc,
-			 struct sf_rule *rule, uint32_t *work)
-{
-	const struct sf_fde *walk;
-	struct sf_fde fde;
-	struct sf_fre fre;
-	int err;
-
-	if (t->index) {
-		/* One probe; a PLT block's piece sends the lookup to its rows. */
-		if (*work < 1)
-			return SF_E_BUDGET;
-		*work -= 1;
-		if ((err = sf_index_rule(t, pc, rule, &walk)) || !walk)
-			return err;
-		fde = *walk;
-	} else if ((err = sf_fde_find_bounded(t, pc, &fde, work))) {
-		return err;
-	}
-	if ((err = sf_fre_find_bounded(t, &fde, pc, &fre, work)))
-		return err;
-	return rule_of(t, &fde, &fre, rule);
-}
-
-int sf_find_rule(const struct sf_table *t, uint64_t pc, struct sf_rule *rule)
-{
-	uint32_t work = UINT32_MAX;
-	return sf_find_rule_bounded(t, pc, rule, &work);
 }

@@ -142,24 +142,13 @@ struct sf_table {
 	 * (sf_open sets the whole address space; a caller that knows the
 	 * registered text narrows it). */
 	uint64_t text_start, text_end;
-	/* NULL, or what sf_index_build wrote. */
-	const struct sf_index *index;
 	/* NULL, or what sf_fde_index_build wrote. */
 	const struct sf_fde_index *fde_index;
 };
 
-/* The optional index (sf_index_build; the layout is in sframe/index.c):
- * n pieces of the text, each a stretch under one row, by start. */
-struct sf_index {
-	uint32_t n;
-	uint32_t cap;
-	uint8_t shift;
-	uint64_t start[];
-};
-
 /* An FDE index of a sorted section: the start address of FDEs 0,
  * step, 2 step, ... (n of them), increasing, then a directory of n
- * 32-bit bucket entries (sframe/fde.c) over 2^shift-byte buckets; with
+ * 32-bit bucket entries (sframe/fde_index.h) over 2^shift-byte buckets; with
  * step 1 (an entry per FDE), then each FDE as the build read it (struct
  * sf_kept_fde). */
 struct sf_fde_index {
@@ -268,25 +257,7 @@ uint32_t sf_used_size(const struct sf_table *t);
 int sf_validate(const struct sf_table *t);
 
 /*
- * An optional lookup index, in memory the caller provides (the library
- * still allocates nothing): sf_index_size() bytes, 8-byte aligned (about
- * 52 bytes per row and 100 per FDE). Built once (a full sf_validate, then
- * every FDE decoded and every row's rule worked out), it answers
- * sf_find_rule and sf_fde_find from itself: pc's piece of the text (a
- * stretch under one row) through a bucket directory, and that piece's
- * rule, without reading the section again (a PLT block's rows are still
- * walked, with the checks of a buffer the validation saw). It is a
- * snapshot of the table as built: of the section's bytes, and of
- * text_start/text_end (set them first). sf_index_build sets t->index;
- * SF_E_NOSPACE when size is short, SF_E_INVAL when mem is misaligned,
- * SF_E_FDE_UNSORTED for a section without SF_F_FDE_SORTED, or why the
- * section is not valid.
- */
-uint64_t sf_index_size(const struct sf_table *t);
-int sf_index_build(struct sf_table *t, void *mem, uint64_t size);
-
-/*
- * A lighter index for a section read in place (the kernel's): the starts
+ * An FDE index, for a section read in place (the kernel's): the starts
  * of at most max FDEs, every step-th one, in sf_fde_index_size(t, max) bytes
  * of the caller's memory (8-byte aligned). Building it reads those starts
  * only (bounded work, no validation: they must increase); a lookup then
@@ -315,7 +286,10 @@ int sf_fde_index_read_all(const struct sf_table *t);
 /* The idx-th FDE. */
 int sf_fde_get(const struct sf_table *t, uint32_t idx, struct sf_fde *fde);
 
-/* The FDE whose function covers pc: binary search if sorted, else linear. */
+/* The FDE whose function covers pc: binary search if sorted, else linear.
+ * This and the lookups below are the accelerated ones (sframe/fast.c),
+ * which check what they read: the same answers as the reference
+ * (sf_plain_fde_find and the others, below) on a valid section. */
 int sf_fde_find(const struct sf_table *t, uint64_t pc, struct sf_fde *fde);
 
 /* Decode the FRE at section offset off of fde (off = fde->first_fre for
@@ -339,6 +313,18 @@ int sf_find_rule(const struct sf_table *t, uint64_t pc, struct sf_rule *rule);
  * with a million rows in one function costs what the caller allows). */
 int sf_find_rule_bounded(const struct sf_table *t, uint64_t pc,
 			 struct sf_rule *rule, uint32_t *work);
+
+/*
+ * The reference lookups (sframe/plain.c): sf_fde_find, sf_fre_find and
+ * sf_find_rule the plainest way, through the readers above only. On a
+ * section sf_validate accepts they give the same answers (the tests
+ * check every pc of every program the build has); on any other they are
+ * safe, not checked: the accelerated ones are the ones to use.
+ */
+int sf_plain_fde_find(const struct sf_table *t, uint64_t pc, struct sf_fde *fde);
+int sf_plain_fre_find(const struct sf_table *t, const struct sf_fde *fde, uint64_t pc,
+		      struct sf_fre *fre);
+int sf_plain_find_rule(const struct sf_table *t, uint64_t pc, struct sf_rule *rule);
 
 /* Unwind one frame: replace *f by its caller's pc, sp and fp, reading the
  * stack through read (which may fail), or with read NULL in place, through

@@ -6,7 +6,7 @@
  * fails with SF_E_REG rather than guess. The interrupted frame's registers
  * are all known: sf_step_first() takes them.
  */
-#include "internal.h"
+#include "read.h"
 
 /* The first frame's registers by DWARF number, or none. */
 struct regs {

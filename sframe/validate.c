@@ -3,7 +3,7 @@
  * later lookups meet only well-formed data. Lookups stay bounds-checked
  * either way; validation is about getting right answers, not safety.
  */
-#include "internal.h"
+#include "read.h"
 
 /* FDE fde after prev, and after last, the last one before it of a size
  * other than 0 (NULL: none). */

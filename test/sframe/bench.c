@@ -1,18 +1,18 @@
 /*
  * make bench-sframe: nanoseconds per lookup (FDE + FRE + rule), and of
- * that the FDE search alone (sf_fde_find), without and with the optional
- * index (sf_index_build, in memory this program
- * allocates) or the FDE index (sf_fde_index_build, an entry per FDE, as
- * the kernel builds it for a section of up to 1 024 FDEs), and per unwind
- * step, against libsframe's sframe_find_fre on the same pcs.
+ * that the FDE search alone (sf_fde_find), of the reference lookup
+ * (sf_plain_find_rule, sframe/plain.c), with the FDE index
+ * (sf_fde_index_build, an entry per FDE, as the kernel builds it for a
+ * section of up to 1 024 FDEs), and per unwind step, against libsframe's
+ * sframe_find_fre on the same pcs.
  *
  *   bench FILE...   one table row per file (linked ELF with .sframe)
  *
  * The pcs are 2^19 addresses drawn uniformly (fixed seed) from the span
  * the FDEs cover, the same list for every contender. Each figure is the
  * best of 5 passes over the list. Before timing, both libraries' answers,
- * and ours with and without either index, are compared on every pc, so a
- * broken path cannot look fast.
+ * and ours by the reference, with and without the FDE index, are compared
+ * on every pc, so a broken path cannot look fast.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,9 +32,8 @@
 struct bench {
 	struct sf_table direct;  /* section read in place */
 	struct sf_table viacb;   /* section read through a callback */
-	struct sf_table indexed; /* section in memory, with an index */
-	struct sf_table fde_indexed; /* ... with a FDE index */
-	void *index, *fde_index;
+	struct sf_table fde_indexed; /* section in memory, with an FDE index */
+	void *fde_index;
 	sframe_decoder_ctx *d;
 	uint64_t vaddr;
 	uint64_t *pcs;
@@ -71,10 +70,10 @@ static uint64_t op_fde(struct bench *b, uint64_t pc)
 	return (uint64_t)sf_fde_find(&b->direct, pc, &fde) + fde.start;
 }
 
-static uint64_t op_lookup_index(struct bench *b, uint64_t pc)
+static uint64_t op_lookup_plain(struct bench *b, uint64_t pc)
 {
 	struct sf_rule r;
-	return (uint64_t)sf_find_rule(&b->indexed, pc, &r) + (uint64_t)r.cfa_off;
+	return (uint64_t)sf_plain_find_rule(&b->direct, pc, &r) + (uint64_t)r.cfa_off;
 }
 
 static uint64_t op_lookup_fde_index(struct bench *b, uint64_t pc)
@@ -151,7 +150,7 @@ static uint32_t disagreements(struct bench *b)
 		bad += !!mine != !!theirs || (!mine && lf.fre_start_addr != fre.start);
 		struct sf_rule r1, r2;
 		int e1 = sf_find_rule(&b->direct, b->pcs[i], &r1);
-		int e2 = sf_find_rule(&b->indexed, b->pcs[i], &r2);
+		int e2 = sf_plain_find_rule(&b->direct, b->pcs[i], &r2);
 		bad += e1 != e2 || (!e1 && !same_rule(&r1, &r2));
 		e2 = sf_find_rule(&b->fde_indexed, b->pcs[i], &r2);
 		bad += e1 != e2 || (!e1 && !same_rule(&r1, &r2));
@@ -191,9 +190,6 @@ static int run(void *arg, const char *member, const struct section *sec)
 	struct sf_src direct = { b.bytes, NULL, NULL, b.size, b.vaddr, false };
 	struct sf_src viacb = { NULL, copy_cb, &b, b.size, b.vaddr, false };
 	if (sf_open(&b.direct, &direct) || sf_validate(&b.direct) || sf_open(&b.viacb, &viacb) ||
-	    sf_open(&b.indexed, &direct) ||
-	    !(b.index = malloc(sf_index_size(&b.indexed))) ||
-	    sf_index_build(&b.indexed, b.index, sf_index_size(&b.indexed)) ||
 	    sf_open(&b.fde_indexed, &direct) ||
 	    !(b.fde_index = malloc(sf_fde_index_size(&b.fde_indexed, UINT32_MAX))) ||
 	    sf_fde_index_build(&b.fde_indexed, b.fde_index, sf_fde_index_size(&b.fde_indexed, UINT32_MAX)) ||
@@ -204,15 +200,14 @@ static int run(void *arg, const char *member, const struct section *sec)
 	pick_pcs(&b);
 	uint32_t bad = disagreements(&b);
 	double mine = ns_per_pc(&b, op_lookup), fde = ns_per_pc(&b, op_fde);
-	double indexed = ns_per_pc(&b, op_lookup_index);
+	double plain = ns_per_pc(&b, op_lookup_plain);
 	double fde_indexed = ns_per_pc(&b, op_lookup_fde_index), theirs = ns_per_pc(&b, op_libsframe);
 	printf("| %7" PRIu32 " | %7" PRIu32 " | %9" PRIu32 " | %8.1f | %8.1f | %8.1f | %8.1f | %8.1f | "
 	       "%8.1f | %9.1f | %5.2f | %5.2f | %5.2f |%s\n",
-	       b.direct.num_fdes, b.direct.num_fres, b.size, mine, fde, indexed, fde_indexed,
+	       b.direct.num_fdes, b.direct.num_fres, b.size, mine, fde, plain, fde_indexed,
 	       ns_per_pc(&b, op_lookup_cb), ns_per_pc(&b, op_step), theirs,
-	       theirs / mine, theirs / indexed, theirs / fde_indexed, bad ? " DISAGREE" : "");
+	       theirs / mine, theirs / plain, theirs / fde_indexed, bad ? " DISAGREE" : "");
 	sframe_decoder_free(&b.d);
-	free(b.index);
 	free(b.fde_index);
 	free(b.pcs);
 	return bad != 0;
@@ -221,9 +216,9 @@ static int run(void *arg, const char *member, const struct section *sec)
 int main(int argc, char **argv)
 {
 	int status = 0;
-	printf("| FDEs    | FREs    | .sframe B | lookup ns | of which FDE ns | with index ns | "
+	printf("| FDEs    | FREs    | .sframe B | lookup ns | of which FDE ns | reference ns | "
 	       "with FDE index ns | via callback ns | step ns | libsframe sframe_find_fre ns | "
-	       "speedup | with index | with FDE index |\n");
+	       "speedup | reference | with FDE index |\n");
 	printf("|--------:|--------:|----------:|---------:|---------:|---------:|---------:|---------:|"
 	       "---------:|----------:|------:|------:|------:|\n");
 	for (int i = 1; i < argc; i++)

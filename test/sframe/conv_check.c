@@ -1,5 +1,5 @@
 /*
- * Test 3: conversions keep the rules. Usage:
+ * Test 22: conversions keep the rules. Usage:
  *
  *   conv_check FILE BLOB...
  *

@@ -1,14 +1,14 @@
 /*
- * Test 5: libFuzzer target for decode, validate, lookup, step and encode.
+ * Test 24: libFuzzer target for decode, validate, lookup, step and encode.
  * The input is a section. Besides "no crash, no sanitizer report":
  *
  * - through the reader callback, no request may leave the section;
  * - the buffer and the callback accessors must agree on every answer;
  * - a section that validates and re-encodes (v1, v2, v3) must still
  *   validate and give the same rule at every sampled pc;
- * - the optional indexes (sf_index_build, sf_fde_index_build) change no
- *   answer on a valid section, and lookups through a FDE index of
- *   any section stay safe.
+ * - on a valid section the reference lookup (sf_plain_find_rule and its
+ *   parts) gives the accelerated one's answers, and the FDE index
+ *   changes none; lookups through an FDE index of any section stay safe.
  *
  * Any violation traps, which libFuzzer reports as a crash.
  */
@@ -131,23 +131,26 @@ static void reencode(const struct sf_table *t, const uint64_t *pcs, int n)
 	}
 }
 
-/* The optional index of a valid sorted section: same answers as without
- * it (the index is built only when sf_validate passes, so the trusted row
- * walk may rely on it). */
-static void indexed(const struct sf_table *t, const uint64_t *pcs, int n)
+/* The reference lookup on a valid section: the accelerated one's FDE,
+ * row and rule, or its error, at every sampled pc (sframe/plain.c). */
+static void reference(const struct sf_table *t, const uint64_t *pcs, int n)
 {
-	struct sf_table x = *t;
-	uint64_t need = sf_index_size(&x);
-	uint64_t *mem = malloc(need ? need : 8);
-	int err = sf_index_build(&x, mem, need);
-	CHECK(err == SF_OK || (err == SF_E_FDE_UNSORTED && !(t->flags & SF_F_FDE_SORTED)));
-	for (int i = 0; !err && i < n; i++) {
+	for (int i = 0; i < n; i++) {
+		struct sf_fde fa, fb;
+		struct sf_fre ra, rb;
 		struct answer a, b;
+		int ea = sf_fde_find(t, pcs[i], &fa), eb = sf_plain_fde_find(t, pcs[i], &fb);
+		CHECK(ea == eb && (ea || (fa.index == fb.index && fa.start == fb.start)));
+		if (!ea) {
+			ea = sf_fre_find(t, &fa, pcs[i], &ra);
+			eb = sf_plain_fre_find(t, &fb, pcs[i], &rb);
+			CHECK(ea == eb && (ea || (ra.off == rb.off && ra.start == rb.start)));
+		}
 		answer(t, pcs[i], &a);
-		answer(&x, pcs[i], &b);
+		b = a;
+		b.err = sf_plain_find_rule(t, pcs[i], &b.rule);
 		CHECK(same(&a, &b));
 	}
-	free(mem);
 }
 
 /* The FDE index, on any section (with one entry, three, or as many
@@ -200,7 +203,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sampled(&t, pcs, n, valid);
 	if (valid) {
 		reencode(&t, pcs, n);
-		indexed(&t, pcs, n);
+		reference(&t, pcs, n);
 	}
 	return 0;
 }

@@ -1,5 +1,5 @@
 /*
- * Test 4: malformed sections give errors, never crashes, never a read
+ * Test 23: malformed sections give errors, never crashes, never a read
  * outside the section. Built with AddressSanitizer and UBSan (which
  * aborts on undefined behaviour); every section sits in a heap block of
  * exactly its size, so a read one byte past it is caught. Prints TAP.

@@ -1,6 +1,6 @@
 /*
  * A host program and shared object with SFrame, PLT stubs and a frame
- * pointer-based function, as inputs for tests 1-3: the project itself
+ * pointer-based function, as inputs for tests 20-22: the project itself
  * builds only static executables, which have no PCMASK (PLT) FDEs.
  */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * Test 2: the library agrees with binutils' own libsframe (2.40, from
+ * Test 21: the library agrees with binutils' own libsframe (2.40, from
  * binutils-dev) on the sections of the files named on the command line.
  *
  * For every section: every FDE and FRE decoded by index (start, size, FRE

@@ -1,0 +1,165 @@
+/*
+ * Building the FDE index (its layout and lookup: sframe/fde_index.h), and
+ * keeping the FDEs lookups read through it.
+ */
+#include "fde_index.h"
+
+/* An entry costs its start and its bucket, and with an entry per FDE
+ * the FDE kept. */
+#define ENTRY_BYTES (sizeof(uint64_t) + sizeof(uint32_t))
+
+uint64_t sf_fde_index_size(const struct sf_table *t, uint32_t max)
+{
+	uint32_t n = t->num_fdes < max ? t->num_fdes : max;
+	uint64_t each = ENTRY_BYTES + (n == t->num_fdes ? sizeof(struct sf_kept_fde) : 0);
+	return sizeof(struct sf_fde_index) + (uint64_t)n * each;
+}
+
+/* The least shift that puts the last start in bucket n - 1 or below,
+ * then each bucket's last start at or before it, by one pass over the
+ * starts: start j is the last at or before the first address of the
+ * buckets from ceil(d_j / 2^shift) to the next start's first bucket
+ * (d_j = start[j] - start[0]), the last one of the buckets after that. */
+static uint8_t buckets_fill(const uint64_t *start, uint32_t n, uint32_t *bucket)
+{
+	uint64_t span = start[n - 1] - start[0];
+	uint8_t shift = 0;
+	uint32_t b = 0;
+
+	while (shift < 63 && (span >> shift) >= n)
+		shift++;
+	uint64_t mask = ((uint64_t)1 << shift) - 1;
+	for (uint32_t j = 0; j + 1 < n; j++) {
+		uint64_t d = start[j + 1] - start[0];
+		uint64_t first = (d >> shift) + ((d & mask) != 0);
+		for (; b < first && b < n; b++)
+			bucket[b] = j;
+	}
+	for (; b < n; b++)
+		bucket[b] = n - 1;
+	return shift;
+}
+
+/* The starts of the index, increasing; instantiated per source kind and start
+ * width (v3: 8 bytes, else 4), the pcrel flag read once: a load, an add
+ * and a compare an entry. */
+static SF_INLINE int read_starts(const struct sf_table *t, enum sf_kind k, uint32_t width,
+				  struct sf_fde_index *x)
+{
+	uint64_t rel = pcrel_mask(t), at = t->fdes, stride = (uint64_t)x->step * t->fde_size;
+	uint64_t prev = 0;
+	int err;
+
+	for (uint32_t i = 0; i < x->n; i++, at += stride) {
+		uint8_t b[8] = { 0 };
+		/* In bounds: sf_open checked the FDE array against the size. */
+		if ((err = sf_load(&t->src, k, at, width, b)))
+			return err;
+		uint64_t start = start_of(t, b, width, at, rel);
+		if (start < prev)
+			return SF_E_FDE_UNSORTED;
+		x->start[i] = prev = start;
+	}
+	return SF_OK;
+}
+
+int sf_fde_index_build(struct sf_table *t, void *mem, uint64_t size)
+{
+	struct sf_fde_index *x = mem;
+	uint64_t room = size < sizeof *x ? 0 : size - sizeof *x;
+	uint64_t max = room / (ENTRY_BYTES + sizeof(struct sf_kept_fde));
+	enum sf_kind k = sf_kind(&t->src);
+	int err;
+
+	if ((uintptr_t)mem % 8)
+		return SF_E_INVAL;
+	if (!(t->flags & SF_F_FDE_SORTED) || t->num_fdes == 0)
+		return SF_E_FDE_UNSORTED;
+	/* An entry per FDE when the FDEs kept fit too, else as many
+	 * entries as fit without them, fewer than the FDEs. */
+	if (max < t->num_fdes) {
+		max = room / ENTRY_BYTES;
+		if (max >= t->num_fdes)
+			max = t->num_fdes - 1;
+	}
+	if (max == 0)
+		return SF_E_NOSPACE;
+	if (max > t->num_fdes)
+		max = t->num_fdes;
+	x->step = (uint32_t)((t->num_fdes + max - 1) / max);
+	x->n = (t->num_fdes + x->step - 1) / x->step;
+	uint32_t width = t->version == 3 ? 8 : 4;
+	err = k == SF_KIND_BASE ? read_starts(t, SF_KIND_BASE, width, x) :
+	      k == SF_KIND_IN_PLACE ? (width == 8 ? read_starts(t, SF_KIND_IN_PLACE, 8, x) :
+						    read_starts(t, SF_KIND_IN_PLACE, 4, x)) :
+				      read_starts(t, SF_KIND_READ, width, x);
+	if (err)
+		return err;
+	x->shift = buckets_fill(x->start, x->n, (uint32_t *)(x->start + x->n));
+	if (x->step == 1)
+		for (uint32_t i = 0; i < x->n; i++)
+			sf_fde_index_kept(x)[i].read = false;
+	t->fde_index = x;
+	return SF_OK;
+}
+
+/* FDE i of an entry per FDE, read from the section: checked against its
+ * entry and the next one (the starts increase: checked at the build, so
+ * that the FDE is the only one that can cover a pc between the two) and
+ * kept when it reads well. An FDE that does not is read again next time:
+ * it fails the same way, or reads well once the section does. */
+static SF_INLINE int read_kept(const struct sf_table *t, enum sf_kind k, uint32_t i,
+			       struct sf_fde *fde, uint32_t *work)
+{
+	const struct sf_fde_index *x = t->fde_index;
+	struct sf_kept_fde *e = &sf_fde_index_kept(x)[i];
+	int err;
+
+	if ((err = fde_get(t, k, i, fde)))
+		return err;
+	if (fde->start != x->start[i])
+		return SF_E_FDE_UNSORTED; /* the section changed since the build */
+	if (i + 1 < x->n && x->start[i + 1] - fde->start < fde->size &&
+	    (err = sf_fde_check_next(t, fde, i + 1, work)))
+		return err;
+	*e = (struct sf_kept_fde){
+		.size = fde->size, .first_fre = fde->first_fre, .num_fres = fde->num_fres,
+		.info = fde->info, .info2 = fde->info2, .rep_size = fde->rep_size,
+		.found_err = (uint8_t)sf_fde_check_found(t, fde), .read = true,
+		/* sf_find_quick's: rows from the function start, default
+		 * rules, not a signal trampoline (whose step says so). */
+		.quick_type = fde->fde_type == SF_FDE_DEFAULT && fde->pc_type == SF_PC_INC &&
+			      !fde->signal ? fde->fre_type : SF_QUICK_NONE,
+	};
+	return SF_OK;
+}
+
+int sf_fde_index_keep(const struct sf_table *t, uint32_t i, uint32_t *work)
+{
+	struct sf_fde fde;
+
+	switch (sf_kind(&t->src)) {
+	case SF_KIND_BASE:
+		return read_kept(t, SF_KIND_BASE, i, &fde, work);
+	case SF_KIND_IN_PLACE:
+		return read_kept(t, SF_KIND_IN_PLACE, i, &fde, work);
+	default:
+		return read_kept(t, SF_KIND_READ, i, &fde, work);
+	}
+}
+
+int sf_fde_index_read_all(const struct sf_table *t)
+{
+	/* Each FDE of size 0 is read again by the one of another size
+	 * before it at most: the reads stay in proportion to the FDEs. */
+	uint32_t work = UINT32_MAX;
+	int err;
+
+	if (!t->fde_index || t->fde_index->step != 1)
+		return SF_OK;
+	for (uint32_t i = 0; i < t->num_fdes; i++)
+		if (!sf_fde_index_kept(t->fde_index)[i].read &&
+		    (err = sf_fde_index_keep(t, i, &work)))
+			return err;
+	return SF_OK;
+}
