@@ -8,7 +8,7 @@
 #include <arch/trap.h>
 #include <arch/uaccess.h>
 #include "arch/x86_64/x86.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/proc/watchdog.h"
 
 void nmi_dispatch(struct trap_frame *tf);

@@ -24,7 +24,7 @@
 #include <arch/trap.h>
 #include "kern/kernel.h"
 #include "kern/profile/sample.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/lib/string.h"
 
 enum source { SRC_NONE, SRC_PMU, SRC_LAPIC, SRC_IOAPIC };

@@ -18,7 +18,7 @@
 #include "kern/lib/cmdline.h"
 #include "kern/kernel.h"
 #include "kern/lib/spinlock.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/lib/string.h"
 #include "kern/proc/task.h"
 #include "kern/mm/uvm.h"

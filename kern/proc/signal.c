@@ -15,7 +15,7 @@
 #include "kern/proc/sched.h"
 #include "kern/proc/task.h"
 #include "kern/profile/record.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/unwind/deferred.h"
 
 static struct elf_image sigpage;

@@ -7,7 +7,7 @@
 #include "kern/mm/mm.h"
 #include "kern/profile/record.h"
 #include "kern/profile/sample.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/lib/string.h"
 #include "kern/profile/summary.h"
 

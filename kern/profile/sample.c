@@ -5,7 +5,7 @@
 #include "kern/mm/mm.h"
 #include "kern/mm/pmm.h"
 #include "kern/profile/record.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/proc/task.h"
 #include "stitch/syscall.h"
 

@@ -14,7 +14,7 @@
 #include "kern/profile/profile.h"
 #include "kern/profile/record.h"
 #include "kern/profile/sample.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/profile/strace.h"
 #include "kern/lib/string.h"
 #include "kern/proc/task.h"
