@@ -60,4 +60,15 @@ int elf_parse(const uint8_t *file, uint64_t size, struct elf_image *out);
 uint32_t elf_build_id(const uint8_t *file, uint64_t size,
 		      uint8_t id[ELF_BUILD_ID_MAX]);
 
+struct uvm;
+
+/* Regions for the executable's segments, an empty heap after them, the
+ * stack; registers its PT_GNU_SFRAME and PT_GNU_EH_FRAME (elf_load.c).
+ * 0 or -ENOMEM. */
+int elf_load(struct uvm *mm, const struct elf_image *img, const char *path);
+/* The part of it for any ELF image (the signal page's too): regions for
+ * its segments, its PT_GNU_SFRAME and PT_GNU_EH_FRAME registered for its
+ * text. 0 or -ENOMEM. */
+int elf_map_image(struct uvm *mm, const struct elf_image *img, const char *path);
+
 #endif

@@ -21,6 +21,7 @@
 #include "kern/proc/task_work.h"
 #include "kern/unwind/deferred.h"
 #include "kern/mm/uvm.h"
+#include "kern/proc/elf.h"
 #include "stitch/syscall.h"
 
 #define USER_PC 0x400123
@@ -383,7 +384,7 @@ KTEST(uvm_mmap_hint)
 {
 	struct uvm *mm = uvm_create();
 	struct elf_image img = { 0 };
-	KASSERT(t, mm && uvm_load_elf(mm, &img, "none") == 0);
+	KASSERT(t, mm && elf_load(mm, &img, "none") == 0);
 	uint64_t at = 0x50000000;
 	KEXPECT_EQ(t, uvm_mmap(mm, at, 2 * PAGE_SIZE, 0, NULL, 0), (long)at);
 	long other = uvm_mmap(mm, at + PAGE_SIZE, PAGE_SIZE, 0, NULL, 0);
