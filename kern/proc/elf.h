@@ -9,20 +9,7 @@
 
 #include <stdint.h>
 
-/* The ELF64 structures (System V ABI), only what the loader reads. */
-struct elf64_ehdr {
-	uint8_t ident[16];
-	uint16_t type, machine;
-	uint32_t version;
-	uint64_t entry, phoff, shoff;
-	uint32_t flags;
-	uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
-};
-
-struct elf64_phdr {
-	uint32_t type, flags;
-	uint64_t offset, vaddr, paddr, filesz, memsz, align;
-};
+#include "stitch/elf.h"
 
 #define ELF_MAX_LOADS    8
 #define ELF_BUILD_ID_MAX 20
