@@ -157,8 +157,9 @@ static void sampling_nmi(struct trap_frame *tf)
 		stat_inc(STAT_NMI_IGNORED);
 		return;
 	}
-	struct sample_regs r = { .frame = tf, .ip = tf->rip, .sp = tf->rsp, .bp = tf->rbp,
-				 .user = trap_from_user(tf) };
+	struct nmi_regs r = { .frame = tf, .ip = tf->rip, .sp = tf->rsp, .fp = tf->rbp,
+			      .user = trap_from_user(tf),
+			      .irqs_off = !(tf->rflags & RFLAGS_IF) };
 	sample_nmi(&r);
 }
 

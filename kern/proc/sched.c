@@ -23,7 +23,7 @@
 #include "kern/proc/task.h"
 #include "kern/mm/uvm.h"
 #include "kern/mm/vm.h"
-#include "kern/proc/watchdog.h"
+#include "kern/watchdog.h"
 #include "stitch/syscall.h"
 
 struct spinlock sched_lock = SPINLOCK_INIT("sched");

@@ -118,6 +118,11 @@ int profile_start(const struct profile_config *c)
 	return 0;
 }
 
+bool profile_sampling(void)
+{
+	return sampling;
+}
+
 void profile_stop(void)
 {
 	if (!sampling)

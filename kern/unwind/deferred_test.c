@@ -133,7 +133,7 @@ KTEST(unwind_deferred_sampler_and_tracer)
 {
 	static uint64_t buf[32];
 	struct rec_sample *rec = (struct rec_sample *)buf;
-	struct sample_regs regs = { .user = false };
+	struct nmi_regs regs = { .user = false };
 	struct sample_ctx ctx = { .regs = &regs, .rec = rec, .len = sizeof *rec,
 				  .cap = sizeof buf };
 	if (profile.mode != MODE_SFRAME) {
