@@ -67,7 +67,7 @@ void kmain(uint64_t boot_info_phys)
 	kunwind_init();
 
 	pmm_init(&boot_info);
-	kvm_init(&boot_info);
+	kernel_space_init(&boot_info);
 	kprintf("pmm: %zu pages free (%lu MiB); kernel page tables at 0x%lx\n",
 		pmm_nfree(), pmm_nfree() * PAGE_SIZE >> 20, kernel_space.root);
 	if (acpi_init(&boot_info))

@@ -14,8 +14,8 @@
  *   (about 1 TiB unmapped)   the guard below the stack
  *   USER_STACK_BASE ...      the stack, fixed size, ends at USER_END
  */
-#ifndef KERN_UVM_H
-#define KERN_UVM_H
+#ifndef KERN_MM_UVM_H
+#define KERN_MM_UVM_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -4,8 +4,8 @@
  * checked against the file and the user address range before use, and
  * anything malformed is -ENOEXEC.
  */
-#ifndef KERN_ELF_H
-#define KERN_ELF_H
+#ifndef KERN_PROC_ELF_H
+#define KERN_PROC_ELF_H
 
 #include <stdint.h>
 

@@ -21,8 +21,8 @@
  * profile_start() itself. arch_shutdown() calls profile_finish(), which
  * writes the end of the stream.
  */
-#ifndef KERN_PROFILE_H
-#define KERN_PROFILE_H
+#ifndef KERN_PROFILE_PROFILE_H
+#define KERN_PROFILE_PROFILE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -11,8 +11,8 @@
  * walk, a stack copy); in a software event's, the cookie of the deferred
  * unwind its caller asked for.
  */
-#ifndef KERN_SAMPLE_H
-#define KERN_SAMPLE_H
+#ifndef KERN_PROFILE_SAMPLE_H
+#define KERN_PROFILE_SAMPLE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -64,7 +64,7 @@ static inline uint64_t arch_cycles(void)
 }
 
 void arch_init_cpu(void);     /* serial, GDT, TSS, IDT: before anything can fault */
-void arch_init_devices(void); /* LAPIC, IOAPIC, PIT tick, calibration: after kvm_init */
+void arch_init_devices(void); /* LAPIC, IOAPIC, PIT tick, calibration: after kernel_space_init */
 void arch_init_cpu_regs(void); /* EFER.NXE, CR0.WP, CR4.PGE: each CPU */
 /* The page-fault and user-exception handlers: after the memory and
  * process managers they call are up (proc_init). */
