@@ -22,7 +22,7 @@
 
 /* The sample being built, as the user-callchain hook sees it. */
 struct sample_ctx {
-	const struct nmi_regs *regs; /* NMI: interrupted registers; NULL
+	const struct nmi_regs *regs;    /* NMI: interrupted registers; NULL
 					 * for a software event */
 	struct rec_sample *rec;         /* rec->ips[rec->nr] is the next entry */
 	uint32_t len;                   /* bytes so far: header to ips[nr-1] and
