@@ -15,12 +15,10 @@ extern const unsigned char __ehdr_start[];
 /* The first program header of `type` with all of `flags`, or NULL. */
 static inline const struct elf64_phdr *own_phdr(uint32_t type, uint32_t flags)
 {
-	uint64_t phoff;
-	uint16_t phnum;
-	memcpy(&phoff, __ehdr_start + 32, sizeof phoff);  /* e_phoff */
-	memcpy(&phnum, __ehdr_start + 56, sizeof phnum);  /* e_phnum */
-	const struct elf64_phdr *ph = (const struct elf64_phdr *)(__ehdr_start + phoff);
-	for (int i = 0; i < phnum; i++)
+	struct elf64_ehdr eh;
+	memcpy(&eh, __ehdr_start, sizeof eh);
+	const struct elf64_phdr *ph = (const struct elf64_phdr *)(__ehdr_start + eh.phoff);
+	for (int i = 0; i < eh.phnum; i++)
 		if (ph[i].type == type && (ph[i].flags & flags) == flags)
 			return &ph[i];
 	return NULL;
