@@ -18,7 +18,7 @@
 #include "kern/proc/task.h"
 #include "kern/unwind/user.h"
 #include "kern/mm/vm.h"
-#include "kern/proc/watchdog.h"
+#include "kern/watchdog.h"
 
 struct boot_info boot_info;
 
@@ -67,7 +67,7 @@ void kmain(uint64_t boot_info_phys)
 	kunwind_init();
 
 	pmm_init(&boot_info);
-	kvm_init(&boot_info);
+	kernel_space_init(&boot_info);
 	kprintf("pmm: %zu pages free (%lu MiB); kernel page tables at 0x%lx\n",
 		pmm_nfree(), pmm_nfree() * PAGE_SIZE >> 20, kernel_space.root);
 	if (acpi_init(&boot_info))
@@ -88,7 +88,7 @@ void kmain(uint64_t boot_info_phys)
 	strace_init();
 	if (prefix)
 		arch_shutdown(ktest_run(prefix) == 0);
-	watchdog_init();
+	watchdog_init(profile_sampling());
 	const char *init = cmdline_get(&boot_args, "init");
 	arch_shutdown(proc_run_init(init ? init : "/bin/demo",
 				    cmdline_get(&boot_args, "init.args")) == 0);

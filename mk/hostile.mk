@@ -6,8 +6,8 @@
 # order): it hands its programs to the SDK through USER_EXTRA_PROGRAMS /
 # USER_SRCS_<name>, and they go into the initrd.
 
-# Tests 80 and 83 read the streams through build/bin/stitch --records-json
-# (test/hostile/Records.pm), with Perl's JSON::XS: a load run is large.
+# Tests 80 and 83 read the streams through tools/recstream.py summary
+# (JSON), with Perl's JSON::XS: a load run is large.
 ifneq ($(filter test load,$(MAKECMDGOALS)),)
 PACKAGES += libjson-xs-perl
 endif

@@ -35,7 +35,8 @@ USER_LIB      := $(USER_OUT)/libstitch.a
 USER_LIB_SRCS := $(wildcard userland/lib/*.c)
 USER_LIB_OBJS := $(patsubst userland/lib/%.c,$(USER_OUT)/lib/%.o,$(USER_LIB_SRCS))
 USER_HEADERS  := $(wildcard userland/include/*.h userland/lib/*.h \
-	userland/workloads/*.h userland/tests/*.h) include/stitch/syscall.h
+	userland/workloads/*.h userland/tests/*.h userland/deferred/*.h) include/stitch/syscall.h \
+	include/stitch/elf.h
 
 $(USER_OUT)/lib/%.o: userland/lib/%.c $(USER_HEADERS) $(NEWLIB_STAMP)
 	@mkdir -p $(@D)

@@ -4,8 +4,8 @@
  * and with it the offset, as after fork on Unix. Kinds: the console, a
  * read-only initrd file, either end of a pipe.
  */
-#ifndef KERN_FILE_H
-#define KERN_FILE_H
+#ifndef KERN_FS_FILE_H
+#define KERN_FS_FILE_H
 
 #include <stdint.h>
 

@@ -3,8 +3,8 @@
  * stays there, never handed out by the page allocator, so file data can be
  * referenced in place for the life of the kernel). Read-only.
  */
-#ifndef KERN_INITRD_H
-#define KERN_INITRD_H
+#ifndef KERN_FS_INITRD_H
+#define KERN_FS_INITRD_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,8 +2,8 @@
  * The kernel command line: space-separated words, each `key` or
  * `key=value`. A later word overrides an earlier one with the same key.
  */
-#ifndef KERN_CMDLINE_H
-#define KERN_CMDLINE_H
+#ifndef KERN_LIB_CMDLINE_H
+#define KERN_LIB_CMDLINE_H
 
 #include <stdbool.h>
 

@@ -5,8 +5,8 @@
  * Conversions: %d %i %u %x %X %p %s %c %%, length modifiers l ll z, flags
  * '0' and '-', a width and, for %s, a precision (digits or '*').
  */
-#ifndef KERN_CONSOLE_H
-#define KERN_CONSOLE_H
+#ifndef KERN_LIB_CONSOLE_H
+#define KERN_LIB_CONSOLE_H
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * the GOP framebuffer the loader found, below the firmware's and the
  * loader's own lines, in the font of kern/lib/font.h, scrolling.
  */
-#ifndef KERN_FBCON_H
-#define KERN_FBCON_H
+#ifndef KERN_LIB_FBCON_H
+#define KERN_LIB_FBCON_H
 
 #include <stddef.h>
 
@@ -20,7 +20,7 @@
 
 /* One console on one framebuffer: the kernel's (fbcon_init), or a test's. */
 struct fbcon {
-	uint64_t base;     /* physical; p2v() each time, as kvm_init moves it */
+	uint64_t base;     /* physical; p2v() each time, as kernel_space_init moves it */
 	uint32_t pitch;
 	uint32_t top;      /* first scan line of row 0 */
 	uint32_t cols, rows;

@@ -4,8 +4,8 @@
  * the top bit. build/kernel/font.c is generated from a Linux console font
  * of Debian's console-setup-linux by tools/psf2c (mk/kernel.mk).
  */
-#ifndef KERN_FONT_H
-#define KERN_FONT_H
+#ifndef KERN_LIB_FONT_H
+#define KERN_LIB_FONT_H
 
 #include <stdint.h>
 

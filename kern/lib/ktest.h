@@ -20,8 +20,8 @@
  * fails if the number of free physical pages differs after it: tests must
  * free what they allocate.
  */
-#ifndef KERN_KTEST_H
-#define KERN_KTEST_H
+#ifndef KERN_LIB_KTEST_H
+#define KERN_LIB_KTEST_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -8,8 +8,8 @@
  * The holder's CPU is recorded: taking a lock the CPU already holds panics
  * (it would deadlock), and spin_held() lets code assert it holds one.
  */
-#ifndef KERN_SPINLOCK_H
-#define KERN_SPINLOCK_H
+#ifndef KERN_LIB_SPINLOCK_H
+#define KERN_LIB_SPINLOCK_H
 
 #include <stdbool.h>
 

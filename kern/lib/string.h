@@ -2,8 +2,8 @@
  * to memcpy, memmove, memset and memcmp on its own). memset, memcpy and
  * memmove are the architecture's (arch/x86_64/cpu/string.c: word at a time),
  * the others are in kern/lib/string.c. */
-#ifndef KERN_STRING_H
-#define KERN_STRING_H
+#ifndef KERN_LIB_STRING_H
+#define KERN_LIB_STRING_H
 
 #include <stddef.h>
 

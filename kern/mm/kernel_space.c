@@ -15,7 +15,7 @@
 #include "kern/mm/pmm.h"
 #include "kern/mm/vm.h"
 
-uint64_t phys_map_offset; /* 0 until kvm_init switches to kernel_space */
+uint64_t phys_map_offset; /* 0 until kernel_space_init switches to kernel_space */
 
 uint64_t v2p(const void *va)
 {
@@ -68,7 +68,7 @@ static void map_direct(const struct boot_info *bi)
 		if (!has_ram(bi, pa, chunk))
 			flags |= VM_NOCACHE;
 		if (vm_map_range(&kernel_space, PHYS_MAP_BASE + pa, pa, chunk, flags))
-			panic("kvm: out of memory for the direct map");
+			panic("kernel_space: out of memory for the direct map");
 	}
 }
 
@@ -77,17 +77,17 @@ static void map_segment(const char *start, const char *end, unsigned flags)
 	uint64_t va = (uint64_t)start;
 	uint64_t len = PAGE_ROUND_UP((uint64_t)end) - va;
 	if (vm_map_range(&kernel_space, va, v2p(start), len, flags))
-		panic("kvm: cannot map the kernel segment at 0x%lx", va);
+		panic("kernel_space: cannot map the kernel segment at 0x%lx", va);
 }
 
-void kvm_init(const struct boot_info *bi)
+void kernel_space_init(const struct boot_info *bi)
 {
 	if ((uint64_t)__kernel_end - bi->kernel_virt > bi->kernel_size)
-		panic("kvm: the loader gave %lu bytes for a %lu-byte kernel",
+		panic("kernel_space: the loader gave %lu bytes for a %lu-byte kernel",
 		      bi->kernel_size, (uint64_t)__kernel_end - bi->kernel_virt);
 	kernel_space.root = pmm_alloc_zero();
 	if (!kernel_space.root)
-		panic("kvm: no page for the PML4");
+		panic("kernel_space: no page for the PML4");
 	map_direct(bi);
 	map_segment(__text_start, __text_end, VM_EXEC);
 	map_segment(__rodata_start, __rodata_end, 0);

@@ -17,7 +17,7 @@ static bool direct_mapped(uint64_t pa)
  * past them: not the reserved regions above the top of RAM (QEMU's 12 GiB
  * below 1 TiB), which would cost every boot half a million entries.
  */
-KTEST(kvm_direct_map_covers_ram_not_reserved_holes)
+KTEST(kernel_space_direct_map_covers_ram_not_reserved_holes)
 {
 	uint64_t top = 4ull << 30;
 	for (uint32_t i = 0; i < boot_info.mem_count; i++) {

@@ -5,8 +5,8 @@
  * freeing everything restores pmm_nfree(). Alignment: 16 bytes.
  * kmalloc may be called with interrupts enabled or disabled, not from NMI.
  */
-#ifndef KERN_KMALLOC_H
-#define KERN_KMALLOC_H
+#ifndef KERN_MM_KMALLOC_H
+#define KERN_MM_KMALLOC_H
 
 #include <stddef.h>
 

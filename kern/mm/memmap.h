@@ -1,5 +1,5 @@
-#ifndef KERN_MEMMAP_H
-#define KERN_MEMMAP_H
+#ifndef KERN_MM_MEMMAP_H
+#define KERN_MM_MEMMAP_H
 
 #include "stitch/boot_info.h"
 

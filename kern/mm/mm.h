@@ -2,12 +2,12 @@
  * Physical and virtual addresses.
  *
  * All physical memory (every memory-map region, and 0-4 GiB for MMIO) is
- * mapped at PHYS_MAP_BASE once kvm_init has switched to the kernel's page
+ * mapped at PHYS_MAP_BASE once kernel_space_init has switched to the kernel's page
  * tables. Before that the loader's identity map is in use, so p2v() adds
  * phys_map_offset, which is 0 until the switch.
  */
-#ifndef KERN_MM_H
-#define KERN_MM_H
+#ifndef KERN_MM_MM_H
+#define KERN_MM_MM_H
 
 #include <stdint.h>
 

@@ -5,8 +5,8 @@
  * firmware) are never handed out. Physical page 0 is never handed out
  * either, so 0 means "no memory".
  */
-#ifndef KERN_PMM_H
-#define KERN_PMM_H
+#ifndef KERN_MM_PMM_H
+#define KERN_MM_PMM_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -11,8 +11,8 @@
  * take page faults and may not be used with interrupts off or in NMI);
  * anything else gives -EFAULT and never an oops.
  */
-#ifndef KERN_UACCESS_H
-#define KERN_UACCESS_H
+#ifndef KERN_MM_UACCESS_H
+#define KERN_MM_UACCESS_H
 
 #include <stdbool.h>
 #include <stdint.h>

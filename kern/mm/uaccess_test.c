@@ -6,6 +6,7 @@
 #include "kern/proc/task.h"
 #include "kern/mm/uaccess.h"
 #include "kern/mm/uvm.h"
+#include "kern/proc/elf.h"
 #include "stitch/syscall.h"
 
 /* ktest.h: an address space with /bin/fib loaded, for the current task. */
@@ -18,7 +19,7 @@ struct uvm *ktest_borrow_mm(struct ktest *t, uint64_t *rw, uint64_t *ro)
 		return NULL;
 	}
 	struct uvm *mm = uvm_create();
-	if (!KEXPECT(t, mm && uvm_load_elf(mm, &img, f.name) == 0))
+	if (!KEXPECT(t, mm && elf_load(mm, &img, f.name) == 0))
 		return NULL;
 	*rw = uvm_mmap(mm, 0, 2 * PAGE_SIZE, VM_WRITE, NULL, 0);
 	*ro = uvm_mmap(mm, 0, PAGE_SIZE, 0, NULL, 0);

@@ -1,4 +1,5 @@
 #include "kern/mm/uvm.h"
+#include "kern/fs/initrd.h"
 #include "kern/kernel.h"
 #include "kern/mm/kmalloc.h"
 #include "kern/mm/mm.h"
@@ -133,66 +134,18 @@ static void region_free(struct uvm *mm, struct region *r)
 	kfree(r);
 }
 
-static int add_segment(struct uvm *mm, const struct elf_segment *s, const char *path)
+struct region *uvm_add_region(struct uvm *mm, const struct region *tmpl)
 {
-	struct region *r = region_new(mm, PAGE_ROUND_DOWN(s->vaddr),
-				      PAGE_ROUND_UP(s->vaddr + s->memsz), s->prot,
-				      REGION_ELF);
+	struct region *r = region_new(mm, tmpl->start, tmpl->end, tmpl->prot, tmpl->kind);
 	if (!r)
-		return -STITCH_ENOMEM;
-	r->file_data = s->data;
-	r->file_vaddr = s->vaddr;
-	r->file_size = s->filesz;
-	r->file_offset = s->offset;
-	r->path = path;
+		return NULL;
+	r->file_data = tmpl->file_data;
+	r->file_vaddr = tmpl->file_vaddr;
+	r->file_size = tmpl->file_size;
+	r->path = tmpl->path;
+	r->file_offset = tmpl->file_offset;
 	region_insert(mm, r);
-	return 0;
-}
-
-int uvm_add_image(struct uvm *mm, const struct elf_image *img, const char *path)
-{
-	for (int i = 0; i < img->nloads; i++)
-		if (add_segment(mm, &img->loads[i], path))
-			return -STITCH_ENOMEM;
-	const struct elf_segment *text = &img->loads[img->text];
-	if (img->sframe_addr &&
-	    sframe_register(mm, img->sframe_addr, img->sframe_size, text->vaddr,
-			    text->memsz, SFRAME_FROM_LOADER) == -STITCH_ENOMEM)
-		return -STITCH_ENOMEM;
-	if (img->eh_seg) {
-		const struct elf_segment *seg = &img->loads[img->eh_seg - 1];
-		if (ehframe_register(mm, img->eh_hdr_addr, img->eh_hdr_size, text->vaddr,
-				     text->memsz, seg->vaddr, seg->vaddr + seg->memsz,
-				     SFRAME_FROM_LOADER) == -STITCH_ENOMEM)
-			return -STITCH_ENOMEM;
-	}
-	return 0;
-}
-
-int uvm_load_elf(struct uvm *mm, const struct elf_image *img, const char *path)
-{
-	if (uvm_add_image(mm, img, path))
-		return -STITCH_ENOMEM;
-	uint64_t heap = PAGE_ROUND_UP(img->end);
-	mm->heap = region_new(mm, heap, heap, VM_WRITE, REGION_HEAP);
-	if (!mm->heap)
-		return -STITCH_ENOMEM;
-	region_insert(mm, mm->heap);
-	mm->brk = heap;
-	struct region *stack = region_new(mm, USER_STACK_BASE, USER_END, VM_WRITE,
-					  REGION_STACK);
-	if (!stack)
-		return -STITCH_ENOMEM;
-	region_insert(mm, stack);
-
-	const struct elf_segment *text = &img->loads[img->text];
-	mm->exe_path = path;
-	mm->text_start = text->vaddr;
-	mm->text_end = text->vaddr + text->memsz;
-	mm->text_pgoff = text->offset;
-	memcpy(mm->build_id, img->build_id, img->build_id_size);
-	mm->build_id_size = img->build_id_size;
-	return 0;
+	return r;
 }
 
 /* Copies the file bytes that fall into the page at va. */

@@ -14,14 +14,12 @@
  *   (about 1 TiB unmapped)   the guard below the stack
  *   USER_STACK_BASE ...      the stack, fixed size, ends at USER_END
  */
-#ifndef KERN_UVM_H
-#define KERN_UVM_H
+#ifndef KERN_MM_UVM_H
+#define KERN_MM_UVM_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kern/proc/elf.h"
-#include "kern/fs/initrd.h"
 #include "kern/mm/vm.h"
 #include "kern/lib/spinlock.h"
 
@@ -63,7 +61,7 @@ struct region {
 };
 
 struct sframe_section;               /* kern/unwind/sframe_registry.h */
-struct sframe_rule_cache;            /* kern/unwind/sframe_lookup.h */
+struct initrd_file;                  /* kern/fs/initrd.h: what uvm_mmap maps */
 
 struct uvm {
 	struct vm_space vm;
@@ -94,10 +92,11 @@ struct uvm {
 	 * sframe_dead until the count falls to 0. */
 	int sframe_readers;
 	struct sframe_section *sframe_dead;
-	/* The executable, for the profiler's MMAP record. */
+	/* The executable, for the profiler's MMAP record (set by the ELF
+	 * loader, kern/proc/elf_load.c). */
 	const char *exe_path;     /* initrd name ("bin/fib") */
 	uint64_t text_start, text_end, text_pgoff;
-	uint8_t build_id[ELF_BUILD_ID_MAX];
+	uint8_t build_id[20];     /* NT_GNU_BUILD_ID: a SHA-1 at most */
 	uint32_t build_id_size;
 };
 
@@ -110,13 +109,10 @@ void uvm_destroy(struct uvm *mm);
 void uvm_get(struct uvm *mm);
 void uvm_put(struct uvm *mm);
 
-/* Regions for the executable's segments, an empty heap after them, the
- * stack; registers its PT_GNU_SFRAME and PT_GNU_EH_FRAME. 0 or -ENOMEM. */
-int uvm_load_elf(struct uvm *mm, const struct elf_image *img, const char *path);
-/* The part of it for any ELF image (the signal page's too): regions for
- * its segments, its PT_GNU_SFRAME and PT_GNU_EH_FRAME registered for its
- * text. 0 or -ENOMEM. */
-int uvm_add_image(struct uvm *mm, const struct elf_image *img, const char *path);
+/* A new region, a copy of *tmpl (its next aside), in its place among the
+ * others: for the ELF loader, which lays out a fresh address space and
+ * checks the segments itself. NULL when out of memory or regions. */
+struct region *uvm_add_region(struct uvm *mm, const struct region *tmpl);
 
 /* mm->lock with interrupts off, and its release (kern/mm/uvm_lock.c; the
  * host fuzzers link a stand-in). */

@@ -5,6 +5,7 @@
 #include "kern/unwind/sframe_registry.h"
 #include "kern/lib/string.h"
 #include "kern/mm/uvm.h"
+#include "kern/proc/elf.h"
 #include "stitch/syscall.h"
 
 /* An address space with /bin/fib loaded (not mapped: nothing is). */
@@ -16,7 +17,7 @@ static struct uvm *load_fib(struct ktest *t, struct elf_image *img)
 		return NULL;
 	}
 	struct uvm *mm = uvm_create();
-	if (mm && uvm_load_elf(mm, img, f.name)) {
+	if (mm && elf_load(mm, img, f.name)) {
 		uvm_destroy(mm);
 		mm = NULL;
 	}

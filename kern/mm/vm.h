@@ -4,13 +4,13 @@
  * Every address space shares the kernel half (the upper 256 PML4 slots:
  * the direct map and the kernel image) with kernel_space, by copying those
  * PML4 entries when it is created. The kernel therefore never adds a PML4
- * slot after boot: kvm_init fills every slot the kernel uses.
+ * slot after boot: kernel_space_init fills every slot the kernel uses.
  *
  * Physical frames belong to the caller: vm_unmap returns the frame it
  * unmapped, vm_space_destroy frees only page-table pages.
  */
-#ifndef KERN_VM_H
-#define KERN_VM_H
+#ifndef KERN_MM_VM_H
+#define KERN_MM_VM_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -75,6 +75,6 @@ bool vm_lookup(const struct vm_space *as, uint64_t va, uint64_t *pa,
 	       unsigned *flags);
 
 /* Builds kernel_space (direct map + kernel image) and switches to it. */
-void kvm_init(const struct boot_info *bi);
+void kernel_space_init(const struct boot_info *bi);
 
 #endif

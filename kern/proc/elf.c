@@ -6,15 +6,6 @@
 #include "stitch/syscall.h"
 
 
-#define ET_EXEC 2
-#define EM_X86_64 62
-#define PT_LOAD 1
-#define PT_NOTE 4
-#define PT_GNU_SFRAME 0x6474e554
-#define PT_GNU_EH_FRAME 0x6474e550
-#define PF_X 1
-#define PF_W 2
-#define NT_GNU_BUILD_ID 3
 #define MAX_PHNUM 64
 
 #define NOEXEC (-STITCH_ENOEXEC)

@@ -4,25 +4,12 @@
  * checked against the file and the user address range before use, and
  * anything malformed is -ENOEXEC.
  */
-#ifndef KERN_ELF_H
-#define KERN_ELF_H
+#ifndef KERN_PROC_ELF_H
+#define KERN_PROC_ELF_H
 
 #include <stdint.h>
 
-/* The ELF64 structures (System V ABI), only what the loader reads. */
-struct elf64_ehdr {
-	uint8_t ident[16];
-	uint16_t type, machine;
-	uint32_t version;
-	uint64_t entry, phoff, shoff;
-	uint32_t flags;
-	uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
-};
-
-struct elf64_phdr {
-	uint32_t type, flags;
-	uint64_t offset, vaddr, paddr, filesz, memsz, align;
-};
+#include "stitch/elf.h"
 
 #define ELF_MAX_LOADS    8
 #define ELF_BUILD_ID_MAX 20
@@ -59,5 +46,16 @@ int elf_parse(const uint8_t *file, uint64_t size, struct elf_image *out);
  * copied to id, or 0 if there is none or the file is no ELF64. */
 uint32_t elf_build_id(const uint8_t *file, uint64_t size,
 		      uint8_t id[ELF_BUILD_ID_MAX]);
+
+struct uvm;
+
+/* Regions for the executable's segments, an empty heap after them, the
+ * stack; registers its PT_GNU_SFRAME and PT_GNU_EH_FRAME (elf_load.c).
+ * 0 or -ENOMEM. */
+int elf_load(struct uvm *mm, const struct elf_image *img, const char *path);
+/* The part of it for any ELF image (the signal page's too): regions for
+ * its segments, its PT_GNU_SFRAME and PT_GNU_EH_FRAME registered for its
+ * text. 0 or -ENOMEM. */
+int elf_map_image(struct uvm *mm, const struct elf_image *img, const char *path);
 
 #endif

@@ -6,7 +6,7 @@
 #include <arch/arch.h>
 #include "kern/lib/console.h"
 #include "kern/proc/sched.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/proc/task.h"
 #include "kern/proc/task_work.h"
 #include "kern/proc/irq_work.h"

@@ -11,8 +11,8 @@
  * before the registers are reloaded. exit_to_user_mode is where pending
  * work runs: rescheduling, task work (the deferred user unwind), dying.
  */
-#ifndef KERN_ENTRY_H
-#define KERN_ENTRY_H
+#ifndef KERN_PROC_ENTRY_H
+#define KERN_PROC_ENTRY_H
 
 #include <arch/trap.h>
 

@@ -13,8 +13,8 @@
  * Linux's kernel/irq_work.c in miniature: one list per CPU, pushed with
  * compare-and-swap, taken whole with one exchange.
  */
-#ifndef KERN_IRQ_WORK_H
-#define KERN_IRQ_WORK_H
+#ifndef KERN_PROC_IRQ_WORK_H
+#define KERN_PROC_IRQ_WORK_H
 
 #include <stdbool.h>
 

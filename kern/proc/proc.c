@@ -124,7 +124,7 @@ static long new_image(const struct elf_image *img, const struct initrd_file *exe
 	*mm = uvm_create();
 	if (!*mm)
 		return -STITCH_ENOMEM;
-	long sp = uvm_load_elf(*mm, img, exe->name) || signal_map_page(*mm) ?
+	long sp = elf_load(*mm, img, exe->name) || signal_map_page(*mm) ?
 		  -STITCH_ENOMEM : build_stack(*mm, argv, argc);
 	if (sp < 0) {
 		uvm_destroy(*mm);

@@ -18,12 +18,12 @@
 #include "kern/lib/cmdline.h"
 #include "kern/kernel.h"
 #include "kern/lib/spinlock.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/lib/string.h"
 #include "kern/proc/task.h"
 #include "kern/mm/uvm.h"
 #include "kern/mm/vm.h"
-#include "kern/proc/watchdog.h"
+#include "kern/watchdog.h"
 #include "stitch/syscall.h"
 
 struct spinlock sched_lock = SPINLOCK_INIT("sched");

@@ -7,8 +7,8 @@
  * and sleeping code calls to block. sched_lock (kern/proc/sched.c) guards the
  * queue, task states and the process table; docs/SMP.md has the order.
  */
-#ifndef KERN_SCHED_H
-#define KERN_SCHED_H
+#ifndef KERN_PROC_SCHED_H
+#define KERN_PROC_SCHED_H
 
 #include <stdbool.h>
 #include <stdint.h>

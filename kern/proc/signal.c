@@ -15,7 +15,7 @@
 #include "kern/proc/sched.h"
 #include "kern/proc/task.h"
 #include "kern/profile/record.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/unwind/deferred.h"
 
 static struct elf_image sigpage;
@@ -41,7 +41,7 @@ bool signal_page_present(void)
 
 int signal_map_page(struct uvm *mm)
 {
-	return have_page ? uvm_add_image(mm, &sigpage, sigpage_file.name) : 0;
+	return have_page ? elf_map_image(mm, &sigpage, sigpage_file.name) : 0;
 }
 
 void signal_record_page(const struct task *t)

@@ -9,8 +9,8 @@
  * are read without it where a stale value costs one more turn of a loop
  * (task_interrupted).
  */
-#ifndef KERN_SIGNAL_H
-#define KERN_SIGNAL_H
+#ifndef KERN_PROC_SIGNAL_H
+#define KERN_PROC_SIGNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -8,7 +8,7 @@
 #include "kern/proc/signal.h"
 #include "kern/proc/syscall.h"
 #include "kern/proc/task.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/unwind/deferred.h"
 #include "stitch/syscall.h"
 

@@ -1,6 +1,6 @@
 #include "kern/proc/syscall.h"
 #include "kern/profile/sample.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/profile/strace.h"
 #include "stitch/syscall.h"
 

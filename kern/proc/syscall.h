@@ -4,8 +4,8 @@
  * returns the result or -errno; syscall_dispatch is the one place every
  * call passes through (for a tracer, too).
  */
-#ifndef KERN_SYSCALL_H
-#define KERN_SYSCALL_H
+#ifndef KERN_PROC_SYSCALL_H
+#define KERN_PROC_SYSCALL_H
 
 typedef long (*syscall_fn)(const long *arg);
 

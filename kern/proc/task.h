@@ -14,8 +14,8 @@
  * states and the run queue; `pending` changes atomically; the task-work
  * list is lock-free (kern/proc/task_work.c, docs/SMP.md).
  */
-#ifndef KERN_TASK_H
-#define KERN_TASK_H
+#ifndef KERN_PROC_TASK_H
+#define KERN_PROC_TASK_H
 
 #include <stdbool.h>
 #include <stdint.h>

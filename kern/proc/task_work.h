@@ -5,8 +5,8 @@
  * handler may not: the deferred user-stack unwind is queued from the
  * self-IPI handler and runs here.
  */
-#ifndef KERN_TASK_WORK_H
-#define KERN_TASK_WORK_H
+#ifndef KERN_PROC_TASK_WORK_H
+#define KERN_PROC_TASK_WORK_H
 
 #include "kern/proc/task.h"
 

@@ -9,24 +9,6 @@
 #include "kern/mm/kmalloc.h"
 #include "kern/lib/string.h"
 
-struct elf64_shdr {
-	uint32_t name, type;
-	uint64_t flags, addr, offset, size;
-	uint32_t link, info;
-	uint64_t addralign, entsize;
-};
-
-struct elf64_sym {
-	uint32_t name;
-	uint8_t info, other;
-	uint16_t shndx;
-	uint64_t value, size;
-};
-
-#define SHT_SYMTAB 2
-#define STT_FUNC   2
-#define PT_LOAD    1
-
 static bool inside(uint64_t off, uint64_t len, uint64_t size)
 {
 	return off <= size && len <= size - off;

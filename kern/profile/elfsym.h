@@ -5,8 +5,8 @@
  * memory). The file is untrusted: every section, entry and name is bounds
  * checked; a bad table yields fewer symbols, never a wild read.
  */
-#ifndef KERN_ELFSYM_H
-#define KERN_ELFSYM_H
+#ifndef KERN_PROFILE_ELFSYM_H
+#define KERN_PROFILE_ELFSYM_H
 
 #include <stdbool.h>
 #include <stdint.h>

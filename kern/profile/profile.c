@@ -7,7 +7,7 @@
 #include "kern/mm/mm.h"
 #include "kern/profile/record.h"
 #include "kern/profile/sample.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/lib/string.h"
 #include "kern/profile/summary.h"
 
@@ -116,6 +116,11 @@ int profile_start(const struct profile_config *c)
 	arch_sampling_start_all(c->hz);
 	sampling = true;
 	return 0;
+}
+
+bool profile_sampling(void)
+{
+	return sampling;
 }
 
 void profile_stop(void)

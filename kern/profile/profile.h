@@ -21,8 +21,8 @@
  * profile_start() itself. arch_shutdown() calls profile_finish(), which
  * writes the end of the stream.
  */
-#ifndef KERN_PROFILE_H
-#define KERN_PROFILE_H
+#ifndef KERN_PROFILE_PROFILE_H
+#define KERN_PROFILE_PROFILE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -60,6 +60,8 @@ void profile_init(bool sample);
  * none, the sampling NMIs. Returns 0 or -STITCH_ENOMEM. */
 int profile_start(const struct profile_config *c);
 void profile_stop(void);
+/* Sampling NMIs arrive on every CPU (profile_start ran, no stop since). */
+bool profile_sampling(void);
 /* Stop, drain, REC_STATS, REC_END, counters on the console. Once. */
 void profile_finish(void);
 /* The timer tick (interrupt context): drain a bounded amount. */

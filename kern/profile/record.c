@@ -4,7 +4,7 @@
 #include "kern/mm/mm.h"
 #include "kern/mm/pmm.h"
 #include "kern/profile/ringbuf.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/lib/string.h"
 #include "kern/profile/summary.h"
 #include "stitch/syscall.h"
@@ -375,6 +375,16 @@ void record_stream_begin(uint32_t mode, uint32_t sample_hz, uint32_t max_frames)
 bool record_stream_started(void)
 {
 	return started;
+}
+
+/* The counters, as the stream carries them: every name with its total. */
+static void stats_fill(struct rec_stat *out)
+{
+	for (int s = 0; s < STAT_COUNT; s++) {
+		memset(out[s].name, 0, sizeof out[s].name);
+		strlcpy(out[s].name, stat_name((enum stat)s), sizeof out[s].name);
+		out[s].value = stat_total((enum stat)s);
+	}
 }
 
 void record_stream_end(void)

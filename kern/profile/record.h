@@ -18,8 +18,8 @@
  * header (all of COMM, MMAP, SAMPLE, DEFERRED and EXIT do). The stream's
  * first record is REC_STREAM, the last REC_STATS then REC_END.
  */
-#ifndef KERN_RECORD_H
-#define KERN_RECORD_H
+#ifndef KERN_PROFILE_RECORD_H
+#define KERN_PROFILE_RECORD_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -15,8 +15,8 @@
  * CPU for its NMI handler (NMIs do not nest) and one for normal context
  * with interrupts disabled (the NMI never writes it), see record.c.
  */
-#ifndef KERN_RINGBUF_H
-#define KERN_RINGBUF_H
+#ifndef KERN_PROFILE_RINGBUF_H
+#define KERN_PROFILE_RINGBUF_H
 
 #include <stdbool.h>
 #include <stddef.h>

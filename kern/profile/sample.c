@@ -5,7 +5,7 @@
 #include "kern/mm/mm.h"
 #include "kern/mm/pmm.h"
 #include "kern/profile/record.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/proc/task.h"
 #include "stitch/syscall.h"
 
@@ -78,7 +78,7 @@ static void add_kernel_chain(struct sample_ctx *ctx, int n)
 	ctx->len += (1 + n) * sizeof(uint64_t);
 }
 
-void sample_nmi(const struct sample_regs *regs)
+void sample_nmi(const struct nmi_regs *regs)
 {
 	struct sample_ctx ctx;
 	unsigned cpu;
@@ -95,7 +95,7 @@ void sample_nmi(const struct sample_regs *regs)
 	if (regs->user) {
 		ctx.rec->flags |= SAMPLE_USER;
 	} else {
-		n = kunwind_from(regs->ip, regs->sp, regs->bp, ctx.rec->ips + 1,
+		n = kunwind_from(regs->ip, regs->sp, regs->fp, ctx.rec->ips + 1,
 				 KUNWIND_MAX_FRAMES);
 		add_kernel_chain(&ctx, n);
 	}

@@ -11,28 +11,18 @@
  * walk, a stack copy); in a software event's, the cookie of the deferred
  * unwind its caller asked for.
  */
-#ifndef KERN_SAMPLE_H
-#define KERN_SAMPLE_H
+#ifndef KERN_PROFILE_SAMPLE_H
+#define KERN_PROFILE_SAMPLE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kern/nmi.h"
 #include "stitch/records.h"
-
-struct trap_frame; /* <arch/trap.h> */
-
-/* The interrupted registers: the three every sample reads, and the
- * frame, from which a mode that records them all takes the rest
- * (unwind_user_regs), so that the NMI copies no more than it uses. */
-struct sample_regs {
-	const struct trap_frame *frame;
-	uint64_t ip, sp, bp;
-	bool user; /* the NMI interrupted ring 3 */
-};
 
 /* The sample being built, as the user-callchain hook sees it. */
 struct sample_ctx {
-	const struct sample_regs *regs; /* NMI: interrupted registers; NULL
+	const struct nmi_regs *regs;    /* NMI: interrupted registers; NULL
 					 * for a software event */
 	struct rec_sample *rec;         /* rec->ips[rec->nr] is the next entry */
 	uint32_t len;                   /* bytes so far: header to ips[nr-1] and
@@ -50,7 +40,7 @@ void sample_disable(void);
 /* NMI context: one REC_SAMPLE of SAMPLE_EVENT_CPU_CLOCK into the NMI ring.
  * Counts the NMI as one of samples, samples_lost (ring full) or
  * nmi_ignored (not armed). */
-void sample_nmi(const struct sample_regs *regs);
+void sample_nmi(const struct nmi_regs *regs);
 
 /*
  * Normal context: a sample of a software event (SAMPLE_EVENT_SYSCALL, aux

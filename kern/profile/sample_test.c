@@ -5,7 +5,7 @@
 #include "kern/lib/ktest.h"
 #include "kern/profile/profile.h"
 #include "kern/profile/sample.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 
 /*
  * The busy loop test/t/40-sampling.t profiles: `ktest=sample_busy

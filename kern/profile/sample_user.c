@@ -20,7 +20,7 @@
 #include "kern/mm/mm.h"
 #include "kern/profile/profile.h"
 #include "kern/profile/record.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/profile/summary.h"
 #include "kern/lib/string.h"
 #include "kern/proc/task.h"

@@ -13,8 +13,8 @@
  * the sampler asks in the same kernel entry, both get the same cookie and
  * one unwind, each its own REC_DEFERRED.
  */
-#ifndef KERN_STRACE_H
-#define KERN_STRACE_H
+#ifndef KERN_PROFILE_STRACE_H
+#define KERN_PROFILE_STRACE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -21,7 +21,7 @@
 #include "kern/kernel.h"
 #include "kern/mm/kmalloc.h"
 #include "kern/lib/spinlock.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/lib/string.h"
 #include "stitch/records.h"
 

@@ -11,8 +11,8 @@
  * the sampler's answer (sframe, fp-deferred, guess and validate modes)
  * hands it a deferred user stack with the samples it answers.
  */
-#ifndef KERN_SUMMARY_H
-#define KERN_SUMMARY_H
+#ifndef KERN_PROFILE_SUMMARY_H
+#define KERN_PROFILE_SUMMARY_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -33,7 +33,7 @@
 #include "kern/proc/irq_work.h"
 #include "kern/kernel.h"
 #include "kern/mm/kmalloc.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/proc/task.h"
 #include "kern/proc/task_work.h"
 #include "stitch/syscall.h"

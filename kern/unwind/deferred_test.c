@@ -14,13 +14,14 @@
 #include "kern/profile/profile.h"
 #include "kern/profile/record.h"
 #include "kern/profile/sample.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/profile/strace.h"
 #include "kern/lib/string.h"
 #include "kern/proc/task.h"
 #include "kern/proc/task_work.h"
 #include "kern/unwind/deferred.h"
 #include "kern/mm/uvm.h"
+#include "kern/proc/elf.h"
 #include "stitch/syscall.h"
 
 #define USER_PC 0x400123
@@ -132,7 +133,7 @@ KTEST(unwind_deferred_sampler_and_tracer)
 {
 	static uint64_t buf[32];
 	struct rec_sample *rec = (struct rec_sample *)buf;
-	struct sample_regs regs = { .user = false };
+	struct nmi_regs regs = { .user = false };
 	struct sample_ctx ctx = { .regs = &regs, .rec = rec, .len = sizeof *rec,
 				  .cap = sizeof buf };
 	if (profile.mode != MODE_SFRAME) {
@@ -383,7 +384,7 @@ KTEST(uvm_mmap_hint)
 {
 	struct uvm *mm = uvm_create();
 	struct elf_image img = { 0 };
-	KASSERT(t, mm && uvm_load_elf(mm, &img, "none") == 0);
+	KASSERT(t, mm && elf_load(mm, &img, "none") == 0);
 	uint64_t at = 0x50000000;
 	KEXPECT_EQ(t, uvm_mmap(mm, at, 2 * PAGE_SIZE, 0, NULL, 0), (long)at);
 	long other = uvm_mmap(mm, at + PAGE_SIZE, PAGE_SIZE, 0, NULL, 0);

@@ -4,7 +4,7 @@
 #include "kern/kernel.h"
 #include "kern/lib/cmdline.h"
 #include "kern/mm/kmalloc.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 
 /* The switches (docs/DEFERRED.md): sframe.validate runs the full
  * validation when a section is first opened; unwind.rule_cache=0 turns

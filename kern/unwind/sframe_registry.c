@@ -3,7 +3,7 @@
 #include <arch/uaccess.h>
 #include "kern/kernel.h"
 #include "kern/mm/kmalloc.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/proc/syscall.h"
 #include "kern/proc/task.h"
 #include "stitch/syscall.h"

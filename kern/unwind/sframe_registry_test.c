@@ -2,7 +2,7 @@
 #include "kern/lib/ktest.h"
 #include "kern/mm/mm.h"
 #include "kern/unwind/sframe_registry.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/proc/syscall.h"
 #include "kern/proc/task.h"
 #include "kern/mm/uvm.h"

@@ -8,7 +8,7 @@
 #include "kern/mm/mm.h"
 #include "kern/unwind/sframe_lookup.h"
 #include "kern/unwind/sframe_registry.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/proc/task.h"
 #include "kern/mm/uaccess.h"
 #include "kern/mm/uvm.h"

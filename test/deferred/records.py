@@ -1,24 +1,15 @@
-"""Reading a Stitch record stream (include/stitch/records.h) in the
-deferred-unwinding tests (test/t/5*-deferred-*.t), through build/bin/stitch
---records-json, and naming the addresses in it with nm."""
+"""What the boot tests (test/t/5*-deferred-*.t and others) share: TAP
+output, a boot, names for the addresses of a stream (nm), the workloads'
+expected chains. The stream itself is read by tools/recstream.py, whose
+names this module passes on."""
 import bisect
-import json
 import os
 import subprocess
 import sys
-import tempfile
 
-REC = dict(STREAM=1, COMM=2, MMAP=3, SAMPLE=4, DEFERRED=5, EXIT=6, LOST=7,
-           STATS=8, END=9)
-CTX_KERNEL = (1 << 64) - 128
-CTX_USER = (1 << 64) - 512
-CTX_USER_DEFERRED = (1 << 64) - 640
-STOPS = []  # the unwind stop reasons by number, as stitch names them (parse)
-SAMPLER, TRACER = 0, 1
-EVENT_CPU_CLOCK, EVENT_SYSCALL = 0, 1
-SAMPLE_USER, SAMPLE_STACK_COPY = 1, 2
-MODES = ['none', 'sframe', 'fp', 'fp-deferred', 'stack-copy', 'guess',
-         'validate', 'eh-frame', 'validate-eh']
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'tools'))
+from recstream import *  # noqa: E402,F401,F403
+
 ROOT = 'build/userland/root'
 KERNEL = 'build/kernel/kernel.elf'
 
@@ -41,109 +32,6 @@ def diag(text):
 
 def done():
     print('1..%d' % n_tests)
-
-
-def parse(data, counters=None):
-    """The records of a stream as build/bin/stitch reads it (--records-json:
-    the one decoder of the format), as dicts with the fields of
-    include/stitch/records.h; REC_STREAM first. Empty if no REC_STREAM.
-    counters, a dict, receives stitch's counters (junk_bytes, truncated,
-    after_end...: what the stream's framing was like)."""
-    with tempfile.NamedTemporaryFile(suffix='.bin') as f:
-        f.write(data)
-        f.flush()
-        res = subprocess.run(['build/bin/stitch', '--records-json', '-', f.name],
-                             capture_output=True)
-    # 3: a damaged stream, read as far as it goes (its counters say how).
-    if res.returncode not in (0, 3):
-        raise subprocess.CalledProcessError(res.returncode, res.args, res.stdout, res.stderr)
-    out = res.stdout
-    d = json.loads(out)
-    STOPS[:] = d['stop_names']
-    if counters is not None:
-        counters.update(d['stitch'])
-    if not d['stream']:
-        return []
-    h = d['stream']
-    recs = [dict(type=REC['STREAM'], version=h['version'], ncpus=h['ncpus'],
-                 tsc_hz=h['tsc_hz'], mode=h['mode'], hz=h['sample_hz'],
-                 max_frames=h['max_frames'])]
-    return recs + [record(r) for r in d['records']]
-
-
-def record(j):
-    """One record of stitch's JSON: hex strings become numbers."""
-    r = dict(j, type=REC[j['type'].upper()])
-    for key in ('ip', 'cookie', 'start', 'len', 'pgoff'):
-        if key in r:
-            r[key] = int(r[key], 16)
-    if 'ips' in r:
-        r['ips'] = [int(v, 16) for v in r['ips']]
-    if r['type'] == REC['SAMPLE']:
-        r['copy'] = None
-        if 'copy' in j:
-            stack = bytes.fromhex(j['copy'])
-            r['copy'] = {'regs': tuple(int(v, 16) for v in j['copy_regs']),
-                         'size': len(stack), 'bytes': stack}
-        split_chain(r)
-    elif r['type'] == REC['DEFERRED']:
-        r['user'] = r['ips'][1:] if r['ips'][:1] == [CTX_USER] else None
-    return r
-
-
-def split_chain(s):
-    """kernel frames, user frames (inline), cookie (deferred) of a sample."""
-    s['kernel'], s['user'], s['cookie'] = [], None, None
-    part = None
-    ips = s['ips']
-    i = 0
-    while i < len(ips):
-        v = ips[i]
-        if v == CTX_KERNEL:
-            part = s['kernel']
-        elif v == CTX_USER:
-            s['user'] = []
-            part = s['user']
-        elif v == CTX_USER_DEFERRED:
-            s['cookie'] = ips[i + 1] if i + 1 < len(ips) else 0
-            i += 1
-            part = None
-        elif part is not None:
-            part.append(v)
-        i += 1
-
-
-def of(recs, name):
-    return [r for r in recs if r['type'] == REC[name]]
-
-
-def user_samples(recs):
-    """The samples of the programs (not of bsuite, which only starts them):
-    all, the NMIs' (cpu-clock) and the tracer's (syscall)."""
-    comm = {c['pid']: c['name'] for c in of(recs, 'COMM')}
-    users = [s for s in of(recs, 'SAMPLE') if s['pid'] in comm and comm[s['pid']] != 'bsuite']
-    return (users, [s for s in users if s['event'] == EVENT_CPU_CLOCK],
-            [s for s in users if s['event'] == EVENT_SYSCALL])
-
-
-def deferred_index(recs):
-    """Every REC_DEFERRED by (tid, cookie, consumer)."""
-    deferred = {}
-    for d in of(recs, 'DEFERRED'):
-        deferred.setdefault((d['tid'], d['cookie'], d['consumer']), []).append(d)
-    return deferred
-
-
-def answer_of(deferred, s):
-    """Sample s's answer: the one REC_DEFERRED of its consumer for its
-    (tid, cookie), or None when there is none or more than one."""
-    r = deferred.get((s['tid'], s['cookie'], TRACER if s['event'] else SAMPLER), [])
-    return r[0] if len(r) == 1 else None
-
-
-def stats(recs):
-    st = of(recs, 'STATS')
-    return st[-1]['stats'] if st else {}
 
 
 class Symbols:

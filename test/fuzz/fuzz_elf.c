@@ -83,7 +83,7 @@ static void load(const struct elf_image *img, size_t size)
 	MOCK_CHECK(mm);
 	/* Some inputs run out of frames part way, as a full machine would. */
 	mock_frames_budget = size % 5 == 0 ? 3 : -1;
-	MOCK_CHECK(uvm_load_elf(mm, img, "bin/fuzz") == 0);
+	MOCK_CHECK(elf_load(mm, img, "bin/fuzz") == 0);
 	for (int i = 0; i < img->nloads; i++) {
 		const struct elf_segment *s = &img->loads[i];
 		uint64_t at[] = { s->vaddr, s->vaddr + s->filesz - (s->filesz != 0),

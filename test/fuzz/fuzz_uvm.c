@@ -19,6 +19,8 @@
 #include "kern/unwind/sframe_registry.h"
 #include "kern/proc/syscall.h"
 #include "kern/mm/uvm.h"
+#include "kern/proc/elf.h"
+#include "kern/fs/initrd.h"
 #include "mock.h"
 #include "stitch/syscall.h"
 
@@ -185,7 +187,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct uvm *mm = uvm_create();
 	MOCK_CHECK(mm);
 	mock_set_current_mm(mm);
-	MOCK_CHECK(uvm_load_elf(mm, &image, "bin/fuzz") == 0);
+	MOCK_CHECK(elf_load(mm, &image, "bin/fuzz") == 0);
 	/* Inputs that end in 0xff run with a few frames only. */
 	mock_frames_budget = size && data[size - 1] == 0xff ? 4 : 256;
 	struct op op;

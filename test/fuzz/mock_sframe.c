@@ -7,7 +7,7 @@
  */
 #include <arch/task.h>
 #include "kern/lib/cmdline.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/proc/task.h"
 #include "mock.h"
 

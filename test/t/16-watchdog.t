@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# Test 16: the lockup detector (kern/proc/watchdog.c, docs/SMP.md "The
+# Test 16: the lockup detector (kern/watchdog.c, docs/SMP.md "The
 # watchdog"), as qemu-run reports it.
 #
 #  1. ktest.lockup (a kernel test that, with that switch only, has the last

@@ -12,7 +12,7 @@
 #
 # Each boot must end with success, its programs all ok, no panic or
 # watchdog report, no page leaked, and its record stream's accounting
-# whole (test/hostile/Records.pm accounting: every NMI and lost record
+# whole (tools/recstream.py check: every NMI and lost record
 # counted, every cookie answered exactly once). Speed is not checked: the
 # host may be busy (tools/stress lists slow boots, this test does not fail
 # on them).

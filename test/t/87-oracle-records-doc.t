@@ -7,7 +7,8 @@
 # (`stitch --records-json`). The boot: /bin/demo in validate mode (samples
 # with a cookie and a stack copy) at 250 Hz with write traced
 # (samples and deferred records of the tracer), direct and under -icount;
-# it has every record type but REC_LOST (no buffer fills).
+# it has every record type but REC_LOST (no buffer fills). The tools' and
+# tests' reader, tools/recstream.py, must give the same records.
 use strict;
 use warnings;
 no warnings 'portable';
@@ -80,6 +81,33 @@ for my $i (0 .. $#mine) {
 }
 is(scalar @diff, 0, '... each at the same offset, of the same type and size, with the same fields and values')
 	or diag(join "\n", @diff[0 .. ($#diff < 2 ? $#diff : 2)]);
+# The tools' and tests' reader (tools/recstream.py, over the same decoder)
+# hands them the same records: its own additions (a sample's chain split
+# into kernel, user and cookie; a deferred record's user part; the stack
+# copy as one structure) put back as stitch writes them.
+sub as_stitch {
+	my %r = %{$_[0]};
+	delete @r{qw(stop_name user)};
+	delete @r{qw(kernel cookie)} if $r{type} eq 'sample';
+	if (ref $r{copy}) {
+		@r{qw(copy_regs copy)} = @{$r{copy}}{qw(regs bytes)};
+	} else {
+		delete $r{copy};
+	}
+	return \%r;
+}
+my $v = eval { decode_json(`tools/recstream.py summary $dir/records.bin`) } // { records => [] };
+my @ours = map { as_stitch($_) } @{$v->{records}}[1 .. $#{$v->{records}}];
+is($v->{records}[0]{type} // '', 'stream', 'tools/recstream.py: REC_STREAM first');
+my @odiff;
+for my $i (0 .. $#mine) {
+	my ($a, $b) = (JSON::PP->new->canonical->encode(as_json($mine[$i])),
+		       JSON::PP->new->canonical->encode($ours[$i] // {}));
+	push @odiff, "record $i\n the document:       $a\n tools/recstream.py: $b" if $a ne $b;
+}
+ok(@ours == @mine && !@odiff, '... and the same ' . scalar(@ours) . ' records, field by field')
+	or diag(join "\n", @odiff[0 .. ($#odiff < 2 ? $#odiff : 2)]);
+
 my @stats = map { @{$_->{stats}} } grep { $_->{type} eq 'stats' } @mine;
 my %names;
 ok(@stats >= 20 && !grep({ $names{$_->[0]}++ } @stats), scalar(@stats) . ' counters in REC_STATS, no name twice');

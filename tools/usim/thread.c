@@ -99,7 +99,7 @@ static int clear_tid_word(struct proc *p, struct user_regs_struct *r)
 	uint32_t zero = 0;
 
 	p->clear_tid = 0;
-	if (!user_range_ok(p->pid, word, sizeof(zero), 1) || poke(p->pid, word, &zero, sizeof(zero)))
+	if (!user_mapped(p->pid, word, sizeof(zero), 1) || poke(p->pid, word, &zero, sizeof(zero)))
 		return 0;
 	r->rdi = word;
 	r->rsi = FUTEX_WAKE_PRIVATE;

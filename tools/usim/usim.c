@@ -109,7 +109,7 @@ long newlib_errno(long e)
 /* ---- user memory, checked the way the Stitch kernel must check it ---- */
 
 /* Is every byte of [addr, addr + len) mapped with the permissions asked? */
-int user_range_ok(pid_t pid, unsigned long addr, unsigned long len, int write)
+int user_mapped(pid_t pid, unsigned long addr, unsigned long len, int write)
 {
 	char maps[64], line[512];
 	unsigned long end = addr + len, covered = addr;
@@ -156,7 +156,7 @@ int poke(pid_t pid, unsigned long addr, const void *buf, size_t len)
 static long user_string(pid_t pid, unsigned long addr, char *out, size_t max)
 {
 	for (size_t i = 0; i <= max; i++) {
-		if (!user_range_ok(pid, addr + i, 1, 0) || peek(pid, addr + i, &out[i], 1))
+		if (!user_mapped(pid, addr + i, 1, 0) || peek(pid, addr + i, &out[i], 1))
 			return -STITCH_EFAULT;
 		if (out[i] == '\0')
 			return 0;
@@ -183,7 +183,7 @@ static long sys_fstat(struct proc *p, long fd, unsigned long ust)
 	char link[64];
 	struct stat st;
 
-	if (!user_range_ok(p->pid, ust, sizeof(kst), 1))
+	if (!user_mapped(p->pid, ust, sizeof(kst), 1))
 		return -STITCH_EFAULT;
 	snprintf(link, sizeof(link), "/proc/%d/fd/%ld", p->pid, fd);
 	if (fd < 0 || stat(link, &st) != 0)
@@ -235,7 +235,7 @@ unsigned long stack_scratch(pid_t pid, const struct user_regs_struct *r, unsigne
 {
 	unsigned long at = ((r->rsp - RED_ZONE) & ~15UL) - len;
 
-	if (r->rsp > USER_TOP || at > r->rsp || !user_range_ok(pid, at, len, 1))
+	if (r->rsp > USER_TOP || at > r->rsp || !user_mapped(pid, at, len, 1))
 		return 0;
 	return at;
 }
@@ -267,7 +267,7 @@ static long program_args(struct proc *p, struct user_regs_struct *r)
 	for (argc = 0;; argc++) {
 		if (argc > MAX_ARGS)
 			return -STITCH_EINVAL;
-		if (!user_range_ok(p->pid, uargv + 8UL * argc, 8, 0) ||
+		if (!user_mapped(p->pid, uargv + 8UL * argc, 8, 0) ||
 		    peek(p->pid, uargv + 8UL * argc, &ptr, 8))
 			return -STITCH_EFAULT;
 		if (!ptr)
@@ -350,7 +350,7 @@ void answer(struct proc *p, struct user_regs_struct *r, long result)
 static void pointer_call(struct proc *p, struct user_regs_struct *r, long nr,
 			 unsigned long ptr, unsigned long len, int write)
 {
-	if (user_range_ok(p->pid, ptr, len, write))
+	if (user_mapped(p->pid, ptr, len, write))
 		linux_call(p, r, nr, FIX_ERRNO);
 	else
 		answer(p, r, -STITCH_EFAULT);

@@ -79,7 +79,7 @@ struct proc *find_proc(pid_t pid);
 int live_procs(void);
 int live_threads(const struct proc *group);
 void resume(pid_t pid, int sig);
-int user_range_ok(pid_t pid, unsigned long addr, unsigned long len, int write);
+int user_mapped(pid_t pid, unsigned long addr, unsigned long len, int write);
 int peek(pid_t pid, unsigned long addr, void *buf, size_t len);
 int poke(pid_t pid, unsigned long addr, const void *buf, size_t len);
 void linux_call(struct proc *p, struct user_regs_struct *r, long nr, enum fixup fix);

@@ -140,7 +140,7 @@ static void run(const char *name, struct layout l)
 
 int main(void)
 {
-	const struct phdr *t = own_phdr(PT_LOAD, PF_X);
+	const struct elf64_phdr *t = own_phdr(PT_LOAD, PF_X);
 	if (!t)
 		return 1;
 	text = t->vaddr, text_len = t->memsz;

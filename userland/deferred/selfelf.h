@@ -8,27 +8,17 @@
 
 #include <stdint.h>
 #include <string.h>
-
-#define PT_LOAD 1
-#define PT_GNU_SFRAME 0x6474e554
-#define PF_X 1
-
-struct phdr {
-	uint32_t type, flags;
-	uint64_t offset, vaddr, paddr, filesz, memsz, align;
-};
+#include <stitch/elf.h>
 
 extern const unsigned char __ehdr_start[];
 
 /* The first program header of `type` with all of `flags`, or NULL. */
-static inline const struct phdr *own_phdr(uint32_t type, uint32_t flags)
+static inline const struct elf64_phdr *own_phdr(uint32_t type, uint32_t flags)
 {
-	uint64_t phoff;
-	uint16_t phnum;
-	memcpy(&phoff, __ehdr_start + 32, sizeof phoff);  /* e_phoff */
-	memcpy(&phnum, __ehdr_start + 56, sizeof phnum);  /* e_phnum */
-	const struct phdr *ph = (const struct phdr *)(__ehdr_start + phoff);
-	for (int i = 0; i < phnum; i++)
+	struct elf64_ehdr eh;
+	memcpy(&eh, __ehdr_start, sizeof eh);
+	const struct elf64_phdr *ph = (const struct elf64_phdr *)(__ehdr_start + eh.phoff);
+	for (int i = 0; i < eh.phnum; i++)
 		if (ph[i].type == type && (ph[i].flags & flags) == flags)
 			return &ph[i];
 	return NULL;

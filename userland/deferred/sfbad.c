@@ -41,13 +41,13 @@ static void expect(const char *what, int ret, int err)
 	}
 }
 
-static int add(const void *sframe, size_t len, const struct phdr *text)
+static int add(const void *sframe, size_t len, const struct elf64_phdr *text)
 {
 	return stacktrace_setup(STACKTRACE_SFRAME_ADD, sframe, len,
 				(const void *)text->vaddr, text->memsz);
 }
 
-static int remove_text(const struct phdr *text)
+static int remove_text(const struct elf64_phdr *text)
 {
 	return stacktrace_setup(STACKTRACE_SFRAME_REMOVE, NULL, 0,
 				(const void *)text->vaddr, 0);
@@ -71,7 +71,7 @@ FRAME static uint64_t sfbad_work(long rounds)
 
 /* A private, writable copy of the section in fresh anonymous memory,
  * at hint if that is free. */
-static unsigned char *copy_of(const struct phdr *sf, void *hint)
+static unsigned char *copy_of(const struct elf64_phdr *sf, void *hint)
 {
 	unsigned char *p = stitch_mmap(hint, sf->memsz, STITCH_PROT_READ |
 				       STITCH_PROT_WRITE, -1, 0);
@@ -116,8 +116,8 @@ static bool relocate(unsigned char *p, uint64_t from)
 int main(int argc, char **argv)
 {
 	long rounds = arg_long(argc, argv, 1, 150, 1, 100000000);
-	const struct phdr *text = own_phdr(PT_LOAD, PF_X);
-	const struct phdr *sf = own_phdr(PT_GNU_SFRAME, 0);
+	const struct elf64_phdr *text = own_phdr(PT_LOAD, PF_X);
+	const struct elf64_phdr *sf = own_phdr(PT_GNU_SFRAME, 0);
 	unsigned char *bad = sf ? copy_of(sf, NULL) : NULL;
 	unsigned char *gone = sf ? copy_of(sf, NEAR_TEXT) : NULL;
 	uint32_t num_fres;

@@ -31,7 +31,7 @@ static int fail(const char *what)
 /* The blob replaces the loader's registration of this program's text. */
 static int swap_sframe(const char *blob, int *version)
 {
-	const struct phdr *text = own_phdr(PT_LOAD, PF_X);
+	const struct elf64_phdr *text = own_phdr(PT_LOAD, PF_X);
 	struct stat st;
 	int fd = open(blob, O_RDONLY);
 	if (!text || fd < 0 || fstat(fd, &st))

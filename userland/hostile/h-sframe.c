@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <stitch/elf.h>
 #include "hostile.h"
 
 #define SPIN_MS 300
@@ -83,18 +84,15 @@ static int map_copy(void)
 	close(fd);
 	if (m == STITCH_MAP_FAILED)
 		return -1;
-	uint64_t phoff, vaddr = 0, off = 0;
-	uint16_t phnum;
-	memcpy(&phoff, m + 32, 8);
-	memcpy(&phnum, m + 56, 2);
-	for (int i = 0; i < phnum; i++) {
-		uint8_t *ph = m + phoff + 56 * i;
-		uint32_t type, flags;
-		memcpy(&type, ph, 4);
-		memcpy(&flags, ph + 4, 4);
-		if (type == 1 && (flags & 1)) { /* PT_LOAD, PF_X */
-			memcpy(&off, ph + 8, 8);
-			memcpy(&vaddr, ph + 16, 8);
+	uint64_t vaddr = 0, off = 0;
+	struct elf64_ehdr eh;
+	memcpy(&eh, m, sizeof eh);
+	for (int i = 0; i < eh.phnum; i++) {
+		struct elf64_phdr ph;
+		memcpy(&ph, m + eh.phoff + sizeof ph * i, sizeof ph);
+		if (ph.type == PT_LOAD && (ph.flags & PF_X)) {
+			off = ph.offset;
+			vaddr = ph.vaddr;
 		}
 	}
 	copy_start = (uint64_t)m + (uint64_t)spin_plain - vaddr + off;

@@ -1,6 +1,6 @@
 /*
- * The user-space shared-object loader (<stitch_dl.h>). ELF64 layouts are
- * declared here: newlib has no <elf.h>, and the loader needs five structs.
+ * The user-space shared-object loader (<stitch_dl.h>). The ELF64 layouts
+ * are <stitch/elf.h>: newlib has no <elf.h>.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -11,70 +11,20 @@
 #include <unistd.h>
 #include <stitch.h>
 #include <stitch_dl.h>
+#include <stitch/elf.h>
 
 #define PAGE 4096UL
 #define PAGE_DOWN(x) ((x) & ~(PAGE - 1))
 #define PAGE_UP(x) (((x) + PAGE - 1) & ~(PAGE - 1))
 
-#define ET_DYN 3
-#define EM_X86_64 62
-#define PT_LOAD 1
-#define PT_DYNAMIC 2
-#define PT_GNU_SFRAME 0x6474e554
-#define PT_GNU_EH_FRAME 0x6474e550
-#define PF_X 1
-#define PF_W 2
-#define DT_NULL 0
-#define DT_HASH 4
-#define DT_STRTAB 5
-#define DT_SYMTAB 6
-#define DT_RELA 7
-#define DT_RELASZ 8
-#define DT_PLTRELSZ 2
-#define DT_JMPREL 23
-#define R_X86_64_64 1
-#define R_X86_64_GLOB_DAT 6
-#define R_X86_64_JUMP_SLOT 7
-#define R_X86_64_RELATIVE 8
 #define MAX_PHDRS 16
 #define MAX_SEGMENTS 8
-
-struct elf_ehdr {
-	unsigned char ident[16];
-	uint16_t type, machine;
-	uint32_t version;
-	uint64_t entry, phoff, shoff;
-	uint32_t flags;
-	uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
-};
-
-struct elf_phdr {
-	uint32_t type, flags;
-	uint64_t offset, vaddr, paddr, filesz, memsz, align;
-};
-
-struct elf_dyn {
-	int64_t tag;
-	uint64_t val;
-};
-
-struct elf_sym {
-	uint32_t name;
-	uint8_t info, other;
-	uint16_t shndx;
-	uint64_t value, size;
-};
-
-struct elf_rela {
-	uint64_t offset, info;
-	int64_t addend;
-};
 
 struct dl_object {
 	uintptr_t bias;                   /* run-time address of vaddr 0 */
 	struct { uintptr_t start, len; } maps[MAX_SEGMENTS];
 	int nmaps;
-	const struct elf_sym *syms;
+	const struct elf64_sym *syms;
 	uint32_t nsyms;
 	const char *strs;
 	uintptr_t text;                   /* != 0 while the SFrame is registered */
@@ -94,7 +44,7 @@ static int read_at(int fd, long off, void *buf, size_t len)
 	return read(fd, buf, len) == (ssize_t)len ? 0 : fail(ENOEXEC);
 }
 
-static int read_headers(int fd, struct elf_ehdr *eh, struct elf_phdr *ph)
+static int read_headers(int fd, struct elf64_ehdr *eh, struct elf64_phdr *ph)
 {
 	if (read_at(fd, 0, eh, sizeof *eh))
 		return -1;
@@ -106,7 +56,7 @@ static int read_headers(int fd, struct elf_ehdr *eh, struct elf_phdr *ph)
 }
 
 /* [lo, hi): the pages the PT_LOAD segments cover, relative to vaddr 0. */
-static int span(const struct elf_phdr *ph, int n, uintptr_t *lo, uintptr_t *hi)
+static int span(const struct elf64_phdr *ph, int n, uintptr_t *lo, uintptr_t *hi)
 {
 	*lo = UINTPTR_MAX;
 	*hi = 0;
@@ -143,7 +93,7 @@ static int map_at(struct dl_object *o, uintptr_t at, size_t len, int prot,
  * the file bytes zeroed: the rest of its last file page by hand, whole
  * pages beyond as anonymous memory.
  */
-static int map_segment(struct dl_object *o, const struct elf_phdr *p, int fd)
+static int map_segment(struct dl_object *o, const struct elf64_phdr *p, int fd)
 {
 	int prot = STITCH_PROT_READ | (p->flags & PF_W ? STITCH_PROT_WRITE : 0) |
 		   (p->flags & PF_X ? STITCH_PROT_EXEC : 0);
@@ -165,7 +115,7 @@ static int map_segment(struct dl_object *o, const struct elf_phdr *p, int fd)
 	return 0;
 }
 
-static int relocate_one(struct dl_object *o, const struct elf_rela *r)
+static int relocate_one(struct dl_object *o, const struct elf64_rela *r)
 {
 	uint32_t type = (uint32_t)r->info, sym = (uint32_t)(r->info >> 32);
 	uint64_t *where = (uint64_t *)(o->bias + r->offset);
@@ -186,7 +136,7 @@ static int relocate_one(struct dl_object *o, const struct elf_rela *r)
 
 static int relocate(struct dl_object *o, uintptr_t rela, uint64_t size)
 {
-	const struct elf_rela *r = (const struct elf_rela *)(o->bias + rela);
+	const struct elf64_rela *r = (const struct elf64_rela *)(o->bias + rela);
 	for (uint64_t i = 0; i < size / sizeof *r; i++)
 		if (relocate_one(o, &r[i]))
 			return -1;
@@ -194,11 +144,11 @@ static int relocate(struct dl_object *o, uintptr_t rela, uint64_t size)
 }
 
 /* The dynamic section: symbols, strings, both relocation tables. */
-static int link_object(struct dl_object *o, const struct elf_phdr *dyn)
+static int link_object(struct dl_object *o, const struct elf64_phdr *dyn)
 {
 	uintptr_t rela = 0, jmprel = 0, hash = 0, symtab = 0, strtab = 0;
 	uint64_t relasz = 0, pltrelsz = 0;
-	const struct elf_dyn *d = (const struct elf_dyn *)(o->bias + dyn->vaddr);
+	const struct elf64_dyn *d = (const struct elf64_dyn *)(o->bias + dyn->vaddr);
 	for (uint64_t i = 0; i < dyn->memsz / sizeof *d && d[i].tag != DT_NULL; i++) {
 		switch (d[i].tag) {
 		case DT_RELA: rela = d[i].val; break;
@@ -214,7 +164,7 @@ static int link_object(struct dl_object *o, const struct elf_phdr *dyn)
 		return fail(ENOEXEC);
 	/* DT_HASH: nbucket, nchain; nchain is the number of symbols. */
 	o->nsyms = ((const uint32_t *)(o->bias + hash))[1];
-	o->syms = (const struct elf_sym *)(o->bias + symtab);
+	o->syms = (const struct elf64_sym *)(o->bias + symtab);
 	o->strs = (const char *)(o->bias + strtab);
 	return relocate(o, rela, relasz) || relocate(o, jmprel, pltrelsz) ? -1 : 0;
 }
@@ -223,10 +173,10 @@ static int link_object(struct dl_object *o, const struct elf_phdr *dyn)
  * bounded by the end of the PT_LOAD segment that holds the header (ld
  * puts both in one). Only the eh-frame mode reads it; a kernel that
  * refuses it leaves the object's frames to the SFrame section. */
-static void register_eh_frame(struct dl_object *o, const struct elf_phdr *ph, int n,
-			      const struct elf_phdr *text)
+static void register_eh_frame(struct dl_object *o, const struct elf64_phdr *ph, int n,
+			      const struct elf64_phdr *text)
 {
-	const struct elf_phdr *eh = NULL, *seg = NULL;
+	const struct elf64_phdr *eh = NULL, *seg = NULL;
 	for (int i = 0; i < n; i++)
 		if (ph[i].type == PT_GNU_EH_FRAME)
 			eh = &ph[i];
@@ -244,9 +194,9 @@ static void register_eh_frame(struct dl_object *o, const struct elf_phdr *ph, in
 }
 
 /* Registers PT_GNU_SFRAME (and PT_GNU_EH_FRAME) for the executable segment. */
-static int register_sframe(struct dl_object *o, const struct elf_phdr *ph, int n)
+static int register_sframe(struct dl_object *o, const struct elf64_phdr *ph, int n)
 {
-	const struct elf_phdr *sf = NULL, *text = NULL;
+	const struct elf64_phdr *sf = NULL, *text = NULL;
 	for (int i = 0; i < n; i++) {
 		if (ph[i].type == PT_GNU_SFRAME)
 			sf = &ph[i];
@@ -267,9 +217,9 @@ static int register_sframe(struct dl_object *o, const struct elf_phdr *ph, int n
 
 static int load(struct dl_object *o, int fd)
 {
-	struct elf_ehdr eh;
-	struct elf_phdr ph[MAX_PHDRS];
-	const struct elf_phdr *dyn = NULL;
+	struct elf64_ehdr eh;
+	struct elf64_phdr ph[MAX_PHDRS];
+	const struct elf64_phdr *dyn = NULL;
 	uintptr_t lo, hi;
 	if (read_headers(fd, &eh, ph) || span(ph, eh.phnum, &lo, &hi))
 		return -1;

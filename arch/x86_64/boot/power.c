@@ -5,7 +5,7 @@
 #include "kern/lib/console.h"
 #include "kern/mm/mm.h"
 #include "kern/profile/profile.h"
-#include "kern/proc/watchdog.h"
+#include "kern/watchdog.h"
 
 /* QEMU's isa-debug-exit at port 0xf4 exits with status (value << 1) | 1. */
 #define DEBUG_EXIT_PORT    0xf4

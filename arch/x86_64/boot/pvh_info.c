@@ -169,7 +169,7 @@ static uint64_t take_below_4g(struct boot_info *bi, uint64_t pages)
 
 /*
  * The UEFI loader maps max(4 GiB, top of RAM) 1:1, and the kernel relies
- * on it until kvm_init (pmm_init may put its bitmap anywhere). pvh.S
+ * on it until kernel_space_init (pmm_init may put its bitmap anywhere). pvh.S
  * mapped 4 GiB; the page directories for the rest come from RAM below
  * 4 GiB, which is mapped already. RAM that stays out of reach (beyond one
  * PDPT, or no room for the tables) is taken away from the kernel.

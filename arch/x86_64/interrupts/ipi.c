@@ -8,7 +8,7 @@
 #include <arch/trap.h>
 #include "arch/x86_64/interrupts/lapic.h"
 #include "kern/proc/irq_work.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 
 /* trap_dispatch has already acknowledged the interrupt at the LAPIC. */
 static void self_ipi(struct trap_frame *tf)

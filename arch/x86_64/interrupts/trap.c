@@ -9,7 +9,7 @@
 #include "kern/lib/console.h"
 #include "kern/proc/entry.h"
 #include "kern/kernel.h"
-#include "kern/proc/watchdog.h"
+#include "kern/watchdog.h"
 
 struct idt_gate {
 	uint16_t off_lo, selector;

@@ -1,7 +1,7 @@
 /*
  * The generic address-space functions of kern/mm/vm.h on x86_64 4-level page
  * tables. Page-table pages are reached through p2v(), so this works both on
- * the loader's identity map (while kvm_init builds kernel_space) and on the
+ * the loader's identity map (while kernel_space_init builds kernel_space) and on the
  * direct map afterwards.
  */
 #include "arch/x86_64/mm/mmu.h"

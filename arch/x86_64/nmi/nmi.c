@@ -8,8 +8,8 @@
 #include <arch/trap.h>
 #include <arch/uaccess.h>
 #include "arch/x86_64/x86.h"
-#include "kern/profile/stats.h"
-#include "kern/proc/watchdog.h"
+#include "kern/lib/stats.h"
+#include "kern/watchdog.h"
 
 void nmi_dispatch(struct trap_frame *tf);
 
@@ -63,8 +63,8 @@ void nmi_dispatch(struct trap_frame *tf)
 		fn(tf);
 	else
 		stat_inc_on(cpu, STAT_NMI_IGNORED);
-	struct watchdog_regs wr = { .ip = tf->rip, .sp = tf->rsp, .fp = tf->rbp,
-				    .user = trap_from_user(tf), .irqs_off = !(tf->rflags & RFLAGS_IF) };
+	struct nmi_regs wr = { .frame = tf, .ip = tf->rip, .sp = tf->rsp, .fp = tf->rbp,
+			       .user = trap_from_user(tf), .irqs_off = !(tf->rflags & RFLAGS_IF) };
 	watchdog_nmi(cpu, &wr);
 	__atomic_store_n(&arch_nmi_active[cpu], false, __ATOMIC_RELAXED);
 	uint64_t dt = arch_cycles() - t0;

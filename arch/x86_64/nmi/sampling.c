@@ -24,7 +24,7 @@
 #include <arch/trap.h>
 #include "kern/kernel.h"
 #include "kern/profile/sample.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/lib/string.h"
 
 enum source { SRC_NONE, SRC_PMU, SRC_LAPIC, SRC_IOAPIC };
@@ -157,8 +157,9 @@ static void sampling_nmi(struct trap_frame *tf)
 		stat_inc(STAT_NMI_IGNORED);
 		return;
 	}
-	struct sample_regs r = { .frame = tf, .ip = tf->rip, .sp = tf->rsp, .bp = tf->rbp,
-				 .user = trap_from_user(tf) };
+	struct nmi_regs r = { .frame = tf, .ip = tf->rip, .sp = tf->rsp, .fp = tf->rbp,
+			      .user = trap_from_user(tf),
+			      .irqs_off = !(tf->rflags & RFLAGS_IF) };
 	sample_nmi(&r);
 }
 

@@ -10,7 +10,7 @@
 #define ARCH_NAME "x86_64" /* in the boot banner */
 
 void arch_init_cpu(void);     /* serial, GDT, TSS, IDT: before anything can fault */
-void arch_init_devices(void); /* LAPIC, IOAPIC, PIT tick, calibration: after kvm_init */
+void arch_init_devices(void); /* LAPIC, IOAPIC, PIT tick, calibration: after kernel_space_init */
 void arch_init_cpu_regs(void); /* EFER.NXE, CR0.WP, CR4.PGE: each CPU */
 /* The page-fault and user-exception handlers (arch/x86_64/interrupts/fault.c):
  * after the memory and process managers they call are up (proc_init). */

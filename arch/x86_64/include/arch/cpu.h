@@ -14,7 +14,7 @@
 #define ARCH_MAX_CPUS 8
 extern bool arch_has_rdtscp;
 unsigned arch_cpu_id_lapic(void);
-/* Inline: every counter update (kern/profile/stats.h) asks, the NMI's included. */
+/* Inline: every counter update (kern/lib/stats.h) asks, the NMI's included. */
 static inline unsigned arch_cpu_id(void)
 {
 	if (arch_has_rdtscp) {

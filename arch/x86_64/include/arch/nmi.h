@@ -23,7 +23,7 @@ void arch_sampling_start_all(unsigned hz);
 void arch_sampling_stop_all(void);
 void arch_nmi_quiesce(void);
 
-/* The watchdog (kern/proc/watchdog.c): this CPU's timer raising an NMI hz
+/* The watchdog (kern/watchdog.c): this CPU's timer raising an NMI hz
  * times a second, for when nothing samples (every CPU: the _all form;
  * arch_sampling_stop, arch_sampling_stop_all and arch_sampling_start take
  * the timer back); and an NMI to another CPU, so that it prints its own

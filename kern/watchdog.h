@@ -22,18 +22,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kern/nmi.h"
+
 struct task;
 
 #define WATCHDOG_IRQOFF_MS_DEFAULT   10000
 #define WATCHDOG_RUNNABLE_MS_DEFAULT 30000
 #define WATCHDOG_HZ_DEFAULT          10
-
-/* What an NMI interrupted. */
-struct watchdog_regs {
-	uint64_t ip, sp, fp;
-	bool user;     /* ring 3 */
-	bool irqs_off; /* the interrupted context had interrupts off */
-};
 
 /* One CPU's view of itself, as its NMIs last saw it. */
 struct watchdog_cpu {
@@ -58,16 +53,17 @@ bool watchdog_judge(struct watchdog_cpu *w, uint64_t progress, bool irqs_off,
 struct task *watchdog_starved(struct task *ts, unsigned n, const uint64_t *queued,
 			      uint64_t now_ns, uint64_t bound_ns);
 
-/* Reads the command line; arms the detector and, if nothing samples,
- * starts the watchdog NMIs on every CPU. After profile_init. */
-void watchdog_init(void);
+/* Reads the command line and arms the detector. nmis_running: every CPU
+ * already takes NMIs at a steady rate (the sampler's), which the detector
+ * rides; else it starts its own on every CPU. */
+void watchdog_init(bool nmis_running);
 /* The end of the run (arch_shutdown): no more checks. */
 void watchdog_stop(void);
 
 /* Hooks. This CPU made progress (an interrupt handled, a schedule). */
 void watchdog_touch(void);
 /* Every NMI, after its handler (nmi_dispatch). */
-void watchdog_nmi(unsigned cpu, const struct watchdog_regs *r);
+void watchdog_nmi(unsigned cpu, const struct nmi_regs *r);
 /* t goes on the run queue (sched_lock held). */
 void watchdog_queued(struct task *t);
 /* The PIT tick, sched_lock held: the run-queue check. */
@@ -75,7 +71,7 @@ void watchdog_tick(void);
 
 /* For tests: what a detection does instead of the report and the end of
  * the run (NULL: the real one), and the bound in cycles. */
-typedef void (*watchdog_action_fn)(unsigned cpu, const struct watchdog_regs *r);
+typedef void (*watchdog_action_fn)(unsigned cpu, const struct nmi_regs *r);
 void watchdog_test_arm(watchdog_action_fn fn, uint64_t irqoff_cycles);
 void watchdog_test_disarm(void);
 

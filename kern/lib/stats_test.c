@@ -1,5 +1,5 @@
 #include "kern/lib/ktest.h"
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include "kern/lib/string.h"
 
 /* Names fit the record, are distinct, and the unwind_stop_* counters

@@ -1,5 +1,5 @@
 /*
- * The lockup detector (kern/proc/watchdog.c): its rule alone, then real NMIs
+ * The lockup detector (kern/watchdog.c): its rule alone, then real NMIs
  * on a CPU spinning with interrupts off (this one, and another if there
  * is one), a CPU spinning with them on (must not fire), the run-queue
  * rule on stand-in tasks, and, with `ktest.lockup` on the command line
@@ -11,7 +11,7 @@
 #include "kern/lib/ktest.h"
 #include "kern/lib/string.h"
 #include "kern/proc/task.h"
-#include "kern/proc/watchdog.h"
+#include "kern/watchdog.h"
 
 KTEST(watchdog_judge_rule)
 {
@@ -64,7 +64,7 @@ static volatile int fired_cpu;
 static volatile uint64_t fired_at;
 static volatile bool fired_irqs_off, fired_user;
 
-static void caught(unsigned cpu, const struct watchdog_regs *r)
+static void caught(unsigned cpu, const struct nmi_regs *r)
 {
 	if (fired_cpu >= 0)
 		return;

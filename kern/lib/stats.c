@@ -1,8 +1,7 @@
-#include "kern/profile/stats.h"
+#include "kern/lib/stats.h"
 #include <arch/arch.h>
 #include "kern/lib/console.h"
 #include "kern/kernel.h"
-#include "kern/lib/string.h"
 
 enum how { HOW_SUM, HOW_MAX };
 
@@ -26,15 +25,6 @@ uint64_t stat_total(enum stat s)
 const char *stat_name(enum stat s)
 {
 	return s < STAT_COUNT ? names[s] : "?";
-}
-
-void stats_fill(struct rec_stat *out)
-{
-	for (int s = 0; s < STAT_COUNT; s++) {
-		memset(out[s].name, 0, sizeof out[s].name);
-		strlcpy(out[s].name, names[s], sizeof out[s].name);
-		out[s].value = stat_total((enum stat)s);
-	}
 }
 
 void stats_print(void)

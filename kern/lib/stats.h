@@ -1,19 +1,22 @@
 /*
- * The profiler's counters: per CPU, incremented without locks from any
- * context (NMI included), summed by name into REC_STATS at the end of a run
- * and printed on the console at shutdown.
- *
- * Some are incremented by the deferred unwinder (deferred_*, unwinds_*,
- * frames_unwound, unwind_*, sframe_*); they are all defined here so that
- * every stream carries the same set of names.
+ * The kernel's event counters: per CPU, incremented without locks from any
+ * context (NMI included). One list for every layer, each counter
+ * incremented only by the layer that owns it: processes and the scheduler
+ * (signals_*, sched_*), the trap path (nmi_*, self_ipis), the deferred
+ * unwinder (deferred_*, unwinds_*, frames_unwound, unwind_*, rule_cache_*),
+ * its table registry and lookups (sframe_*, ehframe_*, fde_index_*), the
+ * profiler (samples, records_*). The list is one so that a counter's
+ * address is a constant and so that every report carries the same names:
+ * the profiler reports them all in REC_STATS at the end of a run
+ * (kern/profile/record.c) and the console prints them at shutdown.
  */
-#ifndef KERN_STATS_H
-#define KERN_STATS_H
+#ifndef KERN_LIB_STATS_H
+#define KERN_LIB_STATS_H
 
 #include <stdint.h>
 
 #include <arch/arch.h>
-#include "stitch/records.h"
+#include "stitch/records.h" /* enum unwind_stop: a counter per reason */
 
 /* X(id, "name", how): how is SUM (totals add up across CPUs) or MAX. */
 #define STATS_LIST(X)                                                         \
@@ -163,8 +166,6 @@ static inline void stat_unwind_stop(enum unwind_stop why)
 uint64_t stat_total(enum stat s);
 const char *stat_name(enum stat s);
 
-/* Fills out[0 .. STAT_COUNT-1] with every counter's name and total. */
-void stats_fill(struct rec_stat *out);
 /* One line per counter on the console. */
 void stats_print(void);
 

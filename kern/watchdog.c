@@ -1,5 +1,5 @@
 /*
- * The lockup detector: kern/proc/watchdog.h says what it checks, docs/SMP.md
+ * The lockup detector: kern/watchdog.h says what it checks, docs/SMP.md
  * ("The watchdog") why so.
  *
  * NMI side: no lock, per-CPU state only, but for the one-shot `firing`
@@ -10,12 +10,11 @@
  * stuck CPU: the walk reads the process table as it is, a fixed array, so
  * it ends), then panics, which ends the run with a failure verdict.
  */
-#include "kern/proc/watchdog.h"
+#include "kern/watchdog.h"
 #include <arch/arch.h>
 #include "kern/lib/cmdline.h"
 #include "kern/kernel.h"
 #include "kern/unwind/kernel.h"
-#include "kern/profile/profile.h"
 #include "kern/proc/sched.h"
 #include "kern/proc/task.h"
 
@@ -75,7 +74,7 @@ void watchdog_queued(struct task *t)
 		queued_ns[t - tasks] = clock_ns();
 }
 
-static void print_stack(unsigned cpu, const struct watchdog_regs *r)
+static void print_stack(unsigned cpu, const struct nmi_regs *r)
 {
 	struct task *t = __atomic_load_n(&cpu_current[cpu], __ATOMIC_RELAXED);
 	kprintf("watchdog: cpu %u: pid %d (%s), %s, interrupts %s, ip 0x%lx\n", cpu,
@@ -92,7 +91,7 @@ static const char *const state_names[] = {
 
 /* Every other CPU prints its stack from an NMI; this one from r (NULL:
  * from here); then the tasks, without sched_lock. */
-static void report(unsigned self, const struct watchdog_regs *r)
+static void report(unsigned self, const struct nmi_regs *r)
 {
 	if (r)
 		print_stack(self, r);
@@ -136,7 +135,7 @@ static void report(unsigned self, const struct watchdog_regs *r)
 	}
 }
 
-void watchdog_nmi(unsigned cpu, const struct watchdog_regs *r)
+void watchdog_nmi(unsigned cpu, const struct nmi_regs *r)
 {
 	if (__atomic_load_n(&dump_wanted[cpu], __ATOMIC_SEQ_CST)) {
 		print_stack(cpu, r);
@@ -179,7 +178,7 @@ void watchdog_tick(void)
 	panic("watchdog: pid %d starved", t->pid);
 }
 
-void watchdog_init(void)
+void watchdog_init(bool nmis_running)
 {
 	const char *on = cmdline_get(&boot_args, "watchdog");
 	if (on && !cmdline_flag(&boot_args, "watchdog")) {
@@ -193,7 +192,7 @@ void watchdog_init(void)
 	long hz = cmdline_int(&boot_args, "watchdog.hz", WATCHDOG_HZ_DEFAULT, 1, 1000);
 	irqoff_bound = (uint64_t)irqoff * arch_tsc_hz / 1000;
 	runnable_bound_ns = (uint64_t)runnable * 1000000;
-	bool own_nmis = profile.mode == MODE_NONE;
+	bool own_nmis = !nmis_running;
 	__atomic_store_n(&armed, true, __ATOMIC_RELEASE);
 	if (own_nmis)
 		arch_watchdog_start_all((unsigned)hz);
