@@ -13,9 +13,11 @@
 #   small    /bin/demo with tables of 6 stacks and 40 keys: every folded
 #            stack counts at most what the stream has, and the stream's
 #            total less the map's is exactly what the map counted dropped;
-#   hostile  /bin/hostile (test 80's suite: kills, exec, signal frames,
-#            exits while unwinds are owed): no panic, no page leaked, it
-#            shuts down, and the map agrees with the stream.
+#   hostile  /bin/hostile (test 80's suite), its cases that attack the
+#            unwinder or end tasks (bad stacks and frames, signal frames,
+#            bad SFrame sections, 90 children dying with unwinds owed,
+#            thread and spawn storms): no panic, no page leaked, it shuts
+#            down, and the map agrees with the stream.
 #
 # In each, the map accounts for every sample: map_samples (= the stream's
 # samples) is the sum of map_whole, map_user_*, map_kernel_only and
@@ -36,16 +38,21 @@ use Test::More;
 
 my $dir = tempdir('stackmap-XXXXXX', TMPDIR => 1, CLEANUP => 1);
 my $DEMO = 'init=/bin/demo profile.mode=sframe profile.consumer=both';
+# test 80's cases that attack the unwinder or end tasks with unwinds
+# owed (41 of them: the whole suite takes four times as long).
+my @HOSTILE = qw(sp- fp- ret- deep sig sframe- stack-overflow die-pending thread-fault
+		 thread-exit-storm spawn-storm);
 my %boot = (
 	one => { cpus => 1, icount => 1, cmdline => "$DEMO profile.hz=4000" },
 	four => { cpus => 4, icount => 0, cmdline => "$DEMO profile.hz=2000 sched.migrate profile.map_period=20" },
 	small => { cpus => 1, icount => 1, cmdline => "$DEMO profile.hz=1000 profile.map_stacks=6 profile.map_keys=40" },
 	hostile => { cpus => 1, icount => 0,
-		     cmdline => 'init=/bin/hostile profile.mode=sframe profile.hz=2000 profile.consumer=both' },
+		     cmdline => 'init=/bin/hostile init.args=' . join(',', @HOSTILE)
+				. ' profile.mode=sframe profile.hz=2000 profile.consumer=both' },
 	bogus => { cpus => 1, icount => 1,
-		   cmdline => 'init=/bin/fib init.args=27,1 profile.hz=2000 profile.consumer=bogus' },
+		   cmdline => 'init=/bin/fib init.args=30,1 profile.hz=2000 profile.consumer=bogus' },
 	fp => { cpus => 1, icount => 1,
-		cmdline => 'init=/bin/fib init.args=27,1 profile.mode=fp profile.hz=2000 profile.consumer=map' },
+		cmdline => 'init=/bin/fib init.args=30,1 profile.mode=fp profile.hz=2000 profile.consumer=map' },
 );
 
 # All boots at once: each has its own directory, and the longest one
