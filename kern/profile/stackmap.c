@@ -2,15 +2,10 @@
  * The stack map (kern/profile/stackmap.h, docs/DEFERRED.md "The third
  * consumer").
  *
- * Three tables of one kind, lock-free, fixed at boot: the kernel stacks,
- * the user stacks, and the keys (three words each) with a count beside
- * each key. A table interns a run of words and returns its id (slot + 1):
- * the NMI interns kernel stacks and keys, the deferred callback user
- * stacks and keys, on any CPU at once. A slot goes empty -> busy (claimed
- * by one compare-and-swap) -> ready (its hash stored with release, after
- * the words); nobody waits for a busy slot: it is passed over, so two
- * CPUs interning the same stack at the same moment may give it two ids
- * (the reader adds up by content; it costs room, never a count).
+ * Three lock-free tables fixed at boot (kern/profile/stacktable.h): the
+ * kernel stacks, the user stacks, and the keys (three words each) with a
+ * count beside each key. The NMI interns kernel stacks and keys, the
+ * deferred callback user stacks and keys, on any CPU at once.
  *
  * Each task has a waiting room for the samples of its current kernel
  * entry: (cookie, kernel stack id, user ip) and how many. Only two parties
@@ -26,11 +21,11 @@
 #include "kern/kernel.h"
 #include "kern/lib/cmdline.h"
 #include "kern/lib/string.h"
-#include "kern/mm/mm.h"
-#include "kern/mm/pmm.h"
+#include "kern/mm/kmalloc.h"
 #include "kern/mm/uvm.h"
 #include "kern/profile/record.h"
 #include "kern/profile/sample.h"
+#include "kern/profile/stacktable.h"
 #include "kern/profile/stats.h"
 #include "kern/proc/task.h"
 #include "kern/unwind/deferred.h"
@@ -43,24 +38,7 @@
 #define KEY_WORDS 3
 #define WAITING 32 /* distinct (kernel stack, ip) a task's entry may hold */
 
-#define SLOT_EMPTY 0ull
-#define SLOT_BUSY  1ull
-#define SLOT_READY (1ull << 63) /* in every ready slot's hash: never 0 or 1 */
-
-struct table {
-	uint64_t *hash;     /* per slot: SLOT_EMPTY, SLOT_BUSY, or hash | SLOT_READY */
-	uint32_t *start;    /* per slot: its first word in words[] */
-	uint32_t *len;      /* per slot: its words */
-	uint8_t *written;   /* per slot: the read-out wrote it (reader only) */
-	uint64_t *words;
-	uint32_t mask;      /* slots - 1: twice the capacity, a power of two */
-	uint32_t cap;       /* ids it gives at most */
-	uint32_t ids;       /* ids given (atomic) */
-	uint32_t nwords;
-	uint32_t used;      /* words given (atomic) */
-};
-
-static struct table kstacks, ustacks, keys;
+static struct stack_table kstacks, ustacks, keys;
 static uint64_t *counts; /* beside keys: counts[id - 1], one per slot */
 
 /* A task's samples waiting for their user half. */
@@ -93,108 +71,6 @@ static struct {
 } cursor = { 3, 0 };
 static uint64_t out_buf[RECORD_MAX / sizeof(uint64_t)];
 
-/* ---- tables ---- */
-
-static void *alloc_zeroed(uint64_t bytes)
-{
-	uint64_t pages = PAGE_ROUND_UP(bytes) / PAGE_SIZE;
-	uint64_t pa = pmm_alloc_pages(pages);
-	if (!pa)
-		return NULL;
-	memset(p2v(pa), 0, pages * PAGE_SIZE);
-	return p2v(pa);
-}
-
-static int table_init(struct table *t, uint32_t cap, uint32_t nwords)
-{
-	uint32_t slots = 2;
-	while (slots < 2 * cap)
-		slots <<= 1;
-	t->hash = alloc_zeroed(slots * sizeof *t->hash);
-	t->start = alloc_zeroed(slots * sizeof *t->start);
-	t->len = alloc_zeroed(slots * sizeof *t->len);
-	t->written = alloc_zeroed(slots);
-	t->words = alloc_zeroed((uint64_t)nwords * sizeof *t->words);
-	t->mask = slots - 1;
-	t->cap = cap;
-	t->nwords = nwords;
-	return t->hash && t->start && t->len && t->written && t->words ? 0 : -STITCH_ENOMEM;
-}
-
-static uint64_t hash_words(const uint64_t *w, uint32_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-	for (uint32_t i = 0; i < n; i++) {
-		h = (h ^ w[i]) * 0xbf58476d1ce4e5b9ull;
-		h ^= h >> 31;
-	}
-	return h | SLOT_READY;
-}
-
-static bool same(const struct table *t, uint32_t slot, uint64_t h,
-		 const uint64_t *w, uint32_t n)
-{
-	return __atomic_load_n(&t->hash[slot], __ATOMIC_ACQUIRE) == h &&
-	       t->len[slot] == n && memcmp(&t->words[t->start[slot]], w, n * 8) == 0;
-}
-
-/* An id for a place in the table: false when it gives no more. */
-static bool reserve(struct table *t, uint32_t n, uint32_t *start)
-{
-	if (__atomic_fetch_add(&t->ids, 1, __ATOMIC_RELAXED) >= t->cap) {
-		__atomic_fetch_sub(&t->ids, 1, __ATOMIC_RELAXED);
-		return false;
-	}
-	/* Words are never given back: one that a lost race leaves unused
-	 * stays so (rare: two CPUs claiming one slot). */
-	*start = __atomic_fetch_add(&t->used, n, __ATOMIC_RELAXED);
-	if (*start + n > t->nwords || *start + n < *start) {
-		__atomic_fetch_sub(&t->ids, 1, __ATOMIC_RELAXED);
-		return false;
-	}
-	return true;
-}
-
-/*
- * Any context: the id of w[0 .. n), interned if new. False when the table
- * is full. Linear probing from the hash; at most every slot once.
- */
-static bool intern(struct table *t, const uint64_t *w, uint32_t n, uint32_t *id)
-{
-	uint64_t h = hash_words(w, n);
-	uint32_t start = 0, i = (uint32_t)h & t->mask;
-	bool reserved = false, found = false;
-	for (uint32_t probe = 0; probe <= t->mask && !found; probe++, i = (i + 1) & t->mask) {
-		uint64_t s = __atomic_load_n(&t->hash[i], __ATOMIC_ACQUIRE);
-		if (s == h && same(t, i, h, w, n)) {
-			found = true;
-			break;
-		}
-		if (s != SLOT_EMPTY)
-			continue; /* another stack, or one being written */
-		if (!reserved && !(reserved = reserve(t, n, &start)))
-			return false;
-		if (!__atomic_compare_exchange_n(&t->hash[i], &s, SLOT_BUSY, false,
-						 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-			found = same(t, i, h, w, n);
-			if (found)
-				break;
-			continue;
-		}
-		memcpy(&t->words[start], w, n * 8);
-		t->start[i] = start;
-		t->len[i] = n;
-		__atomic_store_n(&t->hash[i], h, __ATOMIC_RELEASE);
-		*id = i + 1;
-		return true;
-	}
-	/* Found (its place was not needed), or the table is full. */
-	if (reserved)
-		__atomic_fetch_sub(&t->ids, 1, __ATOMIC_RELAXED);
-	*id = i + 1;
-	return found;
-}
-
 /* ---- counting ---- */
 
 /* The counter a key's user half is accounted under. */
@@ -218,7 +94,7 @@ static void count(unsigned cpu, uint32_t pid, uint32_t program, uint32_t kstack,
 	uint64_t key[KEY_WORDS] = { (uint64_t)pid << 32 | program,
 				    (uint64_t)kstack << 32 | ustack, user };
 	uint32_t id;
-	if (!intern(&keys, key, KEY_WORDS, &id)) {
+	if (!stack_table_intern(&keys, key, KEY_WORDS, &id)) {
 		stat_add_on(cpu, STAT_MAP_DROPPED_KEYS, n);
 		return;
 	}
@@ -260,7 +136,7 @@ void stackmap_nmi(unsigned cpu, const struct sample_regs *regs,
 	if (!ready)
 		return;
 	stat_inc_on(cpu, STAT_MAP_SAMPLES);
-	if (nk && !intern(&kstacks, kips, nk, &kstack)) {
+	if (nk && !stack_table_intern(&kstacks, kips, nk, &kstack)) {
 		stat_inc_on(cpu, STAT_MAP_DROPPED_KSTACKS);
 		return;
 	}
@@ -304,7 +180,7 @@ static void map_deferred(struct unwind_work *work, const struct unwind_trace *tr
 	unsigned cpu = arch_cpu_id();
 	uint32_t ustack = 0;
 	(void)work;
-	r->dropped = trace->nr && !intern(&ustacks, trace->entries, trace->nr, &ustack);
+	r->dropped = trace->nr && !stack_table_intern(&ustacks, trace->entries, trace->nr, &ustack);
 	r->ustack = ustack;
 	r->user = trace->stop;
 	__atomic_store_n(&r->answered, cookie, __ATOMIC_RELEASE);
@@ -330,7 +206,7 @@ static void count_unanswered(void)
 			if (!__atomic_load_n(&w->cookie, __ATOMIC_ACQUIRE))
 				continue;
 			uint32_t ustack = 0;
-			if (w->ip && !intern(&ustacks, &w->ip, 1, &ustack))
+			if (w->ip && !stack_table_intern(&ustacks, &w->ip, 1, &ustack))
 				stat_add_on(cpu, STAT_MAP_DROPPED_USTACKS, w->n);
 			else
 				count(cpu, w->pid, w->program, w->kstack, ustack,
@@ -356,15 +232,15 @@ static bool put(uint32_t type, void *rec, uint32_t size, bool final)
 	return true;
 }
 
-static bool write_stack(struct table *t, uint32_t slot, uint16_t kind, bool final)
+static bool write_stack(struct stack_table *t, uint32_t slot, const uint64_t *ips,
+			uint32_t n, uint16_t kind, bool final)
 {
 	struct rec_map_stack *s = (struct rec_map_stack *)out_buf;
-	uint32_t n = t->len[slot];
 	s->time = record_time();
 	s->id = slot + 1;
 	s->kind = kind;
 	s->nr = (uint16_t)n;
-	memcpy(s->ips, &t->words[t->start[slot]], n * 8);
+	memcpy(s->ips, ips, n * 8);
 	if (!put(REC_MAP_STACK, s, sizeof *s + n * 8, final))
 		return false;
 	t->written[slot] = 1;
@@ -372,22 +248,24 @@ static bool write_stack(struct table *t, uint32_t slot, uint16_t kind, bool fina
 }
 
 /* Stacks not yet written, from the cursor; false if it must stop. */
-static bool write_stacks(struct table *t, uint16_t kind, uint32_t *budget, bool final)
+static bool write_stacks(struct stack_table *t, uint16_t kind, uint32_t *budget, bool final)
 {
 	for (; cursor.slot <= t->mask; cursor.slot++) {
-		uint32_t s = cursor.slot;
-		if (t->written[s] || !(__atomic_load_n(&t->hash[s], __ATOMIC_ACQUIRE) & SLOT_READY))
+		uint32_t s = cursor.slot, n;
+		const uint64_t *ips = stack_table_slot(t, s, &n);
+		if (t->written[s] || !ips)
 			continue;
-		if (!final && *budget < sizeof(struct rec_map_stack) + t->len[s] * 8)
+		uint32_t bytes = (uint32_t)sizeof(struct rec_map_stack) + n * 8;
+		if (!final && *budget < bytes)
 			return false;
-		if (!write_stack(t, s, kind, final))
+		if (!write_stack(t, s, ips, n, kind, final))
 			return false;
-		*budget -= MIN(*budget, sizeof(struct rec_map_stack) + t->len[s] * 8);
+		*budget -= MIN(*budget, bytes);
 	}
 	return true;
 }
 
-static bool written(const struct table *t, uint32_t id)
+static bool written(const struct stack_table *t, uint32_t id)
 {
 	return !id || t->written[id - 1];
 }
@@ -423,10 +301,10 @@ static bool write_counts(uint32_t budget, bool final)
 	c->n = 0;
 	c->pad = 0;
 	for (; cursor.slot <= keys.mask; cursor.slot++) {
-		uint32_t s = cursor.slot;
-		if (!(__atomic_load_n(&keys.hash[s], __ATOMIC_ACQUIRE) & SLOT_READY))
+		uint32_t s = cursor.slot, nk;
+		const uint64_t *k = stack_table_slot(&keys, s, &nk);
+		if (!k)
 			continue;
-		const uint64_t *k = &keys.words[keys.start[s]];
 		uint32_t kstack = (uint32_t)(k[1] >> 32), ustack = (uint32_t)k[1];
 		if (!written(&kstacks, kstack) || !written(&ustacks, ustack))
 			continue;
@@ -516,11 +394,11 @@ int stackmap_init(uint64_t period_ns)
 	static bool registered;
 	if (ready)
 		return 0;
-	rooms = alloc_zeroed(NPROC * sizeof *rooms);
-	if (!rooms || table_init(&kstacks, cap, cap * KUNWIND_MAX_FRAMES) ||
-	    table_init(&ustacks, cap, cap * USER_WORDS_AVERAGE) ||
-	    table_init(&keys, nkeys, nkeys * KEY_WORDS) ||
-	    !(counts = alloc_zeroed(((uint64_t)keys.mask + 1) * sizeof *counts)))
+	rooms = kzalloc(NPROC * sizeof *rooms);
+	if (!rooms || stack_table_init(&kstacks, cap, cap * KUNWIND_MAX_FRAMES) ||
+	    stack_table_init(&ustacks, cap, cap * USER_WORDS_AVERAGE) ||
+	    stack_table_init(&keys, nkeys, nkeys * KEY_WORDS) ||
+	    !(counts = kzalloc(((uint64_t)keys.mask + 1) * sizeof *counts)))
 		return -STITCH_ENOMEM;
 	if (!registered && unwind_deferred_init(&map_work, map_deferred))
 		return -STITCH_EBUSY;
