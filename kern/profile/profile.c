@@ -153,9 +153,8 @@ int profile_start(const struct profile_config *c)
 		return 0;
 	/* Say it first: printing on the console takes long enough to show
 	 * up in the samples. */
-	kprintf("profile: mode %s, %u Hz, consumer %s, NMIs from the %s\n", mode_names[c->mode],
-		c->hz, consumer_names[profile.consumer],
-		arch_sampling_select(cmdline_get(&boot_args, "profile.source")));
+	kprintf("profile: mode %s, %u Hz, NMIs from the %s\n", mode_names[c->mode],
+		c->hz, arch_sampling_select(cmdline_get(&boot_args, "profile.source")));
 	sample_enable(1000000000ull / c->hz);
 	arch_sampling_start_all(c->hz);
 	sampling = true;

@@ -407,7 +407,8 @@ int stackmap_init(uint64_t period_ns)
 	readout_period = ms * tsc_hz / 1000;
 	next_readout = record_time() + readout_period;
 	ready = true;
-	kprintf("stackmap: %u stacks a table, %u keys, read out every %lu ms "
-		"(0: at the end only)\n", cap, nkeys, ms);
+	kprintf("stackmap: the stack map counts the samples (profile.consumer=%s): "
+		"%u stacks a table, %u keys, read out every %lu ms (0: at the end only)\n",
+		cmdline_get(&boot_args, "profile.consumer"), cap, nkeys, ms);
 	return 0;
 }
