@@ -556,23 +556,30 @@ class Bench:
         once with the stream alone and once with the map alone: what goes
         to the channel, the guest instructions a sample costs in all (the
         workloads' cycles under -icount, less the run without sampling),
-        and what is lost (records, and the map's drops)."""
+        with --insnprof the modelled cycles too (the whole run's, less the
+        run without sampling, a sample), and what is lost (records, and
+        the map's drops)."""
         c = self.cfg["stackmap"]
+        plugin = bool(self.args.insnprof)
         self.say(f"stackmap: stream against map, sframe, {c['hz'][0]} to {c['hz'][-1]} Hz, "
-                 f"on {', '.join(c['progs'])}")
-        base = {name: self.baseline(f"stackmap-{name}-none", progs, c["hz"][0])
+                 f"on {', '.join(c['progs'])}" + (", under the plugin" if plugin else ""))
+        base = {name: self.baseline(f"stackmap-{name}-none", progs, c["hz"][0], plugin=plugin)
                 for name, progs in c["progs"].items()}
         runs = [(name, hz, consumer, self.boot(f"stackmap-{name}-{consumer}-{hz}", progs, "sframe",
-                                               hz, extra=f"profile.consumer={consumer}"))
+                                               hz, self.kind("sframe", plugin),
+                                               extra=f"profile.consumer={consumer}"))
                 for name, progs in c["progs"].items() for hz in c["hz"]
                 for consumer in ("stream", "map")]
         rows = []
         for name, hz, consumer, boot in runs:
             progs = c["progs"][name]
-            _, cycles, _ = self.base_numbers(base[name], progs, False)
+            _, cycles, none_prof = self.base_numbers(base[name], progs, plugin)
+            prof, s = self.profile(boot) if plugin else (None, self.stats(boot))
             rows.append({"programs": name, "hz": hz, "consumer": consumer,
-                         **metrics.stackmap_metrics(self.stats(boot), [comm(p) for p in progs],
-                                                    cycles)})
+                         **metrics.stackmap_metrics(s, [comm(p) for p in progs], cycles)})
+            if prof:
+                whole = prof[breakdown.WHOLE]["cycles"] - none_prof[breakdown.WHOLE]["cycles"]
+                rows[-1]["modelled_per_sample"] = metrics.ratio(whole, rows[-1]["samples"])
         output.write_csv(os.path.join(self.args.out, "stackmap.csv"), rows, output.STACKMAP_KEYS)
         self.say("\n" + output.table(rows, output.STACKMAP_COLUMNS))
         return {"what": "; ".join(f"{n}: {' '.join(' '.join(p) for p in progs)}"

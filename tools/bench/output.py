@@ -331,6 +331,7 @@ STACKMAP_COLUMNS = [
     ("bytes", "bytes to the channel", "{}"),
     ("bytes_per_sample", "bytes/sample", "{:.1f}"),
     ("insns_per_sample", "guest insns/sample", "{:.0f}"),
+    ("modelled_per_sample", "modelled cycles/sample", "{:.0f}"),
     ("slowdown_pct", "slowdown %", "{:.2f}"),
     ("samples_lost", "samples lost", "{}"),
     ("records_lost", "records lost", "{}"),
