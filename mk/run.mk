@@ -15,6 +15,10 @@ endif
 
 MODE ?= sframe
 HZ   ?= 1000
+# CONSUMER=map: the kernel counts the samples by stack (the stack map,
+# profile.consumer=) instead of writing each one; both: the two at once
+# (stitch shows the stream's, stitch --from map the map's).
+CONSUMER ?= stream
 CPUS ?= 1
 ICOUNT ?=
 # What boots: RUN_INIT if given, else the APP (mk/userland.mk installs it
@@ -33,12 +37,14 @@ RUN_REAL_ARGS = $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' -e 's/^[[:spac
 	-e 's/[[:space:]][[:space:]]*/:/g' $(RUN_REAL_SUITE))
 RUN_ARGV = $(if $(filter real,$(DEMO)),$(RUN_REAL_ARGS),$(ARGS))
 RUN_ARGS = $(if $(strip $(RUN_ARGV)),init.args=$(subst $(run_space),$(run_comma),$(strip $(RUN_ARGV))))
-RUN_CMDLINE = $(strip init=$(RUN_INIT) $(RUN_ARGS) profile.mode=$(MODE) profile.hz=$(HZ))
+RUN_CMDLINE = $(strip init=$(RUN_INIT) $(RUN_ARGS) profile.mode=$(MODE) profile.hz=$(HZ) \
+	$(if $(filter-out stream,$(CONSUMER)),profile.consumer=$(CONSUMER)))
 
 # What make run and qemu-gdb were given is checked here, before anything
 # is built or booted: one line saying what is wrong, and make stops with
 # status 2. The kernel checks its command line again (kern/profile/profile.c).
 RUN_MODES := sframe fp fp-deferred stack-copy guess validate eh-frame validate-eh none
+RUN_CONSUMERS := stream map both
 # $(call run_uint,VALUE,MIN,MAX): y if VALUE is one decimal number in
 # [MIN, MAX] (the shell compares only what is known to be digits).
 run_digitless = $(strip $(foreach d,0 1 2 3 4 5 6 7 8 9,$(eval run_x := $(subst $(d),,$(run_x))))$(run_x))
@@ -50,6 +56,14 @@ $(error make run: MODE=$(MODE): one of $(RUN_MODES))
 endif
 ifeq ($(filter $(MODE),$(RUN_MODES)),)
 $(error make run: MODE=$(MODE) is no mode: one of $(RUN_MODES))
+endif
+ifneq ($(filter-out $(RUN_CONSUMERS),$(CONSUMER))$(filter-out 1,$(words $(CONSUMER))),)
+$(error make run: CONSUMER=$(CONSUMER): one of $(RUN_CONSUMERS))
+endif
+ifneq ($(filter map both,$(CONSUMER)),)
+ifneq ($(filter fp stack-copy none,$(MODE)),)
+$(error make run: CONSUMER=$(CONSUMER) counts deferred user stacks: MODE=$(MODE) has none (a deferred mode: sframe fp-deferred guess validate eh-frame validate-eh))
+endif
 endif
 ifeq ($(call run_uint,$(HZ),100,20000),)
 $(error make run: HZ=$(HZ) is not a number of samples per second from 100 to 20000)

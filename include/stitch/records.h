@@ -36,6 +36,8 @@ enum rec_type {
 	REC_LOST     = 7, /* records dropped because a ring buffer was full */
 	REC_STATS    = 8, /* the run's counters, by name */
 	REC_END      = 9, /* end of stream */
+	REC_MAP_STACK  = 10, /* the stack map: one interned stack, once */
+	REC_MAP_COUNTS = 11, /* the stack map: counts by key since the last */
 };
 
 struct rec_header {
@@ -209,6 +211,55 @@ struct rec_end {
 	struct rec_header h;
 	uint64_t time;
 	uint64_t records; /* records written before this one, REC_STREAM included */
+};
+
+/*
+ * The stack map (profile.consumer=map|both, kern/profile/stackmap.h): the
+ * kernel counts samples by key instead of streaming them. Each stack is
+ * interned once under an id (per kind) and written once, before the
+ * first count that names it; counts are what was added since the
+ * previous REC_MAP_COUNTS, so a reader adds them up.
+ */
+#define MAP_STACK_KERNEL 0 /* rec_map_stack.kind: kernel pcs, leaf first */
+#define MAP_STACK_USER   1 /* user pcs, leaf first */
+
+struct rec_map_stack {
+	struct rec_header h;
+	uint64_t time;
+	uint32_t id;     /* never 0: id 0 means "no stack" in a key */
+	uint16_t kind;   /* MAP_STACK_* */
+	uint16_t nr;     /* entries in ips[] */
+	uint64_t ips[];
+};
+
+/* rec_map_count.user: how the user half of the key came. */
+enum map_user {
+	/* 0 .. UNWIND_STOP_COUNT - 1: the deferred unwind answered, and
+	 * stopped for that reason; ustack is its frames (0: none). */
+	MAP_USER_KERNEL_ONLY = 16, /* no user context: idle, kernel thread */
+	MAP_USER_NO_MM       = 17, /* the task's address space was gone (exit) */
+	MAP_USER_REFUSED     = 18, /* the deferred core refused the request */
+	MAP_USER_UNANSWERED  = 19, /* asked, but no answer by the read-out at
+				    * the end; ustack: the sampled user ip */
+};
+
+struct rec_map_count {
+	uint32_t pid;
+	uint32_t program; /* the pid's program: 0, then 1 after its first exec... */
+	uint32_t kstack;  /* kernel stack id, 0: none (the NMI hit ring 3) */
+	uint32_t ustack;  /* user stack id, 0: none */
+	uint32_t user;    /* enum map_user, or the unwind's stop reason */
+	uint32_t pad;
+	uint64_t count;   /* samples since the last REC_MAP_COUNTS */
+};
+
+struct rec_map_counts {
+	struct rec_header h;
+	uint64_t time;
+	uint64_t period;  /* nanoseconds each sample stands for */
+	uint32_t n;       /* entries in c[] */
+	uint32_t pad;
+	struct rec_map_count c[];
 };
 
 #endif

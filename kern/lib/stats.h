@@ -97,6 +97,20 @@
 	X(SIGNALS_DELIVERED, "signals_delivered", SUM) /* to a handler */     \
 	X(SIGRETURN_REFUSED, "sigreturn_refused", SUM) /* a frame that lied */ \
 	X(SIGNAL_FRAME_REFUSED, "signal_frame_refused", SUM) /* no room on the stack */ \
+	/* The stack map (kern/profile/stackmap.h): every sample it takes is */ \
+	/* counted under one of the next ten names, or still owed an answer. */ \
+	X(MAP_SAMPLES, "map_samples", SUM)         /* NMIs the map took */   \
+	X(MAP_WHOLE, "map_whole", SUM)             /* counted, user stack whole */ \
+	X(MAP_USER_STOPPED, "map_user_stopped", SUM) /* ... a prefix: the unwind stopped */ \
+	X(MAP_USER_EXIT, "map_user_exit", SUM)     /* ... none: the task exited */ \
+	X(MAP_USER_REFUSED, "map_user_refused", SUM) /* ... none: the request was refused */ \
+	X(MAP_USER_UNANSWERED, "map_user_unanswered", SUM) /* ... none: no answer by the end */ \
+	X(MAP_KERNEL_ONLY, "map_kernel_only", SUM) /* counted, no user context */ \
+	X(MAP_DROPPED_KSTACKS, "map_dropped_kstacks", SUM) /* kernel stack table full */ \
+	X(MAP_DROPPED_USTACKS, "map_dropped_ustacks", SUM) /* user stack table full */ \
+	X(MAP_DROPPED_KEYS, "map_dropped_keys", SUM) /* key table full */     \
+	X(MAP_DROPPED_PENDING, "map_dropped_pending", SUM) /* task's waiting room full */ \
+	X(MAP_BYTES, "map_bytes", SUM)             /* map records written */  \
 	X(RECORDS_LOST, "records_lost", SUM)       /* any record dropped */   \
 	X(RECORDS_DRAINED, "records_drained", SUM) /* to the channel */       \
 	X(BYTES_DRAINED, "bytes_drained", SUM)                                \

@@ -78,6 +78,9 @@ struct uvm {
 	int nregions;
 	struct region *heap;      /* [heap->start, PAGE_ROUND_UP(brk)) */
 	uint64_t brk;
+	/* Programs this process ran before this one (0: none; exec adds
+	 * one): the stack map's keys tell a pid's programs apart by it. */
+	uint32_t execs;
 	/* The SFrame registry's: only kern/unwind/sframe_registry.c changes them. */
 	struct sframe_section *sframes;        /* newest first */
 	int nsframes;

@@ -252,6 +252,7 @@ long proc_exec(const char *path, char *const argv[], int argc)
 	/* As at exit, an NMI finds no address space rather than one whose
 	 * tables are going. */
 	struct uvm *old = t->mm;
+	mm->execs = old->execs + 1;
 	__atomic_store_n(&t->mm, NULL, __ATOMIC_SEQ_CST);
 	vm_switch(&mm->vm);
 	__atomic_store_n(&t->mm, mm, __ATOMIC_SEQ_CST);

@@ -8,6 +8,7 @@
 #include "kern/profile/record.h"
 #include "kern/profile/sample.h"
 #include "kern/lib/stats.h"
+#include "kern/profile/stackmap.h"
 #include "kern/lib/string.h"
 #include "kern/profile/summary.h"
 
@@ -22,6 +23,11 @@ static const char *const mode_names[] = {
 	[MODE_EH_FRAME] = "eh-frame", [MODE_VALIDATE_EH] = "validate-eh",
 };
 
+static const char *const consumer_names[] = {
+	[PROFILE_CONSUMER_STREAM] = "stream", [PROFILE_CONSUMER_MAP] = "map",
+	[PROFILE_CONSUMER_STREAM | PROFILE_CONSUMER_MAP] = "both",
+};
+
 static bool sampling;
 static bool finished;
 
@@ -33,6 +39,37 @@ static bool parse_mode(const char *s, uint32_t *mode)
 			return true;
 		}
 	return false;
+}
+
+/* The stack map completes its keys with the deferred unwind: the modes
+ * whose user stack comes in the NMI (or not at all) have none to give. */
+static bool deferred_mode(uint32_t mode)
+{
+	return mode != MODE_NONE && mode != MODE_FP && mode != MODE_STACK_COPY;
+}
+
+/* profile.consumer: a bad value, or the map in a mode without deferred
+ * unwinds, is one console line and the stream. */
+static uint32_t parse_consumer(uint32_t mode)
+{
+	const char *s = cmdline_get(&boot_args, "profile.consumer");
+	uint32_t c;
+	if (!s)
+		return PROFILE_CONSUMER_STREAM;
+	for (c = PROFILE_CONSUMER_STREAM; c < ARRAY_SIZE(consumer_names); c++)
+		if (strcmp(s, consumer_names[c]) == 0)
+			break;
+	if (c == ARRAY_SIZE(consumer_names)) {
+		kprintf("profile: unknown profile.consumer=%s (stream map both); using stream\n", s);
+		return PROFILE_CONSUMER_STREAM;
+	}
+	if (c & PROFILE_CONSUMER_MAP && !deferred_mode(mode)) {
+		kprintf("profile: profile.consumer=%s needs a deferred mode (sframe eh-frame "
+			"fp-deferred guess validate validate-eh), not %s; using stream\n",
+			s, mode_names[mode]);
+		return PROFILE_CONSUMER_STREAM;
+	}
+	return c;
 }
 
 /* Every setting is filled in, whatever is wrong with the others: a bad
@@ -57,6 +94,7 @@ bool profile_parse(struct profile_config *c)
 					    PROFILE_RING_KIB_DEFAULT, 4, 1 << 20);
 	c->stack_copy = (uint32_t)cmdline_int(&boot_args, "profile.stack_copy",
 					      PROFILE_STACK_COPY_DEFAULT, 8, PROFILE_STACK_COPY_MAX);
+	c->consumer = parse_consumer(c->mode);
 	if (c->ring_kib & (c->ring_kib - 1)) {
 		kprintf("profile: profile.ring=%u is no power of two; using %u\n",
 			c->ring_kib, PROFILE_RING_KIB_DEFAULT);
@@ -92,6 +130,11 @@ static int begin_stream(struct profile_config *c)
 		err = sample_init();
 	if (err)
 		return err;
+	if (c->consumer & PROFILE_CONSUMER_MAP &&
+	    stackmap_init(1000000000ull / c->hz)) {
+		kprintf("profile: no memory for the stack map: the stream takes the samples\n");
+		c->consumer = PROFILE_CONSUMER_STREAM;
+	}
 	profile = *c;
 	record_stream_begin(c->mode, c->mode == MODE_NONE ? 0 : c->hz, c->frames);
 	record_kernel_mmap();
@@ -159,6 +202,7 @@ void profile_finish(void)
 	profile_stop();
 	if (!record_stream_started())
 		return;
+	stackmap_finish();
 	record_stream_end();
 	stats_print();
 	summary_print();
@@ -169,4 +213,5 @@ void profile_finish(void)
 void profile_tick(void)
 {
 	record_drain(arch_channel_tick_bytes());
+	stackmap_tick();
 }

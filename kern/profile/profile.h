@@ -12,6 +12,11 @@
  *   profile.source=auto|pmu|lapic|ioapic
  *                        the clock behind the sampling NMIs (default auto:
  *                        arch/x86_64/nmi/sampling.c says how it chooses)
+ *   profile.consumer=stream|map|both
+ *                        who gets the samples: the record stream (a record
+ *                        each, default), the stack map (counts by stack,
+ *                        kern/profile/stackmap.h; deferred modes only), or
+ *                        both (their results must agree: test 89)
  *   profile.summary=on|off the kernel's own summary at the end of a run
  *                        (kern/profile/summary.h; default: on if there is a screen)
  *
@@ -46,7 +51,11 @@ struct profile_config {
 	uint32_t frames;
 	uint32_t ring_kib;
 	uint32_t stack_copy; /* bytes, stack-copy mode (validate copies all) */
+	uint32_t consumer;   /* PROFILE_CONSUMER_* bits */
 };
+
+#define PROFILE_CONSUMER_STREAM 0x1
+#define PROFILE_CONSUMER_MAP    0x2
 
 /* The settings of this run (the deferred unwinder reads mode and frames). */
 extern struct profile_config profile;

@@ -134,6 +134,12 @@ int record_write(uint32_t type, void *rec, uint32_t size)
 	return put_normal(arch_cpu_id(), type, rec, size, NULL, 0);
 }
 
+uint64_t record_room(void)
+{
+	const struct ringbuf *r = &rings[arch_cpu_id()].normal;
+	return ready ? r->size - ring_used(r) : 0;
+}
+
 int record_write_nmi(unsigned cpu, uint32_t type, void *rec, uint32_t size)
 {
 	/* No assert here: a panic in NMI context would print over whatever

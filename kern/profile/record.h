@@ -44,6 +44,10 @@ bool record_ready(void);
  */
 int record_write(uint32_t type, void *rec, uint32_t size);
 
+/* Normal context, interrupts off: the bytes a record_write on this CPU
+ * has room for now (a bulk writer drains, or waits, when it is short). */
+uint64_t record_room(void);
+
 /* NMI context only: the same into the NMI ring of cpu, this CPU (the
  * caller has its index already). */
 int record_write_nmi(unsigned cpu, uint32_t type, void *rec, uint32_t size);

@@ -4,8 +4,10 @@
 #include "kern/unwind/kernel.h"
 #include "kern/mm/mm.h"
 #include "kern/mm/pmm.h"
+#include "kern/profile/profile.h"
 #include "kern/profile/record.h"
 #include "kern/lib/stats.h"
+#include "kern/profile/stackmap.h"
 #include "kern/proc/task.h"
 #include "stitch/syscall.h"
 
@@ -99,6 +101,12 @@ void sample_nmi(const struct nmi_regs *regs)
 				 KUNWIND_MAX_FRAMES);
 		add_kernel_chain(&ctx, n);
 	}
+	/* One kernel unwind for both consumers: the map counts by stack,
+	 * the stream writes the sample. */
+	if (profile.consumer & PROFILE_CONSUMER_MAP)
+		stackmap_nmi(cpu, regs, ctx.rec->ips + 1, (uint32_t)n);
+	if (!(profile.consumer & PROFILE_CONSUMER_STREAM))
+		return;
 	sample_user_callchain(&ctx);
 	if (record_write_nmi(cpu, REC_SAMPLE, ctx.rec, ctx.len) == 0) {
 		stat_inc_on(cpu, STAT_SAMPLES);

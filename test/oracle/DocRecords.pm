@@ -1,6 +1,6 @@
 # A reader of the record stream written from docs/RECORDS.md alone (its
-# "Framing", "Layout, byte by byte", "Callchains" and "Stack copies"
-# sections), sharing nothing with stitch's reader or the tests' encoders:
+# "Framing", "Layout, byte by byte", "The stack map", "Callchains" and
+# "Stack copies" sections), sharing nothing with stitch's reader or the tests' encoders:
 # a second reading of the format for test/t/87-oracle-records-doc.t.
 #
 #   my $s = DocRecords::read_stream($bytes);
@@ -14,7 +14,7 @@ use warnings;
 no warnings 'portable'; # 64-bit values
 
 my %TYPE = (1 => 'stream', 2 => 'comm', 3 => 'mmap', 4 => 'sample', 5 => 'deferred',
-	    6 => 'exit', 7 => 'lost', 8 => 'stats', 9 => 'end');
+	    6 => 'exit', 7 => 'lost', 8 => 'stats', 9 => 'end', 10 => 'map_stack', 11 => 'map_counts');
 my $MAGIC = 0x5352484354495453;
 my ($CTX_KERNEL, $CTX_USER, $CTX_DEFERRED) = (0xffffffffffffff80, 0xfffffffffffffe00, 0xfffffffffffffd80);
 my ($SAMPLE_STACK_COPY, $NREGS) = (0x2, 18);
@@ -40,9 +40,14 @@ my %LAYOUT = (
 	lost => [[8, 'cpu', 'u32'], [12, 'pad', 'u32'], [16, 'count', 'u64']],
 	stats => [[8, 'count', 'u32'], [12, 'pad', 'u32']],
 	end => [[8, 'time', 'u64'], [16, 'records', 'u64']],
+	map_stack => [[8, 'time', 'u64'], [16, 'id', 'u32'], [20, 'kind', 'u16'], [22, 'nr', 'u16']],
+	map_counts => [[8, 'time', 'u64'], [16, 'period', 'u64'], [24, 'n', 'u32'], [28, 'pad', 'u32']],
 );
+# A REC_MAP_COUNTS key: [offset in the key, field, type].
+my @MAP_KEY = ([0, 'pid', 'u32'], [4, 'program', 'u32'], [8, 'kstack', 'u32'],
+	       [12, 'ustack', 'u32'], [16, 'user', 'u32'], [20, 'pad', 'u32'], [24, 'count', 'u64']);
 my %FIXED = (stream => 48, comm => 48, mmap => 80, sample => 56, deferred => 56, exit => 32,
-	     lost => 24, stats => 16, end => 24);
+	     lost => 24, stats => 16, end => 24, map_stack => 24, map_counts => 32);
 my %UNPACK = (u16 => ['v', 2], u32 => ['V', 4], i32 => ['l<', 4], u64 => ['Q<', 8],
 	      char16 => ['a16', 16], char32 => ['a32', 32], u8x20 => ['a20', 20]);
 
@@ -128,6 +133,24 @@ sub tail {
 		$err->('the stack copy is not padded with zeros') if substr($rec, $end + $size, $padded - $end - $size) =~ /[^\0]/;
 		return $padded;
 	}
+	if ($type eq 'map_stack') {
+		$err->('id 0') unless $f->{id};
+		$err->("kind $f->{kind}: neither 0 (kernel) nor 1 (user)") if $f->{kind} > 1;
+		$f->{ips} = ips($rec, 24, $f->{nr}, $err);
+		$err->('a context marker among the addresses') if grep { $_ >= $CTX_DEFERRED } @{$f->{ips}};
+		return 24 + 8 * $f->{nr};
+	}
+	if ($type eq 'map_counts') {
+		my $c = $f->{n};
+		return $err->("n $c does not fit"), $n if 32 + 32 * $c > $n;
+		$f->{counts} = [map {
+			my $at = 32 + 32 * $_;
+			my %k = map { my ($off, $name, $t) = @$_;
+				      ($name => unpack($UNPACK{$t}[0], substr($rec, $at + $off, $UNPACK{$t}[1]))) } @MAP_KEY;
+			$err->("key $_: pad is not 0") if delete $k{pad};
+			\%k } 0 .. $c - 1];
+		return 32 + 32 * $c;
+	}
 	if ($type eq 'stats') {
 		my $c = $f->{count};
 		return $err->("count $c does not fit"), $n if 16 + 40 * $c > $n;
@@ -138,9 +161,22 @@ sub tail {
 	return $FIXED{$type};
 }
 
+# "The stack map": each stack before the first count that names it.
+sub check_map_ids {
+	my ($type, $f, $err, $ids) = @_;
+	$ids->{"$f->{kind}:$f->{id}"} = 1 if $type eq 'map_stack';
+	return unless $type eq 'map_counts';
+	for my $k (@{$f->{counts}}) {
+		$err->("a count names kernel stack $k->{kstack}, not written before it")
+			if $k->{kstack} && !$ids->{"0:$k->{kstack}"};
+		$err->("a count names user stack $k->{ustack}, not written before it")
+			if $k->{ustack} && !$ids->{"1:$k->{ustack}"};
+	}
+}
+
 sub read_stream {
 	my ($bytes) = @_;
-	my (@recs, @errors, $stream);
+	my (@recs, @errors, $stream, %map_ids);
 	# "Framing": skip what comes before the first REC_STREAM header with its magic.
 	my ($start, $at) = (-1, 0);
 	while (($at = index($bytes, pack('Q<', $MAGIC), $at)) >= 0) {
@@ -167,6 +203,7 @@ sub read_stream {
 			my $used = tail($type, $rec, $f, $err);
 			$err->("$size bytes where its fields take $used") if $used != $size;
 			$err->('the zero padding after the fields is not zero') if substr($rec, $used) =~ /[^\0]/;
+			check_map_ids($type, $f, $err, \%map_ids);
 			if ($type eq 'stream') {
 				$err->('a second REC_STREAM') if $stream;
 				$stream = $f;

@@ -56,6 +56,8 @@ my %bad = (
 	'ARGS=a,b'            => qr/make run: ARGS="a,b": no commas/,
 	'RUN_INIT=fib'        => qr/make run: RUN_INIT=fib: the path of a program in the initrd/,
 	'DEMO=bogus'          => qr/^mk\/run\.mk:\d+: \*\*\* make run: DEMO=bogus: demo \(\/bin\/demo\) or real \(the real workloads, as make bench runs them\)\.  Stop\.$/,
+	'CONSUMER=bogus'      => qr/^mk\/run\.mk:\d+: \*\*\* make run: CONSUMER=bogus: one of stream map both\.  Stop\.$/,
+	'CONSUMER=map MODE=fp' => qr/make run: CONSUMER=map counts deferred user stacks: MODE=fp has none/,
 	'DEMO=real ARGS=1'    => qr/make run: DEMO=real boots \/bin\/bsuite with the real workloads' arguments: no APP, ARGS or RUN_INIT with it/,
 );
 for my $v (sort keys %bad) {
@@ -72,6 +74,9 @@ for my $v (sort keys %bad) {
 	my $out = `make --no-print-directory -n @good[0..3] '$good[4]' '$good[5]' run 2>&1`;
 	ok($? == 0 && $out =~ /qemu-run --cpus 8 --direct --icount --cmdline "init=\/app\/fib init\.args=1,2 profile\.mode=validate profile\.hz=20000 profile\.summary=on"/,
 	   'good values pass the checks (make -n run: the boot they ask for)') or diag($out);
+	$out = `make --no-print-directory -n CONSUMER=both run 2>&1`;
+	ok($? == 0 && $out =~ /booting with: [^"]* profile\.hz=1000 profile\.consumer=both"/,
+	   'CONSUMER=both: profile.consumer=both on the command line') or diag($out);
 	$out = `make --no-print-directory -n IDLE=1 run 2>&1`;
 	ok($? == 0 && $out =~ /stitch --symfs \S+ --kernel \S+ +--idle -o /, 'IDLE=1: stitch is given --idle') or diag($out);
 	$out = `make --no-print-directory -n run 2>&1`;

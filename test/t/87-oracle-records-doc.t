@@ -6,8 +6,9 @@
 # by record and field by field, with what stitch's reader parsed
 # (`stitch --records-json`). The boot: /bin/demo in validate mode (samples
 # with a cookie and a stack copy) at 250 Hz with write traced
-# (samples and deferred records of the tracer), direct and under -icount;
-# it has every record type but REC_LOST (no buffer fills). The tools' and
+# (samples and deferred records of the tracer), both consumers on (the
+# stack map read out every 50 ms too), direct and under -icount; it has
+# every record type but REC_LOST (no buffer fills). The tools' and
 # tests' reader, tools/recstream.py, must give the same records.
 use strict;
 use warnings;
@@ -24,7 +25,8 @@ use DocRecords;
 -f $_ or BAIL_OUT("$_ is missing: run make") for 'build/kernel/kernel.elf', 'build/initrd.cpio';
 
 my $dir = tempdir('oracle-doc-XXXXXX', TMPDIR => 1, CLEANUP => 1);
-my $cmdline = 'init=/bin/demo profile.mode=validate profile.hz=250 trace.syscalls=write';
+my $cmdline = 'init=/bin/demo profile.mode=validate profile.hz=250 trace.syscalls=write '
+	    . 'profile.consumer=both profile.map_period=50';
 system("tools/qemu-run --direct --icount --timeout 300 --records $dir/records.bin "
        . "--cmdline '$cmdline' >$dir/console.txt 2>&1");
 is($? >> 8, 0, 'the boot shuts down with success') or diag(`tail -20 $dir/console.txt`);
@@ -40,7 +42,7 @@ is_deeply($s->{errors}, [], 'the stream breaks no rule of docs/RECORDS.md') or d
 is($s->{junk}, 0, '... and starts with REC_STREAM (the shared-memory channel carries nothing else)');
 my %n;
 $n{$_->{type}}++ for @{$s->{records}};
-is_deeply([grep { !$n{$_} } qw(comm mmap sample deferred exit stats end)], [],
+is_deeply([grep { !$n{$_} } qw(comm mmap sample deferred exit stats end map_stack map_counts)], [],
 	  'it has every record type but REC_LOST: ' . join(', ', map { "$n{$_} $_" } sort keys %n));
 ok(($n{sample} // 0) >= 300, "$n{sample} samples");
 my @deferred = grep { $_->{type} eq 'sample' && $_->{nr} >= 2 && $_->{ips}[-2] == 0xfffffffffffffd80 } @{$s->{records}};
@@ -57,7 +59,7 @@ is_deeply({ map { $_ => $h->{$_} } qw(version ncpus tsc_hz mode sample_hz max_fr
 
 # One record as --records-json writes it, from the document's reading.
 my %HEX = map { $_ => 1 } qw(ip ips cookie start len pgoff copy_regs);
-my %NOT_IN_JSON = map { $_ => 1 } qw(nr build_id_size count); # implied by the lists
+my %NOT_IN_JSON = map { $_ => 1 } qw(nr build_id_size count n); # implied by the lists
 sub as_json {
 	my ($r) = @_;
 	my %o;

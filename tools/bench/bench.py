@@ -18,7 +18,9 @@ plugin's cost model that charges memory, memory.csv), fdesearch (a
 deferred unwind's FDE searches against section size, caches hot and
 emptied by another program between samples, fdesearch.csv), rulecache
 (the rule cache on and off when a program's pcs fit it or not,
-rulecache.csv), host
+rulecache.csv), stackmap (the record stream against the kernel's stack map,
+profile.consumer=stream|map, from 1 to 20 kHz, on the suite and on a
+program of many distinct stacks, stackmap.csv), host
 (host-unwind.csv);
 tables.md has every table in
 Markdown. Every boot's stream, console and stitch numbers stay in
@@ -106,6 +108,13 @@ FDESEARCH = {"funcs": [10, 100, 1000, 10000, 100000], "rounds": 20000, "lines": 
              "hz": 100, "kib": {"hot": 4, "cold": 16384},
              "extra": "unwind.rule_cache=0 unwind.fde_index=0"}
 
+# The stream against the stack map (profile.consumer=): the suite, and
+# /bin/spread-4096, whose spin loop runs under one of 4 096 callers in
+# turn: 4 096 distinct user stacks, as many as the map's tables hold by
+# default (profile.map_stacks), the map's worst case.
+STACKMAP = {"hz": [1000, 2000, 5000, 10000, 20000],
+            "progs": {"suite": SUITE, "stacks": [["/bin/spread-4096", "28000"]]}}
+
 CONFIGS = {
     # make bench
     "full": {
@@ -126,6 +135,7 @@ CONFIGS = {
                    "copy_prog": ["/bin/deepstack", "32", "4000"], "copy_kib": [1, 2, 4, 8, 16]},
         "fdesearch": FDESEARCH,
         "rulecache": {"callers": [16, 256, 4096, 16384], "rounds": 28000, "hz": 1000},
+        "stackmap": STACKMAP,
         "host": True,
     },
     # development: every part, fewer points, shorter runs
@@ -145,6 +155,9 @@ CONFIGS = {
                    "copy_prog": ["/bin/deepstack", "32", "1000"], "copy_kib": [1, 16]},
         "fdesearch": {**FDESEARCH, "funcs": [10, 100000]},
         "rulecache": {"callers": [16, 16384], "rounds": 7000, "hz": 1000},
+        "stackmap": {"hz": [1000, 20000],
+                     "progs": {"suite": [["/bin/chain", "16", "1000"]],
+                               "stacks": [["/bin/spread-4096", "7000"]]}},
         "host": True,
     },
     # test/t/72-bench-determinism.t: two modes, one small program;
@@ -537,6 +550,41 @@ class Bench:
         self.say("\n" + output.table(out, output.CACHE_COLUMNS))
         return out
 
+    # --- the record stream against the stack map ---------------------------
+    def stackmap(self):
+        """Each program set without sampling, then sframe mode at each rate
+        once with the stream alone and once with the map alone: what goes
+        to the channel, the guest instructions a sample costs in all (the
+        workloads' cycles under -icount, less the run without sampling),
+        with --insnprof the modelled cycles too (the whole run's, less the
+        run without sampling, a sample), and what is lost (records, and
+        the map's drops)."""
+        c = self.cfg["stackmap"]
+        plugin = bool(self.args.insnprof)
+        self.say(f"stackmap: stream against map, sframe, {c['hz'][0]} to {c['hz'][-1]} Hz, "
+                 f"on {', '.join(c['progs'])}" + (", under the plugin" if plugin else ""))
+        base = {name: self.baseline(f"stackmap-{name}-none", progs, c["hz"][0], plugin=plugin)
+                for name, progs in c["progs"].items()}
+        runs = [(name, hz, consumer, self.boot(f"stackmap-{name}-{consumer}-{hz}", progs, "sframe",
+                                               hz, self.kind("sframe", plugin),
+                                               extra=f"profile.consumer={consumer}"))
+                for name, progs in c["progs"].items() for hz in c["hz"]
+                for consumer in ("stream", "map")]
+        rows = []
+        for name, hz, consumer, boot in runs:
+            progs = c["progs"][name]
+            _, cycles, none_prof = self.base_numbers(base[name], progs, plugin)
+            prof, s = self.profile(boot) if plugin else (None, self.stats(boot))
+            rows.append({"programs": name, "hz": hz, "consumer": consumer,
+                         **metrics.stackmap_metrics(s, [comm(p) for p in progs], cycles)})
+            if prof:
+                whole = prof[breakdown.WHOLE]["cycles"] - none_prof[breakdown.WHOLE]["cycles"]
+                rows[-1]["modelled_per_sample"] = metrics.ratio(whole, rows[-1]["samples"])
+        output.write_csv(os.path.join(self.args.out, "stackmap.csv"), rows, output.STACKMAP_KEYS)
+        self.say("\n" + output.table(rows, output.STACKMAP_COLUMNS))
+        return {"what": "; ".join(f"{n}: {' '.join(' '.join(p) for p in progs)}"
+                                  for n, progs in c["progs"].items()), "rows": rows}
+
     # --- where the instructions go ----------------------------------------
     def breakdown(self):
         """The suite again under the insnprof plugin, once per mode listed:
@@ -690,13 +738,14 @@ class Bench:
 
 
 PARTS = ("modes", "real", "depth", "funcs", "kentry", "rate", "cpus", "cache", "breakdown",
-         "memory", "fdesearch", "rulecache", "host")
+         "memory", "fdesearch", "rulecache", "stackmap", "host")
 
 
 def run_part(b, part, results):
     """Part's code: in the planning pass, up to its first wish for numbers."""
     b.part = part
-    if part in ("modes", "real", "breakdown", "memory", "fdesearch", "rulecache", "cache"):
+    if part in ("modes", "real", "breakdown", "memory", "fdesearch", "rulecache", "cache",
+                "stackmap"):
         results[part] = getattr(b, part)()
     elif part == "host":
         results["host"] = b.host()

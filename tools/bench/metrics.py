@@ -136,3 +136,33 @@ def cache_metrics(r, k):
         "rule_cache_hits": k.get("rule_cache_hits"),
         "rule_cache_misses": k.get("rule_cache_misses"),
     }
+
+
+# The stack map's drops (kern/lib/stats.h): samples a full table refused.
+MAP_DROPPED = ("map_dropped_kstacks", "map_dropped_ustacks", "map_dropped_keys",
+               "map_dropped_pending")
+
+
+def stackmap_metrics(s, names, base_cycles):
+    """One boot of the stackmap part: its consumer's samples, the bytes
+    the channel carried (every record: the process records too), the
+    workloads' extra cycles (instructions under -icount) a sample, and
+    what was lost: the stream's samples and records a full ring dropped,
+    the map's samples a full table dropped, and the map's keys owed an
+    answer at the end."""
+    k = s["kernel"]
+    samples = k.get("map_samples", 0) or k.get("samples", 0)
+    extra = total(workload_cycles(s, names))
+    base = total(base_cycles)
+    return {
+        "samples": samples,
+        "bytes": k.get("bytes_drained"),
+        "bytes_per_sample": ratio(k.get("bytes_drained", 0), samples),
+        "map_bytes": k.get("map_bytes"),
+        "insns_per_sample": ratio(extra - base, samples) if extra and base else None,
+        "slowdown_pct": (extra / base - 1) * 100 if extra and base else None,
+        "samples_lost": k.get("samples_lost", 0) + sum(k.get(d, 0) for d in MAP_DROPPED),
+        "records_lost": k.get("records_lost"),
+        "map_user_unanswered": k.get("map_user_unanswered"),
+        "map_stacks": s["records"].get("map_stack", {}).get("count", 0),
+    }

@@ -322,6 +322,23 @@ RULECACHE_COLUMNS = [("callers", "K", "{}"), ("cache", "rule cache", "{}")] + UN
     ("rule_cache_hits", "cache hits", "{}"), ("rule_cache_misses", "cache misses", "{}")]
 RULECACHE_KEYS = [key for key, _, _ in RULECACHE_COLUMNS] + UNWIND_KEYS
 
+# The stackmap part: the stream against the map (metrics.stackmap_metrics).
+STACKMAP_COLUMNS = [
+    ("programs", "programs", "{}"),
+    ("hz", "Hz", "{}"),
+    ("consumer", "consumer", "{}"),
+    ("samples", "samples", "{}"),
+    ("bytes", "bytes to the channel", "{}"),
+    ("bytes_per_sample", "bytes/sample", "{:.1f}"),
+    ("insns_per_sample", "guest insns/sample", "{:.0f}"),
+    ("modelled_per_sample", "modelled cycles/sample", "{:.0f}"),
+    ("slowdown_pct", "slowdown %", "{:.2f}"),
+    ("samples_lost", "samples lost", "{}"),
+    ("records_lost", "records lost", "{}"),
+    ("map_stacks", "stacks written", "{}"),
+]
+STACKMAP_KEYS = [key for key, _, _ in STACKMAP_COLUMNS] + ["map_bytes", "map_user_unanswered"]
+
 
 def breakdown_groups(rows):
     """(caption, rows) per mode and window, in the order they came."""
@@ -486,6 +503,7 @@ TABLES = {
     "memory": lambda r: markdown(part(r, "memory")["rows"], MEMORY_COLUMNS),
     "fdesearch": lambda r: markdown(part(r, "fdesearch")["rows"], FDESEARCH_COLUMNS),
     "rulecache": lambda r: markdown(part(r, "rulecache")["rows"], RULECACHE_COLUMNS),
+    "stackmap": lambda r: markdown(part(r, "stackmap")["rows"], STACKMAP_COLUMNS),
     "curve": curve_table,
     "eh-curve": lambda r, name: side_by_side(
         curve(r, name), EH_MODES,
@@ -513,6 +531,9 @@ def write_tables(out, results):
     if "rulecache" in results:
         text += [f"## rulecache: the rule cache on and off against the pcs it must hold "
                  f"({results['rulecache']['what']})\n", TABLES["rulecache"](results)]
+    if "stackmap" in results:
+        text += [f"## stackmap: the record stream against the stack map "
+                 f"({results['stackmap']['what']})\n", TABLES["stackmap"](results)]
     for name in ("modes", "real"):
         if name in results:
             m = results[name]

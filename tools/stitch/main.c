@@ -32,6 +32,9 @@ static const char usage[] =
 	"                  samples are not printed then (-o still writes its files)\n"
 	"  --records-json FILE  write every record, parsed, as JSON to FILE (- for\n"
 	"                  standard output) and do nothing else\n"
+	"  --from stream|map  whose samples make the profile: the stream's records,\n"
+	"                  or the stack map's counts (profile.consumer=map|both);\n"
+	"                  default: the stream's if it has any, else the map's\n"
 	"  --idle          keep the idle samples (pid 0 in the kernel's idle loop) in\n"
 	"                  report.txt, profile.folded, flame.svg and speedscope (by\n"
 	"                  default they are counted and left out; perf.data has them)\n"
@@ -47,6 +50,7 @@ int main(int argc, char **argv)
 		{ "stats", required_argument, NULL, 'S' },
 		{ "records-json", required_argument, NULL, 'J' },
 		{ "idle", no_argument, NULL, 'i' },
+		{ "from", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -61,6 +65,11 @@ int main(int argc, char **argv)
 		case 'S': o.stats = optarg; break;
 		case 'J': o.records_json = optarg; break;
 		case 'i': o.idle = 1; break;
+		case 'f':
+			if (strcmp(optarg, "stream") && strcmp(optarg, "map"))
+				die("--from %s: stream or map", optarg);
+			o.from = optarg;
+			break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: fputs(usage, stderr); return EXIT_USAGE;
 		}

@@ -77,6 +77,19 @@ static void stats_fields(FILE *f, const struct stats_rec *st)
 	fputc('}', f);
 }
 
+static void map_counts(FILE *f, const struct map_counts_rec *m)
+{
+	fprintf(f, ",\"time\":%" PRIu64 ",\"period\":%" PRIu64 ",\"counts\":[",
+		m->time, m->period);
+	for (uint32_t i = 0; i < m->n; i++) {
+		const struct rec_map_count *c = &m->c[i];
+		fprintf(f, "%s{\"pid\":%" PRIu32 ",\"program\":%" PRIu32 ",\"kstack\":%" PRIu32
+			",\"ustack\":%" PRIu32 ",\"user\":%" PRIu32 ",\"count\":%" PRIu64 "}",
+			i ? "," : "", c->pid, c->program, c->kstack, c->ustack, c->user, c->count);
+	}
+	fputc(']', f);
+}
+
 static void record(FILE *f, const struct record *r)
 {
 	fprintf(f, "{\"type\":\"%s\",\"offset\":%" PRIu64 ",\"size\":%" PRIu32,
@@ -101,6 +114,12 @@ static void record(FILE *f, const struct record *r)
 			r->u.lost.count);
 		break;
 	case REC_STATS: stats_fields(f, &r->u.stats); break;
+	case REC_MAP_STACK:
+		fprintf(f, ",\"time\":%" PRIu64 ",\"id\":%" PRIu32 ",\"kind\":%u",
+			r->u.map_stack.time, r->u.map_stack.id, r->u.map_stack.kind);
+		hex_list(f, "ips", r->u.map_stack.ips, r->u.map_stack.nr);
+		break;
+	case REC_MAP_COUNTS: map_counts(f, &r->u.map_counts); break;
 	case REC_END:
 		fprintf(f, ",\"time\":%" PRIu64 ",\"records\":%" PRIu64, r->u.end.time,
 			r->u.end.records);

@@ -163,6 +163,21 @@ static int write_outputs(const struct options *o, const struct run *r,
 	return err ? -1 : 0;
 }
 
+/* --from, or by default the stream's samples when it has any, else the
+ * stack map's counts when it has some. */
+static int from_map(const struct options *o, const struct stream *s)
+{
+	int samples = 0, counts = 0;
+	if (o->from)
+		return !strcmp(o->from, "map");
+	for (size_t i = 0; i < s->nrecs; i++) {
+		samples |= s->recs[i].type == REC_SAMPLE &&
+			   s->recs[i].u.sample.event == SAMPLE_EVENT_CPU_CLOCK;
+		counts |= s->recs[i].type == REC_MAP_COUNTS;
+	}
+	return !samples && counts;
+}
+
 int run_stitch(const struct options *o, const uint8_t *buf, size_t len,
 	       struct counters *c)
 {
@@ -182,7 +197,10 @@ int run_stitch(const struct options *o, const uint8_t *buf, size_t len,
 	} else if (o->no_stitch) {
 		write_raw(o->out, &r);
 	} else {
-		stitch_run(&st, &s, &procs, &sy, c);
+		if (from_map(o, &s))
+			stackmap_stitch(&st, &s, &procs, &sy, c);
+		else
+			stitch_run(&st, &s, &procs, &sy, c);
 		if (o->stats)
 			err |= write_path(o->stats, write_stats, &r);
 		if (o->outdir)

@@ -17,6 +17,8 @@ struct options {
 	const char *stats;  /* --stats: write the run's numbers as JSON there */
 	const char *records_json; /* --records-json: every record as JSON there */
 	int idle;           /* --idle: keep the idle samples in the profile */
+	const char *from;   /* --from stream|map: whose samples (NULL: the
+			     * stream's, or the map's if it has none) */
 	FILE *out;          /* listings and the summary go here */
 };
 

@@ -13,7 +13,7 @@
 #include "output.h"
 #include "util.h"
 
-#define NTYPES (REC_END + 1)
+#define NTYPES (REC_MAP_COUNTS + 1)
 
 static const char *const part_names[] = {
 	[USER_NONE] = "none", [USER_INLINE] = "inline", [USER_DEFERRED] = "deferred",

@@ -191,7 +191,7 @@ static void ip_only(struct stack *k, struct counters *c)
 
 /* An idle sample: pid 0, kernel only, IDLE_FUNCTION on the kernel chain.
  * Without the kernel's symbols no frame has that name: nothing is idle. */
-static int stack_is_idle(const struct stack *k, struct symbols *sy)
+int stack_is_idle(const struct stack *k, struct symbols *sy)
 {
 	if (k->s->event != SAMPLE_EVENT_CPU_CLOCK || k->s->pid != 0 || k->nu ||
 	    k->user != USER_NONE)
@@ -259,6 +259,7 @@ void stitch_free(struct stitch *st)
 	for (size_t i = 0; i < st->n; i++)
 		free(st->v[i].copy_ips);
 	free(st->v);
+	free(st->made);
 	memset(st, 0, sizeof *st);
 }
 

@@ -44,6 +44,8 @@ struct stack {
 struct stitch {
 	struct stack *v;        /* one per sample, stream order */
 	size_t n;
+	struct sample_rec *made; /* --from map: a sample per key, owned */
+	size_t nmade;
 };
 
 /*
@@ -57,7 +59,13 @@ struct stitch {
 
 void stitch_run(struct stitch *st, const struct stream *s, struct procs *procs,
 		struct symbols *sy, struct counters *c);
+/* --from map: the stack map's counts (REC_MAP_COUNTS) as stacks, one per
+ * sample counted (stackmap.c). */
+void stackmap_stitch(struct stitch *st, const struct stream *s, struct procs *procs,
+		     struct symbols *sy, struct counters *c);
 void stitch_free(struct stitch *st);
+/* Whether k is an idle sample (IDLE_FUNCTION on its kernel chain). */
+int stack_is_idle(const struct stack *k, struct symbols *sy);
 
 /* The frames of a stack, leaf first: kernel ones, then user ones. A
  * USER_MISSING stack ends with the frame "[user stack missing]" (after the

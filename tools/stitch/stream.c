@@ -199,6 +199,43 @@ static int parse_stats(struct record *r, struct body b, struct counters *c)
 	return 1;
 }
 
+static int parse_map_stack(struct record *r, struct body b, struct counters *c)
+{
+	struct map_stack_rec *m = &r->u.map_stack;
+	m->time = rd64(b, offsetof(struct rec_map_stack, time));
+	m->id = rd32(b, offsetof(struct rec_map_stack, id));
+	m->kind = rd16(b, offsetof(struct rec_map_stack, kind));
+	m->nr = rd16(b, offsetof(struct rec_map_stack, nr));
+	m->ips = rd_ips(b, sizeof(struct rec_map_stack), m->nr, c);
+	return m->ips != NULL;
+}
+
+static int parse_map_counts(struct record *r, struct body b, struct counters *c)
+{
+	struct map_counts_rec *m = &r->u.map_counts;
+	size_t fits = (b.size - sizeof(struct rec_map_counts)) / sizeof(struct rec_map_count);
+	m->time = rd64(b, offsetof(struct rec_map_counts, time));
+	m->period = rd64(b, offsetof(struct rec_map_counts, period));
+	m->n = rd32(b, offsetof(struct rec_map_counts, n));
+	if (m->n > fits) {
+		c->bad_size++;
+		m->n = (uint32_t)fits;
+	}
+	m->c = xcalloc(m->n ? m->n : 1, sizeof *m->c);
+	for (uint32_t i = 0; i < m->n; i++) {
+		size_t off = sizeof(struct rec_map_counts) + i * sizeof(struct rec_map_count);
+		m->c[i] = (struct rec_map_count){
+			.pid = rd32(b, off + offsetof(struct rec_map_count, pid)),
+			.program = rd32(b, off + offsetof(struct rec_map_count, program)),
+			.kstack = rd32(b, off + offsetof(struct rec_map_count, kstack)),
+			.ustack = rd32(b, off + offsetof(struct rec_map_count, ustack)),
+			.user = rd32(b, off + offsetof(struct rec_map_count, user)),
+			.count = rd64(b, off + offsetof(struct rec_map_count, count)),
+		};
+	}
+	return 1;
+}
+
 static int parse_end(struct record *r, struct body b, struct counters *c)
 {
 	(void)c;
@@ -244,6 +281,8 @@ static const struct rec_kind kinds[] = {
 	[REC_LOST]     = { sizeof(struct rec_lost), parse_lost },
 	[REC_STATS]    = { sizeof(struct rec_stats), parse_stats },
 	[REC_END]      = { sizeof(struct rec_end), parse_end },
+	[REC_MAP_STACK] = { sizeof(struct rec_map_stack), parse_map_stack },
+	[REC_MAP_COUNTS] = { sizeof(struct rec_map_counts), parse_map_counts },
 };
 
 static void push(struct stream *s, size_t *cap, const struct record *r)
@@ -346,6 +385,12 @@ static void record_free(struct record *r)
 	case REC_STATS:
 		free(r->u.stats.stat);
 		break;
+	case REC_MAP_STACK:
+		free(r->u.map_stack.ips);
+		break;
+	case REC_MAP_COUNTS:
+		free(r->u.map_counts.c);
+		break;
 	}
 }
 
@@ -374,6 +419,7 @@ const char *type_name(uint32_t type)
 		[REC_STREAM] = "stream", [REC_COMM] = "comm", [REC_MMAP] = "mmap",
 		[REC_SAMPLE] = "sample", [REC_DEFERRED] = "deferred", [REC_EXIT] = "exit",
 		[REC_LOST] = "lost", [REC_STATS] = "stats", [REC_END] = "end",
+		[REC_MAP_STACK] = "map_stack", [REC_MAP_COUNTS] = "map_counts",
 	};
 	return type < sizeof names / sizeof names[0] && names[type] ? names[type] : "unknown";
 }

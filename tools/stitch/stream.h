@@ -73,6 +73,20 @@ struct stats_rec {
 	struct rec_stat *stat;
 };
 
+/* The stack map's records (profile.consumer=map|both). */
+struct map_stack_rec {
+	uint64_t time;
+	uint32_t id;
+	uint16_t kind, nr; /* MAP_STACK_* */
+	uint64_t *ips;
+};
+
+struct map_counts_rec {
+	uint64_t time, period;
+	uint32_t n;
+	struct rec_map_count *c;
+};
+
 struct end_rec {
 	uint64_t time, records;
 };
@@ -90,6 +104,8 @@ struct record {
 		struct lost_rec lost;
 		struct stats_rec stats;
 		struct end_rec end;
+		struct map_stack_rec map_stack;
+		struct map_counts_rec map_counts;
 	} u;
 };
 
