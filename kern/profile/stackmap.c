@@ -404,7 +404,7 @@ int stackmap_init(uint64_t period_ns)
 		return -STITCH_EBUSY;
 	registered = true;
 	sample_period_ns = period_ns;
-	readout_period = ms * tsc_hz / 1000;
+	readout_period = ms * arch_tsc_hz / 1000;
 	next_readout = record_time() + readout_period;
 	ready = true;
 	kprintf("stackmap: the stack map counts the samples (profile.consumer=%s): "

@@ -19,8 +19,8 @@
  * map_kernel_only, or map_dropped_* (a table was full), unless its answer
  * is still owed when a periodic read-out runs.
  */
-#ifndef KERN_STACKMAP_H
-#define KERN_STACKMAP_H
+#ifndef KERN_PROFILE_STACKMAP_H
+#define KERN_PROFILE_STACKMAP_H
 
 #include <stdint.h>
 

@@ -10,8 +10,8 @@
  * the same moment may give them two ids (a reader adds up by content; it
  * costs room, never a count). Slots are never freed.
  */
-#ifndef KERN_STACKTABLE_H
-#define KERN_STACKTABLE_H
+#ifndef KERN_PROFILE_STACKTABLE_H
+#define KERN_PROFILE_STACKTABLE_H
 
 #include <stdbool.h>
 #include <stdint.h>
