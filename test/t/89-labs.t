@@ -17,10 +17,11 @@ my @labs = map { m{docs/labs/([^/]+)/lab$} ? $1 : () } sort glob('docs/labs/*/la
 ok(@labs >= 7, "at least seven labs (@labs)");
 my $tmp = tempdir('labs-XXXXXX', TMPDIR => 1, CLEANUP => 1);
 
+# Grades the tree in dir (lab: its .lab, or this one); logs under tag.
 sub grade {
-	my ($dir, $lab, %env) = @_;
+	my ($dir, $lab, $tag, %env) = @_;
 	local @ENV{keys %env} = values %env;
-	local $ENV{LAB_LOGS} = "$tmp/logs-$lab";
+	local $ENV{LAB_LOGS} = "$tmp/logs-$tag";
 	my $out = `cd '$dir' && tools/lab/grade $lab 2>&1`;
 	my ($got, $total) = $out =~ /^Score: (\d+)\/(\d+)$/m;
 	return ($? >> 8, $got // -1, $total // -1, $out);
@@ -31,7 +32,7 @@ for my $lab (@labs) {
 	my $start = `tools/lab/lab-start $lab $dir 2>&1`;
 	ok($? == 0, "$lab: lab-start writes the starting tree") or diag($start), next;
 	my %env = $lab eq 'measure-depth' ? (LAB_DEPTH_CSV => 'docs/bench/depth.csv') : ();
-	my ($st, $got, $total, $out) = grade($dir, '', %env);
+	my ($st, $got, $total, $out) = grade($dir, '', "$lab-start", %env);
 	ok($out !~ /^grade: the build failed/m, "$lab: the starting tree builds") or diag($out);
 	ok($st == 1 && $got >= 0 && $got < $total, "$lab: the starting tree grades below full ($got/$total)")
 		or diag($out);
@@ -39,7 +40,7 @@ for my $lab (@labs) {
 		measure($dir);
 		next;
 	}
-	($st, $got, $total, $out) = grade('.', $lab);
+	($st, $got, $total, $out) = grade('.', $lab, "$lab-done");
 	ok($st == 0 && $got == $total && $total > 0, "$lab: the finished tree grades full ($got/$total)")
 		or diag($out);
 }
@@ -66,7 +67,7 @@ sub measure {
 		open my $a, '>', "$dir/answers.txt" or die;
 		printf $a "sframe_cycles_per_frame: %.2f\nfp_twice_sframe_depth: %d\n", $per, $depth;
 		close $a;
-		my ($st, $got, $total, $out) = grade($dir, '', LAB_DEPTH_CSV => 'docs/bench/depth.csv');
+		my ($st, $got, $total, $out) = grade($dir, '', "measure-$wrong", LAB_DEPTH_CSV => 'docs/bench/depth.csv');
 		ok($wrong ? $st == 1 && $got < $total : $st == 0 && $got == $total,
 		   "measure-depth: " . ($wrong ? "a depth step off grades below full" : "right answers grade full") .
 		   " ($got/$total)") or diag($out);
