@@ -25,6 +25,13 @@ static bool frame(uint64_t rw, uint64_t at, uint64_t next, uint64_t ra)
 	return copy_to_user(rw + at, w, sizeof w) == 0;
 }
 
+/* Three frames from rw + 0x100 up, the last one outermost (rbp 0). */
+static bool three_frames(uint64_t rw)
+{
+	return frame(rw, 0x100, rw + 0x200, 0x401000) && frame(rw, 0x200, rw + 0x300, 0x402000) &&
+	       frame(rw, 0x300, 0, 0x403000);
+}
+
 /* Walks from pc PC0, sp rw + 0x80, rbp rw + 0x100 into ips (filled with
  * SENTINEL first); returns the frames. */
 static uint32_t walk(uint64_t rw, uint64_t *ips, uint32_t cap, uint32_t max)
@@ -35,15 +42,14 @@ static uint32_t walk(uint64_t rw, uint64_t *ips, uint32_t cap, uint32_t max)
 	return unwind_user_fp_nmi(&f, ips, max);
 }
 
-/* Three frames, the last one outermost: the pc and three return addresses. */
+/* The pc and three return addresses. */
 KTEST(unwind_user_fp_chain)
 {
 	uint64_t rw, ro, ips[8];
 	struct uvm *mm = ktest_borrow_mm(t, &rw, &ro);
 	if (!mm)
 		return;
-	KEXPECT(t, frame(rw, 0x100, rw + 0x200, 0x401000) && frame(rw, 0x200, rw + 0x300, 0x402000) &&
-		   frame(rw, 0x300, 0, 0x403000));
+	KEXPECT(t, three_frames(rw));
 	KEXPECT_EQ(t, walk(rw, ips, 8, 8), 4);
 	KEXPECT_EQ(t, ips[0], PC0);
 	KEXPECT_EQ(t, ips[1], 0x401000);
@@ -53,16 +59,15 @@ KTEST(unwind_user_fp_chain)
 	ktest_return_mm(mm);
 }
 
-/* The buffer bounds the walk, however long the chain: a loop of two
- * frames that point at each other fills max entries and no more. */
+/* The buffer bounds the walk, however long the chain: max entries and
+ * not one more (0 included). */
 KTEST(unwind_user_fp_max)
 {
 	uint64_t rw, ro, ips[8];
 	struct uvm *mm = ktest_borrow_mm(t, &rw, &ro);
 	if (!mm)
 		return;
-	KEXPECT(t, frame(rw, 0x100, rw + 0x200, 0x401000) && frame(rw, 0x200, rw + 0x300, 0x402000) &&
-		   frame(rw, 0x300, 0, 0x403000));
+	KEXPECT(t, three_frames(rw));
 	KEXPECT_EQ(t, walk(rw, ips, 8, 2), 2);
 	KEXPECT_EQ(t, ips[1], 0x401000);
 	KEXPECT_EQ(t, ips[2], SENTINEL);
