@@ -5,7 +5,8 @@
 # and grades below full, and the finished tree grades full. The lab
 # measure-depth has no code: its answer sheet, filled in from the
 # committed docs/bench/depth.csv by this test's own arithmetic, grades
-# full, and one answer a depth step off grades below.
+# full, and one answer a depth step off grades below. Last, a spec naming
+# a function the code does not have stops lab-start with its name.
 use strict;
 use warnings;
 use File::Temp qw(tempdir);
@@ -43,6 +44,23 @@ for my $lab (@labs) {
 	($st, $got, $total, $out) = grade('.', $lab, "$lab-done");
 	ok($st == 0 && $got == $total && $total > 0, "$lab: the finished tree grades full ($got/$total)")
 		or diag($out);
+}
+
+# A function a spec names but the code does not have (renamed, say):
+# lab-start stops, names it, and writes nothing. In a lab's copy of the
+# tree, whose spec is changed to name one.
+if (-d "$tmp/fp-backtrace") {
+	my $spec = "$tmp/fp-backtrace/docs/labs/fp-backtrace/lab";
+	open my $in, '<', $spec or die "$spec: $!";
+	my $text = join '', <$in>;
+	close $in;
+	$text =~ s/^stub kern\/unwind\/user.c fp_step /stub kern\/unwind\/user.c fp_step_renamed /m or die;
+	open my $out, '>', $spec or die;
+	print $out $text;
+	close $out;
+	my $err = `$tmp/fp-backtrace/tools/lab/lab-start fp-backtrace $tmp/renamed 2>&1`;
+	ok($? >> 8 == 1 && $err =~ /function fp_step_renamed not found/ && !-e "$tmp/renamed",
+	   'a function the code does not have stops lab-start, named, nothing written') or diag($err);
 }
 
 # The answers from docs/bench/depth.csv, worked out here.
