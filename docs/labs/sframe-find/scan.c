@@ -3,7 +3,6 @@
 	(void)t;
 	(void)k;
 	(void)asz;
-	(void)trusted;
 	(void)first_fre;
 	(void)num_fres;
 	(void)key;
