@@ -3,7 +3,9 @@
 #include "kern/mm/kmalloc.h"
 #include "kern/mm/mm.h"
 #include "kern/mm/pmm.h"
-#include "kern/unwind/sframe_registry.h"
+#include "kern/unwind/ehframe_format.h"
+#include "kern/unwind/sframe_format.h"
+#include "kern/unwind/table.h"
 #include "kern/lib/string.h"
 #include "stitch/syscall.h"
 
@@ -77,7 +79,7 @@ void uvm_destroy(struct uvm *mm)
 		mm->regions = r->next;
 		kfree(r);
 	}
-	sframe_free(mm);
+	unwind_tables_free(mm);
 	kfree(mm);
 }
 
@@ -155,15 +157,19 @@ int uvm_add_image(struct uvm *mm, const struct elf_image *img, const char *path)
 		if (add_segment(mm, &img->loads[i], path))
 			return -STITCH_ENOMEM;
 	const struct elf_segment *text = &img->loads[img->text];
+	struct unwind_table_spec sf = { .addr = img->sframe_addr, .len = img->sframe_size,
+					.text = text->vaddr, .text_len = text->memsz };
 	if (img->sframe_addr &&
-	    sframe_register(mm, img->sframe_addr, img->sframe_size, text->vaddr,
-			    text->memsz, SFRAME_FROM_LOADER) == -STITCH_ENOMEM)
+	    unwind_table_register(mm, &sframe_format, &sf, UNWIND_FROM_LOADER) == -STITCH_ENOMEM)
 		return -STITCH_ENOMEM;
 	if (img->eh_seg) {
 		const struct elf_segment *seg = &img->loads[img->eh_seg - 1];
-		if (ehframe_register(mm, img->eh_hdr_addr, img->eh_hdr_size, text->vaddr,
-				     text->memsz, seg->vaddr, seg->vaddr + seg->memsz,
-				     SFRAME_FROM_LOADER) == -STITCH_ENOMEM)
+		struct unwind_table_spec eh = { .addr = img->eh_hdr_addr, .len = img->eh_hdr_size,
+						.text = text->vaddr, .text_len = text->memsz,
+						.seg_start = seg->vaddr,
+						.seg_end = seg->vaddr + seg->memsz };
+		if (unwind_table_register(mm, &ehframe_format, &eh, UNWIND_FROM_LOADER) ==
+		    -STITCH_ENOMEM)
 			return -STITCH_ENOMEM;
 	}
 	return 0;
@@ -366,7 +372,7 @@ static int munmap_locked(struct uvm *mm, uint64_t addr, uint64_t len, irqflags_t
 		}
 	}
 	unmap_pages(mm, addr, end, f);
-	sframe_unmapped(mm); /* the text of a cached rule may be gone */
+	unwind_tables_unmapped(mm); /* the text of a cached rule may be gone */
 	return 0;
 }
 
