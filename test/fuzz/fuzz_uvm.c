@@ -10,7 +10,7 @@
  * disjoint, counted, at most UVM_MAX_REGIONS, inside the user range; every
  * mapped page inside a region with the region's permissions; SFrame
  * sections inside the user range, 4-byte aligned, with disjoint text, at
- * most SFRAME_MAX_SECTIONS; the break inside the heap. At the end nothing leaks.
+ * most UNWIND_MAX_TABLES; the break inside the heap. At the end nothing leaks.
  */
 #include <stdint.h>
 #include <string.h>

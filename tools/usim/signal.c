@@ -260,7 +260,7 @@ static int push_frame(struct proc *p, struct user_regs_struct *r, int sig, uint6
 	save_regs(r, &f.sc);
 	f.sc.blocked = blocked;
 	memcpy(f.fpu, &fp, sizeof(f.fpu));
-	if (!user_range_ok(p->pid, at, sizeof(f), 1) || poke(p->pid, at, &f, sizeof(f)) ||
+	if (!user_mapped(p->pid, at, sizeof(f), 1) || poke(p->pid, at, &f, sizeof(f)) ||
 	    fpu_initial(p->pid))
 		return -1;
 	r->rip = p->sig.action[sig].handler;
@@ -387,7 +387,7 @@ static long read_action(struct proc *p, long sig, unsigned long uact,
 		return -STITCH_EINVAL;
 	if (!uact)
 		return 0;
-	if (!user_range_ok(p->pid, uact, sizeof(*act), 0) || peek(p->pid, uact, act, sizeof(*act)))
+	if (!user_mapped(p->pid, uact, sizeof(*act), 0) || peek(p->pid, uact, act, sizeof(*act)))
 		return -STITCH_EFAULT;
 	if (SIG_BIT(sig) & SIG_UNCATCHABLE)
 		return -STITCH_EINVAL;
@@ -403,7 +403,7 @@ static long put_user(struct proc *p, unsigned long uaddr, const void *v, size_t 
 {
 	if (!uaddr)
 		return 0;
-	if (!user_range_ok(p->pid, uaddr, len, 1) || poke(p->pid, uaddr, v, len))
+	if (!user_mapped(p->pid, uaddr, len, 1) || poke(p->pid, uaddr, v, len))
 		return -STITCH_EFAULT;
 	return 0;
 }
@@ -444,7 +444,7 @@ void sigprocmask_call(struct proc *p, struct user_regs_struct *r)
 	uint64_t set = 0, old = s->blocked;
 	long how = (long)r->rdi;
 
-	if (r->rsi && (!user_range_ok(p->pid, r->rsi, 8, 0) || peek(p->pid, r->rsi, &set, 8))) {
+	if (r->rsi && (!user_mapped(p->pid, r->rsi, 8, 0) || peek(p->pid, r->rsi, &set, 8))) {
 		answer(p, r, -STITCH_EFAULT);
 		return;
 	}
@@ -478,7 +478,7 @@ void setitimer_call(struct proc *p, struct user_regs_struct *r)
 		answer(p, r, -STITCH_EINVAL);
 		return;
 	}
-	if (r->rsi && (!user_range_ok(p->pid, r->rsi, sizeof(v), 0) ||
+	if (r->rsi && (!user_mapped(p->pid, r->rsi, sizeof(v), 0) ||
 		       peek(p->pid, r->rsi, &v, sizeof(v)))) {
 		answer(p, r, -STITCH_EFAULT);
 		return;
@@ -546,7 +546,7 @@ static int read_frame(struct proc *p, unsigned long rsp, struct stitch_sigframe 
 	unsigned long at = rsp - STITCH_SIGFRAME_INFO;
 	uint32_t mxcsr, mask;
 
-	if (at > rsp || !user_range_ok(p->pid, at, sizeof(*f), 0) ||
+	if (at > rsp || !user_mapped(p->pid, at, sizeof(*f), 0) ||
 	    peek(p->pid, at, f, sizeof(*f)))
 		return -1;
 	if (f->sc.rip >= USER_TOP || f->sc.rsp > USER_TOP)

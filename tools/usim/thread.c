@@ -27,12 +27,6 @@
 #include <stitch/syscall.h>
 #include "usim.h"
 
-/* The kernel's user_range_ok: inside the user range, mapped or not. */
-static int in_user_range(unsigned long addr, unsigned long len)
-{
-	return addr < USER_TOP && len <= USER_TOP - addr;
-}
-
 /* sys_thread_spawn's checks, then the clone (on_clone_event, thread_init). */
 void thread_spawn_call(struct proc *p, struct user_regs_struct *r)
 {
@@ -99,7 +93,7 @@ static int clear_tid_word(struct proc *p, struct user_regs_struct *r)
 	uint32_t zero = 0;
 
 	p->clear_tid = 0;
-	if (!user_range_ok(p->pid, word, sizeof(zero), 1) || poke(p->pid, word, &zero, sizeof(zero)))
+	if (!user_mapped(p->pid, word, sizeof(zero), 1) || poke(p->pid, word, &zero, sizeof(zero)))
 		return 0;
 	r->rdi = word;
 	r->rsi = FUTEX_WAKE_PRIVATE;
