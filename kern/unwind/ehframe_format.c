@@ -1,5 +1,4 @@
 #include "kern/unwind/ehframe_format.h"
-#include <arch/uaccess.h>
 #include "ehframe/ehframe.h"
 #include "kern/kernel.h"
 #include "kern/lib/cmdline.h"
@@ -69,9 +68,7 @@ static int open_eh(const struct unwind_table *t, struct eh_table *eh, uint64_t *
 static int check_header(const struct unwind_table *t)
 {
 	struct eh_table eh;
-	arch_user_access_begin();
 	int err = open_eh(t, &eh, NULL);
-	arch_user_access_end();
 	if (err == EH_E_FAULT)
 		return -STITCH_EFAULT;
 	return err ? -STITCH_ENOEXEC : 0;
@@ -98,14 +95,11 @@ static void index_table(struct eh_table *eh)
 {
 	if (!fde_index_on || eh->count == 0 || eh->count > EH_INDEX_MAX)
 		return;
-	uint64_t size = eh_index_size(eh);
-	arch_user_access_end();
-	void *mem = kmalloc(size);
-	arch_user_access_begin();
+	void *mem = unwind_table_alloc(eh_index_size(eh));
 	if (!mem)
 		return;
 	eh->hdr.read_left = eh->frame.read_left = NULL;
-	if (eh_index_build(eh, mem, size)) {
+	if (eh_index_build(eh, mem, eh_index_size(eh))) {
 		kfree(mem);
 		return;
 	}

@@ -39,7 +39,7 @@ void lookup_begin(struct rule_lookup *l, struct uvm *mm, enum unwind_format_id f
 	l->last = NULL;
 	/* A walk holds the tables it finds until it ends (another thread
 	 * may remove them meanwhile: they are freed after it). */
-	unwind_tables_hold(mm);
+	unwind_tables_hold(&mm->tables);
 	/* Generation g tags its rules 2g + 2: never 0, a zeroed entry's. An
 	 * address space that never had a table (g 0) shares its tag with
 	 * others of g 0, which is right: none of them has a rule to cache.
@@ -53,13 +53,16 @@ void lookup_end(const struct rule_lookup *l, uint32_t frames)
 {
 	unsigned cpu = arch_cpu_id(); /* read once: any CPU's row adds to the sums */
 	/* One step per frame, the last one too; a step the cache answered
-	 * (a rule, or "none") took no lookup. */
+	 * (a rule, or "none") took no lookup, and a walk the cache answered
+	 * whole (the common case) moved no other counter. */
 	stat_add_on(cpu, STAT_RULE_CACHE_HITS, frames - l->lookups);
-	stat_add_on(cpu, STAT_RULE_CACHE_MISSES, l->cache_fills);
-	stat_add_on(cpu, STAT_SFRAME_LAST_HITS, l->last_hits);
-	stat_add_on(cpu, STAT_FDE_INDEX_LOOKUPS, l->r.indexed);
-	stat_add_on(cpu, STAT_QUICK_LOOKUPS, l->r.quick_finds);
-	unwind_tables_release(l->mm);
+	if (l->lookups) {
+		stat_add_on(cpu, STAT_RULE_CACHE_MISSES, l->cache_fills);
+		stat_add_on(cpu, STAT_SFRAME_LAST_HITS, l->last_hits);
+		stat_add_on(cpu, STAT_FDE_INDEX_LOOKUPS, l->r.indexed);
+		stat_add_on(cpu, STAT_QUICK_LOOKUPS, l->r.quick_finds);
+	}
+	unwind_tables_release(&l->mm->tables);
 }
 
 /* A table's lookups one at a time: its first opens and indexes it, and a

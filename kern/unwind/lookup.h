@@ -100,19 +100,6 @@ static inline struct rule_entry *rule_set(const struct rule_cache *c, uint64_t p
 	return (struct rule_entry *)&c->e[set * RULE_CACHE_WAYS];
 }
 
-/* pc's entry of this walk (tag, bit 0 clear), a rule or a "none", or
- * NULL. A zeroed entry (tag 0) matches nothing: a walk's tag is at least
- * 2 (lookup_begin). */
-static inline const struct rule_entry *rule_find(const struct rule_cache *c, uint64_t pc,
-						 uint64_t tag)
-{
-	const struct rule_entry *set = rule_set(c, pc);
-	for (unsigned i = 0; i < RULE_CACHE_WAYS; i++)
-		if (set[i].pc == pc && (set[i].tag & ~1ull) == tag)
-			return &set[i];
-	return NULL;
-}
-
 /* The lookup the cache did not answer (kern/unwind/lookup.c). */
 struct unwind_answer lookup_slow(struct rule_lookup *l, uint64_t pc);
 
@@ -135,11 +122,17 @@ struct unwind_answer lookup_slow(struct rule_lookup *l, uint64_t pc);
 static inline __attribute__((always_inline)) struct unwind_answer
 lookup_rule(struct rule_lookup *l, uint64_t pc)
 {
-	const struct rule_entry *e;
-	if (l->cache && (e = rule_find(l->cache, pc, l->tag))) {
-		if (e->tag & 1)
-			return (struct unwind_answer){ .err = SF_E_NO_FDE };
-		return (struct unwind_answer){ .quick = &e->q };
+	if (l->cache) {
+		/* An entry of this walk holds pc's quick rule (l->tag) or says
+		 * it has none (l->tag | 1); a zeroed entry (tag 0) matches
+		 * nothing: a walk's tag is at least 2 (lookup_begin). */
+		const struct rule_entry *set = rule_set(l->cache, pc);
+		for (unsigned i = 0; i < RULE_CACHE_WAYS; i++)
+			if (set[i].pc == pc && set[i].tag == l->tag)
+				return (struct unwind_answer){ .quick = &set[i].q };
+		for (unsigned i = 0; i < RULE_CACHE_WAYS; i++)
+			if (set[i].pc == pc && set[i].tag == (l->tag | 1))
+				return (struct unwind_answer){ .err = SF_E_NO_FDE };
 	}
 	return lookup_slow(l, pc);
 }

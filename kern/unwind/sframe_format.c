@@ -1,5 +1,4 @@
 #include "kern/unwind/sframe_format.h"
-#include <arch/uaccess.h>
 #include "kern/kernel.h"
 #include "kern/lib/cmdline.h"
 #include "kern/mm/kmalloc.h"
@@ -33,9 +32,7 @@ static int check_header(const struct unwind_table *t)
 {
 	struct sf_table sf;
 	struct sf_src src = { .in_place = true, .size = (uint32_t)t->len, .vaddr = t->addr };
-	arch_user_access_begin();
 	int err = sf_open(&sf, &src);
-	arch_user_access_end();
 	if (err == SF_E_FAULT)
 		return -STITCH_EFAULT;
 	return err ? -STITCH_ENOEXEC : 0;
@@ -58,7 +55,7 @@ static int check_header(const struct unwind_table *t)
  * CPUs at once, so the lookup holds the table (kern/unwind/lookup.c).
  * Building reads each FDE's start once (and takes the FDE array's page
  * faults). The memory is allocated with the walk's user-access window
- * closed; the registry frees it with the table (free_index). Without
+ * closed (unwind_table_alloc); the registry frees it with the table (free_index). Without
  * memory, off, or for a bigger table, the table is searched as it is; a
  * table whose starts decrease is not valid.
  */
@@ -68,9 +65,7 @@ static int index_table(struct sf_table *sf)
 	    sf->num_fdes > FDE_INDEX_MAX)
 		return SF_OK;
 	uint64_t size = sf_fde_index_size(sf, FDE_INDEX_MAX);
-	arch_user_access_end();
-	void *mem = kmalloc(size);
-	arch_user_access_begin();
+	void *mem = unwind_table_alloc(size);
 	if (!mem)
 		return SF_OK;
 	int err = sf_fde_index_build(sf, mem, size);
@@ -106,6 +101,16 @@ static int open_table(struct unwind_table *t, uint32_t *budget)
 	return err ? err : index_table(sf);
 }
 
+/* The whole lookup, for a rule sf_find_quick does not give. Not inline:
+ * rare, and find_rule's common path then keeps fewer registers. */
+static __attribute__((noinline)) int find_whole(const struct sf_table *sf, uint64_t pc,
+						struct unwind_rule *r, uint32_t *budget)
+{
+	int err = sf_find_rule_bounded(sf, pc, &r->rule, budget);
+	r->quick_ok = !err && sf_quick_of(sf, &r->rule, &r->quick);
+	return err;
+}
+
 /* pc's rule: in one pass through the index when pc's FDE and row are of
  * the common kind (sf_find_quick), else by the whole lookup. */
 static int find_rule(struct unwind_table *t, uint64_t pc, struct unwind_rule *r,
@@ -115,13 +120,10 @@ static int find_rule(struct unwind_table *t, uint64_t pc, struct unwind_rule *r,
 	r->abi = sf;
 	r->indexed += sf->fde_index != NULL;
 	int err = sf_find_quick(sf, pc, &r->quick, budget);
-	if (err != SF_E_NOT_QUICK) {
-		r->quick_finds++;
-		r->quick_ok = !err;
-		return err;
-	}
-	err = sf_find_rule_bounded(sf, pc, &r->rule, budget);
-	r->quick_ok = !err && sf_quick_of(sf, &r->rule, &r->quick);
+	if (err == SF_E_NOT_QUICK)
+		return find_whole(sf, pc, r, budget);
+	r->quick_finds++;
+	r->quick_ok = !err;
 	return err;
 }
 

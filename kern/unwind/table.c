@@ -51,7 +51,12 @@ static int check(struct unwind_table *t, const struct unwind_table_spec *spec,
 		return -STITCH_EINVAL;
 	if (spec->addr % TABLE_ALIGN)
 		return -STITCH_ENOEXEC;
-	return from == UNWIND_FROM_USER ? t->fmt->check(t) : 0;
+	if (from == UNWIND_FROM_LOADER)
+		return 0;
+	arch_user_access_begin();
+	int err = t->fmt->check(t);
+	arch_user_access_end();
+	return err;
 }
 
 static bool text_taken(const struct unwind_table *list, uint64_t start, uint64_t end)
@@ -122,6 +127,14 @@ int unwind_table_register(struct uvm *mm, const struct unwind_format *fmt,
 	return err;
 }
 
+void *unwind_table_alloc(uint64_t size)
+{
+	arch_user_access_end();
+	void *mem = kmalloc(size);
+	arch_user_access_begin();
+	return mem;
+}
+
 /* Frees a table nothing can reach, with what its format built. */
 static void free_table(struct unwind_table *t)
 {
@@ -130,7 +143,7 @@ static void free_table(struct unwind_table *t)
 }
 
 /* Frees the removed tables once no walk can hold them. */
-static void free_dead(struct unwind_registry *r)
+void unwind_tables_free_dead(struct unwind_registry *r)
 {
 	struct unwind_table *t = __atomic_exchange_n(&r->dead, NULL, __ATOMIC_SEQ_CST);
 	while (t) {
@@ -139,19 +152,6 @@ static void free_dead(struct unwind_registry *r)
 		stat_inc(STAT_SFRAME_DEFERRED_FREES);
 		t = next;
 	}
-}
-
-void unwind_tables_hold(struct uvm *mm)
-{
-	__atomic_add_fetch(&mm->tables.readers, 1, __ATOMIC_SEQ_CST);
-}
-
-void unwind_tables_release(struct uvm *mm)
-{
-	struct unwind_registry *r = &mm->tables;
-	if (__atomic_sub_fetch(&r->readers, 1, __ATOMIC_SEQ_CST) == 0 &&
-	    __atomic_load_n(&r->dead, __ATOMIC_SEQ_CST))
-		free_dead(r);
 }
 
 /* Unlinks the table of format id registered for text_start (which NULL),
@@ -209,7 +209,7 @@ void unwind_tables_free(struct uvm *mm)
 	for (int id = 0; id < UNWIND_FORMATS; id++)
 		while (mm->tables.list[id])
 			remove_table(mm, id, 0, mm->tables.list[id]);
-	free_dead(&mm->tables);
+	unwind_tables_free_dead(&mm->tables);
 }
 
 void unwind_table_drop(struct unwind_table *t, int err)

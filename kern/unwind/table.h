@@ -101,7 +101,8 @@ struct unwind_format {
 	/* Boot: reads the format's switches. */
 	void (*init)(void);
 	/* A program's registration: the header, read now from its memory
-	 * (the user-access window closed): 0, -ENOEXEC or -EFAULT. */
+	 * (in a user-access window the registry opens): 0, -ENOEXEC or
+	 * -EFAULT. */
 	int (*check)(const struct unwind_table *t);
 	/* The first use, the walk's window open and t held: header, layout,
 	 * the index; spends from *budget. */
@@ -166,14 +167,32 @@ static inline uint64_t unwind_tables_gen(const struct unwind_registry *r)
 	return __atomic_load_n(&r->gen, __ATOMIC_ACQUIRE);
 }
 
+/* Kernel memory for what a format builds at a table's first use (an
+ * index), allocated with the walk's user-access window closed around it;
+ * NULL without. The registry frees it with the table (fmt->free). */
+void *unwind_table_alloc(uint64_t size);
+
 /* Unregisters a table of current's the walk found unusable: err is why
  * (SF_E_FAULT, or what its format found wrong), counted by the format
  * (sframe_dropped_*, ehframe_bad_*). */
 void unwind_table_drop(struct unwind_table *t, int err);
 
-/* A walk's hold on mm's tables: one removed meanwhile is freed after the
- * last walk that began before its removal ends. */
-void unwind_tables_hold(struct uvm *mm);
-void unwind_tables_release(struct uvm *mm);
+/* Frees the tables removed while walks held them (kern/unwind/table.c). */
+void unwind_tables_free_dead(struct unwind_registry *r);
+
+/* A walk's hold on an address space's tables (mm->tables): one removed
+ * meanwhile is freed after the last walk that began before its removal
+ * ends. Inline: every walk takes one. */
+static inline void unwind_tables_hold(struct unwind_registry *r)
+{
+	__atomic_add_fetch(&r->readers, 1, __ATOMIC_SEQ_CST);
+}
+
+static inline void unwind_tables_release(struct unwind_registry *r)
+{
+	if (__atomic_sub_fetch(&r->readers, 1, __ATOMIC_SEQ_CST) == 0 &&
+	    __atomic_load_n(&r->dead, __ATOMIC_SEQ_CST))
+		unwind_tables_free_dead(r);
+}
 
 #endif

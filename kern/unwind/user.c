@@ -191,20 +191,20 @@ static bool frame_regs(const struct table_walk *w, uint64_t regs[UNWIND_USER_DWA
  * rule hands the frame to signal_step. The window closes around a
  * failure. Not inline: rare, and its frame is large. */
 static __attribute__((noinline)) enum unwind_stop
-rule_step(struct sf_frame *f, const struct unwind_answer *a, struct table_walk *w)
+rule_step(struct sf_frame *f, struct unwind_answer a, struct table_walk *w)
 {
 	uint64_t regs[UNWIND_USER_DWARF_REGS];
-	int err = a->err;
+	int err = a.err;
 	if (!err && !f->caller && !frame_regs(w, regs))
 		err = SF_E_STACK_READ;
 	if (!err)
-		err = sf_step_rule(a->abi, a->rule, f, f->caller ? NULL : regs,
+		err = sf_step_rule(a.abi, a.rule, f, f->caller ? NULL : regs,
 				   UNWIND_USER_DWARF_REGS, NULL, NULL);
 	if (!err)
 		return STEPPED;
 	arch_user_access_end();
 	enum unwind_stop why = err == SF_E_SIGNAL ? signal_step(f, &w->signal_sp) :
-			       step_failed(f, a->table, err);
+			       step_failed(f, a.table, err);
 	arch_user_access_begin();
 	return why;
 }
@@ -298,7 +298,7 @@ walk_step(struct sf_frame *f, uint64_t pc, struct table_walk *w)
 		if (a.err == SF_E_NO_FDE && f->fp == 0)
 			return UNWIND_STOP_END;
 		copy = *f;
-		why = rule_step(&copy, &a, w);
+		why = rule_step(&copy, a, w);
 		*f = copy;
 		return why;
 	}
@@ -323,8 +323,9 @@ walk_step(struct sf_frame *f, uint64_t pc, struct table_walk *w)
 /*
  * The walk by the tables of format fmt (ips[0] is the interrupted pc):
  * one user-access window for all its steps (walk_step). Every frame
- * passes every check of a step and the walk's bounds, every
- * PREEMPT_EVERY-th its preemption point and its kill check. A step looks
+ * passes every check of a step and the walk's bounds, one in
+ * PREEMPT_EVERY (the entry it fills starts a run of that many in
+ * memory) its preemption point and its kill check. A step looks
  * its rule up at the frame's pc less one in a caller (a return address),
  * at the pc itself in the interrupted frame and in the frame a signal
  * frame leads to. The format matters only to a lookup the rule cache
@@ -334,26 +335,31 @@ static uint32_t walk(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind
 		     bool killable, enum unwind_format_id fmt, struct rule_cache *cache)
 {
 	struct task *t = current;
-	struct table_walk w = { .signal_sp = 0 };
-	uint32_t n = 1;
+	struct table_walk w;
+	/* The next entry and the end, not an index: one register less in
+	 * the loop. */
+	uint64_t *out = ips + 1, *end = ips + max;
 	enum unwind_stop why;
 
+	w.signal_sp = 0; /* not an initializer: the lookup's part is lookup_begin's */
 	lookup_begin(&w.lookup, t->mm, fmt, cache, budget);
 	arch_user_access_begin();
 	why = walk_step(&f, f.pc - f.caller, &w);
 	while (why == STEPPED) {
 		if (f.pc >= USER_END) {
 			why = UNWIND_STOP_BAD_FRAME;
-		} else if (n == max) {
+		} else if (out == end) {
 			why = UNWIND_STOP_MAX_FRAMES;
-		} else if (n % PREEMPT_EVERY == 0 && !preempt_point(t, true) && killable) {
+		} else if ((uintptr_t)out % (PREEMPT_EVERY * sizeof *out) == 0 &&
+			   !preempt_point(t, true) && killable) {
 			why = UNWIND_STOP_KILLED;
 		} else {
-			ips[n++] = f.pc;
+			*out++ = f.pc;
 			why = walk_step(&f, f.pc - f.caller, &w);
 		}
 	}
 	arch_user_access_end();
+	uint32_t n = (uint32_t)(out - ips);
 	lookup_end(&w.lookup, n);
 	*stop = why;
 	return n;
@@ -373,9 +379,9 @@ uint32_t unwind_user(uint64_t *ips, uint32_t max, enum unwind_stop *stop,
 		/* It asks the lists whether an address is text: held, as a
 		 * walk holds them, against another thread's removal. */
 		struct uvm *mm = current->mm;
-		unwind_tables_hold(mm);
+		unwind_tables_hold(&mm->tables);
 		uint32_t n = guess(&f, ips, max, stop);
-		unwind_tables_release(mm);
+		unwind_tables_release(&mm->tables);
 		return n;
 	}
 

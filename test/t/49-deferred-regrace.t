@@ -63,14 +63,9 @@ def run(n):
     tap(got == want, 'boot %d: registered, removed, refused %s (want %s for %d wins)'
         % (n, got, want, wins))
     pid = next((c['pid'] for c in of(recs, 'COMM') if c['name'] == 'regrace'), -1)
-    deferred = deferred_index(recs)
-    every = [s for s in of(recs, 'SAMPLE') if s['pid'] == pid and s['cookie'] is not None]
-    missing = [s for s in every if answer_of(deferred, s) is None]
-    syms = Symbols(recs, pid)
+    every, missing, chains = answered_chains(recs, pid)
     whole, bad = 0, []
-    for s in every:
-        d = answer_of(deferred, s)
-        names = ' '.join(syms.names(d['user'])) if d and d['user'] is not None else ''
+    for names in chains:
         if not names.endswith(' stitch_thread_start') or 'regrace_work' not in names:
             continue
         if WHOLE.match(names):
@@ -79,7 +74,7 @@ def run(n):
             bad.append(names)
     tap(every and not missing and whole >= 10 and not bad,
         'boot %d: %d samples, %d unanswered; %d worker unwinds whole through the recursion, '
-        '%d broken' % (n, len(every), len(missing), whole, len(bad)))
+        '%d broken' % (n, every, missing, whole, len(bad)))
     for b in bad[:3]:
         diag('  ' + b)
 
