@@ -117,12 +117,14 @@ struct unwind_answer lookup_slow(struct rule_lookup *l, uint64_t pc);
  *                       unwinder does not follow;
  *   another SF_E_*      the table faulted or is damaged: drop it.
  * Inline: a cached rule, the common case, costs a probe and no call.
- * Reads may take page faults.
+ * cached (a constant) says whether the walk has a cache (lookup_begin's
+ * cache not NULL), so that a walk with one and a walk without are each
+ * compiled without the other's test. Reads may take page faults.
  */
 static inline __attribute__((always_inline)) struct unwind_answer
-lookup_rule(struct rule_lookup *l, uint64_t pc)
+lookup_rule(struct rule_lookup *l, uint64_t pc, bool cached)
 {
-	if (l->cache) {
+	if (cached) {
 		/* An entry of this walk holds pc's quick rule (l->tag) or says
 		 * it has none (l->tag | 1); a zeroed entry (tag 0) matches
 		 * nothing: a walk's tag is at least 2 (lookup_begin). */

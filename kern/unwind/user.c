@@ -285,9 +285,9 @@ static uint32_t guess(const struct sf_frame *f, uint64_t *ips, uint32_t max,
  * only on the stack (a bad frame, a fault, the end), never on its
  * table. */
 static inline __attribute__((always_inline)) enum unwind_stop
-walk_step(struct sf_frame *f, uint64_t pc, struct table_walk *w)
+walk_step(struct sf_frame *f, uint64_t pc, struct table_walk *w, bool cached)
 {
-	struct unwind_answer a = lookup_rule(&w->lookup, pc);
+	struct unwind_answer a = lookup_rule(&w->lookup, pc, cached);
 	struct sf_frame copy;
 	enum unwind_stop why;
 
@@ -329,10 +329,14 @@ walk_step(struct sf_frame *f, uint64_t pc, struct table_walk *w)
  * its rule up at the frame's pc less one in a caller (a return address),
  * at the pc itself in the interrupted frame and in the frame a signal
  * frame leads to. The format matters only to a lookup the rule cache
- * does not answer (cache NULL: every step looks up).
+ * does not answer. A walk with a cache and one without (cache NULL:
+ * every step looks up) are two copies of the loop (cached a constant:
+ * walk_cached, walk_uncached), so that neither tests for the cache at
+ * every step.
  */
-static uint32_t walk(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind_stop *stop,
-		     bool killable, enum unwind_format_id fmt, struct rule_cache *cache)
+static inline __attribute__((always_inline)) uint32_t
+walk(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind_stop *stop, bool killable,
+     enum unwind_format_id fmt, struct rule_cache *cache, bool cached)
 {
 	struct task *t = current;
 	struct table_walk w;
@@ -344,7 +348,7 @@ static uint32_t walk(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind
 	w.signal_sp = 0; /* not an initializer: the lookup's part is lookup_begin's */
 	lookup_begin(&w.lookup, t->mm, fmt, cache, budget);
 	arch_user_access_begin();
-	why = walk_step(&f, f.pc - f.caller, &w);
+	why = walk_step(&f, f.pc - f.caller, &w, cached);
 	while (why == STEPPED) {
 		if (f.pc >= USER_END) {
 			why = UNWIND_STOP_BAD_FRAME;
@@ -355,7 +359,7 @@ static uint32_t walk(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind
 			why = UNWIND_STOP_KILLED;
 		} else {
 			*out++ = f.pc;
-			why = walk_step(&f, f.pc - f.caller, &w);
+			why = walk_step(&f, f.pc - f.caller, &w, cached);
 		}
 	}
 	arch_user_access_end();
@@ -363,6 +367,20 @@ static uint32_t walk(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind
 	lookup_end(&w.lookup, n);
 	*stop = why;
 	return n;
+}
+
+static __attribute__((noinline)) uint32_t
+walk_cached(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind_stop *stop,
+	    bool killable, enum unwind_format_id fmt, struct rule_cache *cache)
+{
+	return walk(f, ips, max, stop, killable, fmt, cache, true);
+}
+
+static __attribute__((noinline)) uint32_t
+walk_uncached(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind_stop *stop,
+	      bool killable, enum unwind_format_id fmt)
+{
+	return walk(f, ips, max, stop, killable, fmt, NULL, false);
 }
 
 uint32_t unwind_user(uint64_t *ips, uint32_t max, enum unwind_stop *stop,
@@ -387,8 +405,10 @@ uint32_t unwind_user(uint64_t *ips, uint32_t max, enum unwind_stop *stop,
 
 	uint32_t n = 0;
 	ips[n++] = f.pc;
+	if (m < UNWIND_METHOD_FP && cache)
+		return walk_cached(f, ips, max, stop, true, (enum unwind_format_id)m, cache);
 	if (m < UNWIND_METHOD_FP)
-		return walk(f, ips, max, stop, true, (enum unwind_format_id)m, cache);
+		return walk_uncached(f, ips, max, stop, true, (enum unwind_format_id)m);
 	for (;;) {
 		/* The frame pointers lead into the signal page's trampoline,
 		 * which has none: its signal frame leads out. */
@@ -417,8 +437,8 @@ uint32_t unwind_user_dying(uint64_t *ips, uint32_t max, enum unwind_stop *stop)
 		return 0;
 	}
 	ips[0] = f.pc;
-	return walk(f, ips, max, stop, false, method < UNWIND_METHOD_FP ? (enum unwind_format_id)method :
-		    UNWIND_SFRAME, NULL);
+	return walk_uncached(f, ips, max, stop, false,
+			     method < UNWIND_METHOD_FP ? (enum unwind_format_id)method : UNWIND_SFRAME);
 }
 
 uint32_t unwind_user_fp_nmi(const struct sf_frame *start, uint64_t *ips,
