@@ -1,7 +1,6 @@
 #include "kern/unwind/ehframe_format.h"
 #include "ehframe/ehframe.h"
 #include "kern/kernel.h"
-#include "kern/lib/cmdline.h"
 #include "kern/mm/kmalloc.h"
 #include "kern/profile/stats.h"
 #include "stitch/syscall.h"
@@ -41,9 +40,9 @@ static const struct sf_table amd64 = { .abi = SF_ABI_AMD64_LE };
 /* unwind.fde_index=0 turns the index off (docs/DEFERRED.md). */
 static bool fde_index_on = true;
 
-static void init(void)
+static void init(bool index_on)
 {
-	fde_index_on = cmdline_int(&boot_args, "unwind.fde_index", 1, 0, 1);
+	fde_index_on = index_on;
 }
 
 /* Opens t's header and .eh_frame into *eh: eh_frame_ptr must lie in the

@@ -17,10 +17,10 @@ static struct sf_table *sf_of(struct unwind_table *t)
 static bool validate_all;
 static bool fde_index_on = true;
 
-static void init(void)
+static void init(bool index_on)
 {
 	validate_all = cmdline_flag(&boot_args, "sframe.validate");
-	fde_index_on = cmdline_int(&boot_args, "unwind.fde_index", 1, 0, 1);
+	fde_index_on = index_on;
 }
 
 /*

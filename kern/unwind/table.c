@@ -3,6 +3,7 @@
 #include "kern/unwind/sframe_format.h"
 #include <arch/uaccess.h>
 #include "kern/kernel.h"
+#include "kern/lib/cmdline.h"
 #include "kern/mm/kmalloc.h"
 #include "kern/mm/uvm.h"
 #include "kern/profile/stats.h"
@@ -32,8 +33,9 @@ static const struct unwind_format *const formats[UNWIND_FORMATS] = {
 
 void unwind_tables_init(void)
 {
+	bool index_on = cmdline_int(&boot_args, "unwind.fde_index", 1, 0, 1);
 	for (int id = 0; id < UNWIND_FORMATS; id++)
-		formats[id]->init();
+		formats[id]->init(index_on);
 }
 
 /* The checks that need no list, in table.h's order: the ranges, the

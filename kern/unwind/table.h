@@ -98,8 +98,9 @@ struct unwind_format {
 	enum unwind_format_id id;
 	size_t state_size;
 	bool self_contained;  /* the table points only into itself (SFrame) */
-	/* Boot: reads the format's switches. */
-	void (*init)(void);
+	/* Boot: reads the format's own switches; index_on is
+	 * unwind.fde_index (whether open builds an index). */
+	void (*init)(bool index_on);
 	/* A program's registration: the header, read now from its memory
 	 * (in a user-access window the registry opens): 0, -ENOEXEC or
 	 * -EFAULT. */
@@ -149,7 +150,8 @@ struct unwind_table_spec {
 int unwind_table_register(struct uvm *mm, const struct unwind_format *fmt,
 			  const struct unwind_table_spec *spec, enum unwind_origin from);
 
-/* Reads the formats' switches. Boot, before the first process. */
+/* Reads the formats' switches (unwind.fde_index, and each format's own).
+ * Boot, before the first process. */
 void unwind_tables_init(void);
 
 /* The table of format id covering pc, or NULL. */
