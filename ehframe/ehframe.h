@@ -2,9 +2,9 @@
  * ehframe: look up the frame rule at a pc in .eh_frame, through the
  * sorted table of .eh_frame_hdr.
  *
- * One freestanding library, compiled into the kernel and into the
- * host tools, like sframe/: no libc, no allocation, no globals, no
- * recursion. Every byte of both sections is read through struct eh_src,
+ * One freestanding library, compiled into the kernel (its .eh_frame
+ * format, kern/unwind/ehframe_format.c) and into the host tools, like
+ * sframe/: no libc, no allocation, no globals, no recursion. Every byte of both sections is read through struct eh_src,
  * after a bounds check, so a section that lies about its sizes can only
  * make a call fail with an error code, never read outside the section.
  *

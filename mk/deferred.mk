@@ -2,6 +2,7 @@
 # The kernel side lives in kern/ and arch/x86_64/ (mk/kernel.mk builds it).
 #
 #   /bin/cold, /bin/dlwork, /bin/sfreg,  workloads (userland/deferred/)
+#   /bin/regrace                         registrations racing under --parallel (test 60)
 #   /bin/sfbad, /bin/sf246
 #   /bin/manyrows                        a function of a million rows (test 55)
 #   /bin/execwork                        works, then execs /bin/fib (test 44)
@@ -18,11 +19,12 @@
 
 DEFERRED_ROOT := $(BUILD)/userland/root
 
-DEFERRED_PROGRAMS := cold dlwork dlthreads sfreg sfbad sf246 manyrows ehbad execwork sigwork-fp
+DEFERRED_PROGRAMS := cold dlwork dlthreads regrace sfreg sfbad sf246 manyrows ehbad execwork sigwork-fp
 USER_EXTRA_PROGRAMS += $(DEFERRED_PROGRAMS)
 USER_SRCS_cold   := userland/deferred/cold.c
 USER_SRCS_dlwork := userland/deferred/dlwork.c
 USER_SRCS_dlthreads := userland/deferred/dlthreads.c
+USER_SRCS_regrace := userland/deferred/regrace.c
 USER_SRCS_sfreg  := userland/deferred/sfreg.c
 USER_SRCS_sfbad  := userland/deferred/sfbad.c
 USER_SRCS_ehbad  := userland/deferred/ehbad.c

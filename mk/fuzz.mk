@@ -17,8 +17,8 @@
 #   fuzz_elf     kern/proc/elf.c + elf_load.c + kern/mm/uvm.c: ELF validation, build id, loading
 #                into a mock address space, demand faults
 #   fuzz_cpio    kern/fs/initrd.c: cpio newc lookups
-#   fuzz_uvm     kern/mm/uvm.c + kern/unwind/sframe_registry.c (+ _lookup.c): sbrk/mmap/munmap/faults/
-#                SFrame registry calls
+#   fuzz_uvm     kern/mm/uvm.c + kern/unwind/table.c (+ its formats): sbrk/mmap/munmap/faults/
+#                registry calls
 #   fuzz_stream  tools/stitch: the record stream reader and the stitcher
 #
 # The kernel files are compiled unchanged for the host; test/fuzz/mock.c
@@ -37,10 +37,11 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 $(WARN) -Iinclude $(ARCH_INCLUDE) -I. -iquote s
 FUZZ_MOCK := test/fuzz/mock.c test/fuzz/mock.h
 FUZZ_KERN_HDRS := $(wildcard kern/*.h kern/*/*.h) $(wildcard include/stitch/*.h)
 # The ELF loader (kern/proc/elf_load.c) lays out an address space
-# (kern/mm/uvm.c) and registers its tables; uvm.c calls the SFrame registry
-# (which frees the lookup's rule cache with an address space), which calls the SFrame library and the
-# .eh_frame library (whose in-place reads, without the kernel's load, fail).
-FUZZ_UVM_SRCS := kern/proc/elf_load.c kern/mm/uvm.c kern/unwind/sframe_registry.c kern/unwind/sframe_lookup.c test/fuzz/mock.c test/fuzz/mock_sframe.c \
+# (kern/mm/uvm.c) and registers its tables with the registry of unwind
+# tables, whose formats call the SFrame library and the .eh_frame library
+# (whose in-place reads, without the kernel's load, fail).
+FUZZ_UVM_SRCS := kern/proc/elf_load.c kern/mm/uvm.c kern/unwind/table.c kern/unwind/sframe_format.c \
+	kern/unwind/ehframe_format.c test/fuzz/mock.c test/fuzz/mock_sframe.c \
 	$(wildcard sframe/*.c) $(wildcard ehframe/*.c)
 FUZZ_UVM_DEPS := $(FUZZ_UVM_SRCS) $(FUZZ_MOCK) $(FUZZ_KERN_HDRS) $(wildcard sframe/*.h) \
 	$(wildcard ehframe/*.h) \

@@ -4,7 +4,7 @@
 #include "kern/mm/kmalloc.h"
 #include "kern/mm/mm.h"
 #include "kern/mm/pmm.h"
-#include "kern/unwind/sframe_registry.h"
+#include "kern/unwind/table.h"
 #include "kern/lib/string.h"
 #include "stitch/syscall.h"
 
@@ -78,7 +78,7 @@ void uvm_destroy(struct uvm *mm)
 		mm->regions = r->next;
 		kfree(r);
 	}
-	sframe_free(mm);
+	unwind_tables_free(mm);
 	kfree(mm);
 }
 
@@ -319,7 +319,7 @@ static int munmap_locked(struct uvm *mm, uint64_t addr, uint64_t len, irqflags_t
 		}
 	}
 	unmap_pages(mm, addr, end, f);
-	sframe_unmapped(mm); /* the text of a cached rule may be gone */
+	unwind_tables_unmapped(mm); /* the text of a cached rule may be gone */
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 
 #include "kern/mm/vm.h"
 #include "kern/lib/spinlock.h"
+#include "kern/unwind/table.h"
 
 #define USER_END        0x00007ffffffff000ull /* USER_TOP of docs/USERLAND.md */
 #define USER_STACK_SIZE (1ull << 20)
@@ -60,7 +61,6 @@ struct region {
 	uint64_t file_offset;     /* the file offset that file_vaddr maps */
 };
 
-struct sframe_section;               /* kern/unwind/sframe_registry.h */
 struct initrd_file;                  /* kern/fs/initrd.h: what uvm_mmap maps */
 
 struct uvm {
@@ -81,20 +81,8 @@ struct uvm {
 	/* Programs this process ran before this one (0: none; exec adds
 	 * one): the stack map's keys tell a pid's programs apart by it. */
 	uint32_t execs;
-	/* The SFrame registry's: only kern/unwind/sframe_registry.c changes them. */
-	struct sframe_section *sframes;        /* newest first */
-	int nsframes;
-	struct sframe_section *ehframes;       /* .eh_frame sections, newest first */
-	int nehframes;
-	uint64_t sframe_gen;  /* a new value, unique to the machine, when a
-				 section comes or goes or text is unmapped:
-				 cached rules of an older one are void */
-	/* Several threads' walks read the lists while another thread
-	 * registers or removes (docs/DEFERRED.md, "Threads"): sframe_readers
-	 * counts the walks in progress; a section removed meanwhile waits in
-	 * sframe_dead until the count falls to 0. */
-	int sframe_readers;
-	struct sframe_section *sframe_dead;
+	/* Its unwind tables: only kern/unwind/table.c changes them. */
+	struct unwind_registry tables;
 	/* The executable, for the profiler's MMAP record (set by the ELF
 	 * loader, kern/proc/elf_load.c). */
 	const char *exe_path;     /* initrd name ("bin/fib") */

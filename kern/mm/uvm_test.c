@@ -2,7 +2,7 @@
 #include "kern/kernel.h"
 #include "kern/lib/ktest.h"
 #include "kern/mm/mm.h"
-#include "kern/unwind/sframe_registry.h"
+#include "kern/unwind/table.h"
 #include "kern/lib/string.h"
 #include "kern/mm/uvm.h"
 #include "kern/proc/elf.h"
@@ -44,8 +44,8 @@ KTEST(uvm_regions_and_lookup)
 	KEXPECT(t, uvm_find(mm, USER_STACK_BASE - 1) == NULL); /* the guard */
 	KEXPECT(t, uvm_find(mm, USER_END) == NULL);
 	/* The loader registered the executable's SFrame section. */
-	const struct sframe_section *s = sframe_find(mm, img.entry);
-	KEXPECT(t, s && s->sframe_addr == img.sframe_addr && s->text_start == text->vaddr);
+	const struct unwind_table *s = unwind_table_find(mm, UNWIND_SFRAME, img.entry);
+	KEXPECT(t, s && s->addr == img.sframe_addr && s->text_start == text->vaddr);
 	KEXPECT_EQ(t, mm->build_id_size, 20);
 	KEXPECT(t, strcmp(mm->exe_path, "bin/fib") == 0);
 	uvm_destroy(mm);

@@ -8,7 +8,9 @@
 #include "kern/kernel.h"
 #include "kern/mm/mm.h"
 #include "kern/mm/uvm.h"
-#include "kern/unwind/sframe_registry.h"
+#include "kern/unwind/ehframe_format.h"
+#include "kern/unwind/sframe_format.h"
+#include "kern/unwind/table.h"
 #include "kern/lib/string.h"
 #include "stitch/syscall.h"
 
@@ -37,15 +39,19 @@ int elf_map_image(struct uvm *mm, const struct elf_image *img, const char *path)
 		if (add_segment(mm, &img->loads[i], path))
 			return -STITCH_ENOMEM;
 	const struct elf_segment *text = &img->loads[img->text];
+	struct unwind_table_spec sf = { .addr = img->sframe_addr, .len = img->sframe_size,
+					.text = text->vaddr, .text_len = text->memsz };
 	if (img->sframe_addr &&
-	    sframe_register(mm, img->sframe_addr, img->sframe_size, text->vaddr,
-			    text->memsz, SFRAME_FROM_LOADER) == -STITCH_ENOMEM)
+	    unwind_table_register(mm, &sframe_format, &sf, UNWIND_FROM_LOADER) == -STITCH_ENOMEM)
 		return -STITCH_ENOMEM;
 	if (img->eh_seg) {
 		const struct elf_segment *seg = &img->loads[img->eh_seg - 1];
-		if (ehframe_register(mm, img->eh_hdr_addr, img->eh_hdr_size, text->vaddr,
-				     text->memsz, seg->vaddr, seg->vaddr + seg->memsz,
-				     SFRAME_FROM_LOADER) == -STITCH_ENOMEM)
+		struct unwind_table_spec eh = { .addr = img->eh_hdr_addr, .len = img->eh_hdr_size,
+						.text = text->vaddr, .text_len = text->memsz,
+						.seg_start = seg->vaddr,
+						.seg_end = seg->vaddr + seg->memsz };
+		if (unwind_table_register(mm, &ehframe_format, &eh, UNWIND_FROM_LOADER) ==
+		    -STITCH_ENOMEM)
 			return -STITCH_ENOMEM;
 	}
 	return 0;

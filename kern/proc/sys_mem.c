@@ -1,5 +1,5 @@
-/* Memory system calls: the break, mappings. (SFrame registration:
- * kern/unwind/sframe_registry.c.) */
+/* Memory system calls: the break, mappings. (Unwind-table registration:
+ * kern/unwind/table.c.) */
 #include "kern/lib/console.h"
 #include "kern/proc/elf.h"
 #include "kern/fs/file.h"

@@ -64,7 +64,6 @@ struct task_work {
 struct uvm;
 struct file;
 struct unwind_task_info;
-struct sframe_rule_cache;
 
 struct task {
 	int pid;
@@ -85,9 +84,6 @@ struct task {
 	/* The deferred user unwind (kern/unwind/deferred.c): cookie, the
 	 * consumers that asked, the bounded trace buffer. */
 	struct unwind_task_info *unwind;
-	/* The task's SFrame rule cache (kern/unwind/sframe_lookup.h), NULL
-	 * until its first walk. */
-	struct sframe_rule_cache *rule_cache;
 
 	/* Kernel stack and saved CPU state. */
 	uint64_t kstack;            /* lowest address; 0 for the idle task */

@@ -36,6 +36,7 @@
 #include "kern/lib/stats.h"
 #include "kern/proc/task.h"
 #include "kern/proc/task_work.h"
+#include "kern/unwind/lookup.h"
 #include "stitch/syscall.h"
 
 #define WORK_BITS     ((1u << UNWIND_MAX_WORKS) - 1)
@@ -60,6 +61,10 @@ struct unwind_task_info {
 	bool taken;                  /* trace holds this entry's unwind */
 	struct unwind_trace trace;   /* entries: max of them, after the info */
 	uint32_t max;                /* max_entries when the task was made */
+	/* The walks' rule cache (kern/unwind/lookup.h): made at the first
+	 * unwind (most tasks never take one), freed with the info. */
+	struct rule_cache *cache;
+	bool cache_made;             /* tried: cache is it, or NULL for good */
 };
 
 static struct unwind_work *works[UNWIND_MAX_WORKS];
@@ -166,9 +171,13 @@ static const struct unwind_trace *unwind_user_faultable(struct unwind_task_info 
 		return &info->trace;
 	}
 	struct task *t = info->task;
+	if (!info->cache_made && unwind_user_walks_tables()) {
+		info->cache = rule_cache_new();
+		info->cache_made = true;
+	}
 	uint64_t faults = t->kernel_page_faults, t0 = arch_cycles();
 	info->trace.nr = unwind_user(info->trace.entries, info->max,
-				     &info->trace.stop);
+				     &info->trace.stop, info->cache);
 	uint64_t cycles = arch_cycles() - t0;
 	info->taken = true;
 	/* The CPU once for the six counters (after the unwind, which may
@@ -305,8 +314,8 @@ int unwind_task_init(struct task *t)
 
 void unwind_task_free(struct task *t)
 {
+	if (t->unwind)
+		rule_cache_free(t->unwind->cache);
 	kfree(t->unwind);
 	t->unwind = NULL;
-	kfree(t->rule_cache);
-	t->rule_cache = NULL;
 }

@@ -15,8 +15,8 @@
  * trap_frame on the stack) continues into the interrupted kernel code, or
  * ends the walk if the trap came from user mode (docs/SAMPLING.md).
  */
-#ifndef KERN_KUNWIND_H
-#define KERN_KUNWIND_H
+#ifndef KERN_UNWIND_KERNEL_H
+#define KERN_UNWIND_KERNEL_H
 
 #include <stdbool.h>
 #include <stdint.h>

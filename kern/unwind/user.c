@@ -6,8 +6,8 @@
 #include "kern/kernel.h"
 #include "kern/proc/sched.h"
 #include "kern/mm/mm.h"
-#include "kern/unwind/sframe_lookup.h"
-#include "kern/unwind/sframe_registry.h"
+#include "kern/unwind/lookup.h"
+#include "kern/unwind/table.h"
 #include "kern/lib/stats.h"
 #include "kern/proc/task.h"
 #include "kern/mm/uaccess.h"
@@ -19,7 +19,7 @@
 /* How far the guess method scans above sp: a bound on its work. */
 #define GUESS_SCAN_BYTES (16u << 10)
 
-/* What one SFrame unwind may spend: FDE search probes plus FRE rows read
+/* What one table walk may spend: FDE search probes plus FRE rows read
  * (unwind.budget). A chain of 512 frames of ordinary functions needs a
  * few thousand; a million-row function needs more than this per step. */
 #define UNWIND_BUDGET_DEFAULT (1u << 16)
@@ -30,12 +30,26 @@ void unwind_user_init(void)
 {
 	budget = (uint32_t)cmdline_int(&boot_args, "unwind.budget", UNWIND_BUDGET_DEFAULT,
 				       1, UINT32_MAX);
-	sframe_lookup_init();
+	lookup_init();
 }
+
+/* A table walk: the lookup's state, and the walk's own. */
+struct table_walk {
+	struct rule_lookup lookup;
+	/* sp in the signal trampoline the frame came out of, whose signal
+	 * frame holds the frame's registers; 0 while the frame is the
+	 * entry's. */
+	uint64_t signal_sp;
+};
 
 void unwind_user_set_method(enum unwind_method m)
 {
 	method = m;
+}
+
+bool unwind_user_walks_tables(void)
+{
+	return method < UNWIND_METHOD_FP;
 }
 
 typedef int (*read_word_fn)(uint64_t *val, uint64_t uaddr);
@@ -86,11 +100,11 @@ static enum unwind_stop fp_fallback(struct sf_frame *f)
 	return fp_step(f, read_faulting);
 }
 
-/* A section that read wrong: dropped (counted by reason), and the step
+/* A table that read wrong: dropped (counted by reason), and the step
  * ends with the stop that says why. */
-static enum unwind_stop drop(struct sframe_section *s, int err)
+static enum unwind_stop drop(struct unwind_table *t, int err)
 {
-	sframe_drop(s, err);
+	unwind_table_drop(t, err);
 	return err == SF_E_FAULT ? UNWIND_STOP_FAULT : UNWIND_STOP_BAD_SFRAME;
 }
 
@@ -101,9 +115,9 @@ static inline bool user_word(void *ctx, uint64_t addr, uint64_t *v)
 	return arch_user_load(addr, 8, v);
 }
 
-/* What ends an SFrame step other than the step itself; runs with the
+/* What ends a table step other than the step itself; runs with the
  * user-access window closed (it may call the faulting helpers, free). */
-static enum unwind_stop step_failed(struct sf_frame *f, struct sframe_section *s,
+static enum unwind_stop step_failed(struct sf_frame *f, struct unwind_table *t,
 				    int err)
 {
 	switch (err) {
@@ -120,8 +134,8 @@ static enum unwind_stop step_failed(struct sf_frame *f, struct sframe_section *s
 		return UNWIND_STOP_BUDGET;
 	case SF_E_REG:    /* a rule this unwinder cannot follow */
 		return UNWIND_STOP_NO_INFO;
-	default:          /* the section faulted, or what it says is not SFrame */
-		return drop(s, err);
+	default:          /* the table faulted, or is damaged */
+		return drop(t, err);
 	}
 }
 
@@ -158,7 +172,7 @@ static enum unwind_stop signal_step(struct sf_frame *f, uint64_t *signal_sp)
 /* The registers by DWARF number of the frame a walk is in while it is not
  * a caller: the entry's, or a signal frame's (single loads in the walk's
  * window). */
-static bool frame_regs(const struct sframe_walk *w, uint64_t regs[UNWIND_USER_DWARF_REGS])
+static bool frame_regs(const struct table_walk *w, uint64_t regs[UNWIND_USER_DWARF_REGS])
 {
 	if (!w->signal_sp) {
 		unwind_user_dwarf_regs(task_user_frame(current), regs);
@@ -170,26 +184,27 @@ static bool frame_regs(const struct sframe_walk *w, uint64_t regs[UNWIND_USER_DW
 	return true;
 }
 
-/* One SFrame step that is not a quick one, in the user-access window
- * the walk holds open: the lookup failed (err), or its rule (w->rule) has
+/* One table step that is not a quick one, in the user-access window
+ * the walk holds open: the lookup failed (a.err), or its rule has
  * another shape. In a frame that is not a caller's a flexible FDE may
  * name any register, by DWARF number (frame_regs). A signal trampoline's
  * rule hands the frame to signal_step. The window closes around a
  * failure. Not inline: rare, and its frame is large. */
 static __attribute__((noinline)) enum unwind_stop
-rule_step(struct sf_frame *f, int err, struct sframe_walk *w)
+rule_step(struct sf_frame *f, struct unwind_answer a, struct table_walk *w)
 {
 	uint64_t regs[UNWIND_USER_DWARF_REGS];
+	int err = a.err;
 	if (!err && !f->caller && !frame_regs(w, regs))
 		err = SF_E_STACK_READ;
 	if (!err)
-		err = sf_step_rule(&w->sec->table, &w->rule, f, f->caller ? NULL : regs,
+		err = sf_step_rule(a.abi, a.rule, f, f->caller ? NULL : regs,
 				   UNWIND_USER_DWARF_REGS, NULL, NULL);
 	if (!err)
 		return STEPPED;
 	arch_user_access_end();
 	enum unwind_stop why = err == SF_E_SIGNAL ? signal_step(f, &w->signal_sp) :
-			       step_failed(f, w->sec, err);
+			       step_failed(f, a.table, err);
 	arch_user_access_begin();
 	return why;
 }
@@ -198,7 +213,7 @@ rule_step(struct sf_frame *f, int err, struct sframe_walk *w)
  * Between two steps: the unwind may take long (a deep stack, a function
  * of many rows, page faults), and the kernel is not preemptible, so this
  * is where it lets others run when the tick asked for it (closing the
- * SFrame walk's window, window), and ends when the task was killed
+ * table walk's window, window), and ends when the task was killed
  * meanwhile. The walk's state (frame, trace, what is left of the budget)
  * is on this task's stack and survives the switch.
  */
@@ -226,7 +241,7 @@ static inline bool preempt_point(struct task *t, bool window)
  * nothing tells a saved function pointer from a return address. */
 static bool in_text(const struct uvm *mm, uint64_t addr)
 {
-	return addr && sframe_find(mm, addr - 1) != NULL;
+	return addr && unwind_table_find(mm, UNWIND_SFRAME, addr - 1) != NULL;
 }
 
 static uint32_t guess(const struct sf_frame *f, uint64_t *ips, uint32_t max,
@@ -262,33 +277,32 @@ static uint32_t guess(const struct sf_frame *f, uint64_t *ips, uint32_t max,
 	return n;
 }
 
-/* One step of the SFrame walk from pc (the frame's pc, less one in a
- * caller): look the rule up (sframe_lookup: the rule cache, else the
- * section), then step by it. A rule in the quick form is stepped inline
+/* One step of the table walk from pc (the frame's pc, less one in a
+ * caller): look the rule up (lookup_rule: the rule cache, else the
+ * table), then step by it. A rule in the quick form is stepped inline
  * (sf_quick_step); anything else goes to rule_step on a copy of the
  * frame, so that the walk's frame stays in registers. A quick step fails
  * only on the stack (a bad frame, a fault, the end), never on its
- * section. */
+ * table. */
 static inline __attribute__((always_inline)) enum unwind_stop
-walk_step(struct sf_frame *f, uint64_t pc, struct sframe_walk *w, int kind)
+walk_step(struct sf_frame *f, uint64_t pc, struct table_walk *w, bool cached)
 {
-	const struct sf_quick *q;
+	struct unwind_answer a = lookup_rule(&w->lookup, pc, cached);
 	struct sf_frame copy;
 	enum unwind_stop why;
-	int err = unwind_lookup(w, pc, &q, kind);
 
-	if (!q) {
+	if (!a.quick) {
 		/* No rule in a frame whose frame pointer is 0: the outermost
 		 * frame (_start's, every unwind's last), as the fallback to
 		 * the frame pointer would find (fp_fallback), without a call. */
-		if (err == SF_E_NO_FDE && f->fp == 0)
+		if (a.err == SF_E_NO_FDE && f->fp == 0)
 			return UNWIND_STOP_END;
 		copy = *f;
-		why = rule_step(&copy, err, w);
+		why = rule_step(&copy, a, w);
 		*f = copy;
 		return why;
 	}
-	err = sf_quick_step(q, f, user_word, NULL);
+	int err = sf_quick_step(a.quick, f, user_word, NULL);
 	if (!err)
 		return STEPPED;
 	copy = *f;
@@ -299,7 +313,7 @@ walk_step(struct sf_frame *f, uint64_t pc, struct sframe_walk *w, int kind)
 	return why;
 }
 
-/* The SFrame walk's preemption point comes every this many frames: each
+/* The table walk's preemption point comes every this many frames: each
  * step is bounded (a cached rule's about 55 instructions, a lookup by
  * what is left of the unwind's budget), so eight of them bound the time
  * between two checks as well, and a cached step does not pay for
@@ -307,65 +321,70 @@ walk_step(struct sf_frame *f, uint64_t pc, struct sframe_walk *w, int kind)
 #define PREEMPT_EVERY 8
 
 /*
- * The walk (ips[0] is the interrupted pc): one user-access window
- * for all its steps (walk_step). Every frame passes every check of a
- * step and the walk's bounds, every PREEMPT_EVERY-th its preemption
- * point and its kill check. A step looks its rule up at the frame's pc
- * less one in a caller (a return address), at the pc itself in the
- * interrupted frame and in the frame a signal frame leads to.
- *
- * kind (a constant) is the format whose sections a step looks its rule up
- * in when the rule cache does not have it: SFrame or .eh_frame. That is
- * all that differs: the cache, the steps, the fallback to the frame
- * pointer, the budget and the preemption points are the same code, and
- * each format gets its own copy of the loop (sframe_walk, ehframe_walk).
+ * The walk by the tables of format fmt (ips[0] is the interrupted pc):
+ * one user-access window for all its steps (walk_step). Every frame
+ * passes every check of a step and the walk's bounds, one in
+ * PREEMPT_EVERY (the entry it fills starts a run of that many in
+ * memory) its preemption point and its kill check. A step looks
+ * its rule up at the frame's pc less one in a caller (a return address),
+ * at the pc itself in the interrupted frame and in the frame a signal
+ * frame leads to. The format matters only to a lookup the rule cache
+ * does not answer. A walk with a cache and one without (cache NULL:
+ * every step looks up) are two copies of the loop (cached a constant:
+ * walk_cached, walk_uncached), so that neither tests for the cache at
+ * every step.
  */
 static inline __attribute__((always_inline)) uint32_t
-walk(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind_stop *stop,
-     bool killable, int kind)
+walk(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind_stop *stop, bool killable,
+     enum unwind_format_id fmt, struct rule_cache *cache, bool cached)
 {
 	struct task *t = current;
-	struct sframe_walk w;
-	uint32_t n = 1;
+	struct table_walk w;
+	/* The next entry and the end, not an index: one register less in
+	 * the loop. */
+	uint64_t *out = ips + 1, *end = ips + max;
 	enum unwind_stop why;
 
-	sframe_walk_begin(&w, t->mm, &t->rule_cache, budget);
-	w.signal_sp = 0;
+	w.signal_sp = 0; /* not an initializer: the lookup's part is lookup_begin's */
+	lookup_begin(&w.lookup, t->mm, fmt, cache, budget);
 	arch_user_access_begin();
-	why = walk_step(&f, f.pc - f.caller, &w, kind);
+	why = walk_step(&f, f.pc - f.caller, &w, cached);
 	while (why == STEPPED) {
 		if (f.pc >= USER_END) {
 			why = UNWIND_STOP_BAD_FRAME;
-		} else if (n == max) {
+		} else if (out == end) {
 			why = UNWIND_STOP_MAX_FRAMES;
-		} else if (n % PREEMPT_EVERY == 0 && !preempt_point(t, true) && killable) {
+		} else if ((uintptr_t)out % (PREEMPT_EVERY * sizeof *out) == 0 &&
+			   !preempt_point(t, true) && killable) {
 			why = UNWIND_STOP_KILLED;
 		} else {
-			ips[n++] = f.pc;
-			why = walk_step(&f, f.pc - f.caller, &w, kind);
+			*out++ = f.pc;
+			why = walk_step(&f, f.pc - f.caller, &w, cached);
 		}
 	}
 	arch_user_access_end();
-	sframe_walk_done(&w, n);
+	uint32_t n = (uint32_t)(out - ips);
+	lookup_end(&w.lookup, n);
 	*stop = why;
 	return n;
 }
 
 static __attribute__((noinline)) uint32_t
-sframe_walk(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind_stop *stop,
-	    bool killable)
+walk_cached(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind_stop *stop,
+	    bool killable, enum unwind_format_id fmt, struct rule_cache *cache)
 {
-	return walk(f, ips, max, stop, killable, SECTION_SFRAME);
+	return walk(f, ips, max, stop, killable, fmt, cache, true);
 }
 
 static __attribute__((noinline)) uint32_t
-ehframe_walk(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind_stop *stop,
-	     bool killable)
+walk_uncached(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind_stop *stop,
+	      bool killable, enum unwind_format_id fmt)
 {
-	return walk(f, ips, max, stop, killable, SECTION_EH_FRAME);
+	return walk(f, ips, max, stop, killable, fmt, NULL, false);
 }
 
-uint32_t unwind_user(uint64_t *ips, uint32_t max, enum unwind_stop *stop)
+uint32_t unwind_user(uint64_t *ips, uint32_t max, enum unwind_stop *stop,
+		     struct rule_cache *cache)
 {
 	enum unwind_method m = method;
 	struct sf_frame f;
@@ -378,18 +397,18 @@ uint32_t unwind_user(uint64_t *ips, uint32_t max, enum unwind_stop *stop)
 		/* It asks the lists whether an address is text: held, as a
 		 * walk holds them, against another thread's removal. */
 		struct uvm *mm = current->mm;
-		sframe_read_begin(mm);
+		unwind_tables_hold(&mm->tables);
 		uint32_t n = guess(&f, ips, max, stop);
-		sframe_read_end(mm);
+		unwind_tables_release(&mm->tables);
 		return n;
 	}
 
 	uint32_t n = 0;
 	ips[n++] = f.pc;
-	if (m == UNWIND_METHOD_SFRAME)
-		return sframe_walk(f, ips, max, stop, true);
-	if (m == UNWIND_METHOD_EH_FRAME)
-		return ehframe_walk(f, ips, max, stop, true);
+	if (m < UNWIND_METHOD_FP && cache)
+		return walk_cached(f, ips, max, stop, true, (enum unwind_format_id)m, cache);
+	if (m < UNWIND_METHOD_FP)
+		return walk_uncached(f, ips, max, stop, true, (enum unwind_format_id)m);
 	for (;;) {
 		/* The frame pointers lead into the signal page's trampoline,
 		 * which has none: its signal frame leads out. */
@@ -418,9 +437,8 @@ uint32_t unwind_user_dying(uint64_t *ips, uint32_t max, enum unwind_stop *stop)
 		return 0;
 	}
 	ips[0] = f.pc;
-	if (method == UNWIND_METHOD_EH_FRAME)
-		return ehframe_walk(f, ips, max, stop, false);
-	return sframe_walk(f, ips, max, stop, false);
+	return walk_uncached(f, ips, max, stop, false,
+			     method < UNWIND_METHOD_FP ? (enum unwind_format_id)method : UNWIND_SFRAME);
 }
 
 uint32_t unwind_user_fp_nmi(const struct sf_frame *start, uint64_t *ips,

@@ -99,6 +99,19 @@ class Symbols:
         return out
 
 
+def answered_chains(recs, pid):
+    """pid's samples that asked for a deferred unwind: how many, how many
+    have no answer or more than one, and the user chain of each answered
+    one by name, leaf first ('' without a user chain)."""
+    deferred = deferred_index(recs)
+    every = [s for s in of(recs, 'SAMPLE') if s['pid'] == pid and s['cookie'] is not None]
+    answers = [answer_of(deferred, s) for s in every]
+    syms = Symbols(recs, pid)
+    chains = [' '.join(syms.names(d['user'])) if d and d['user'] is not None else ''
+              for d in answers if d]
+    return len(every), answers.count(None), chains
+
+
 def boot(cmdline, out, timeout=240, args=None):
     """Boots the kernel with cmdline; returns (records, console text).
     args: qemu-run options instead of the default below."""

@@ -17,7 +17,7 @@
 
 #include "kern/proc/elf.h"
 #include "kern/mm/mm.h"
-#include "kern/unwind/sframe_registry.h"
+#include "kern/unwind/table.h"
 #include "kern/mm/uvm.h"
 #include "mock.h"
 #include "stitch/syscall.h"
@@ -96,11 +96,11 @@ static void load(const struct elf_image *img, size_t size)
 	MOCK_CHECK(uvm_fault(mm, ELF_LOAD_MIN - 1, 0) == -STITCH_EFAULT);
 	MOCK_CHECK(uvm_fault(mm, USER_STACK_BASE - 1, 0) == -STITCH_EFAULT);
 	const struct elf_segment *t = &img->loads[img->text];
-	const struct sframe_section *sf = sframe_find(mm, t->vaddr);
+	const struct unwind_table *sf = unwind_table_find(mm, UNWIND_SFRAME, t->vaddr);
 	if (sf) {
-		MOCK_CHECK(img->sframe_addr && sf->sframe_addr == img->sframe_addr);
-		MOCK_CHECK(sf->sframe_addr < USER_END &&
-			   sf->sframe_len <= USER_END - sf->sframe_addr);
+		MOCK_CHECK(img->sframe_addr && sf->addr == img->sframe_addr);
+		MOCK_CHECK(sf->addr < USER_END &&
+			   sf->len <= USER_END - sf->addr);
 		MOCK_CHECK(sf->text_start == t->vaddr && sf->text_end == t->vaddr + t->memsz);
 	}
 	mock_frames_budget = -1;

@@ -10,13 +10,14 @@
  * disjoint, counted, at most UVM_MAX_REGIONS, inside the user range; every
  * mapped page inside a region with the region's permissions; SFrame
  * sections inside the user range, 4-byte aligned, with disjoint text, at
- * most SFRAME_MAX_SECTIONS; the break inside the heap. At the end nothing leaks.
+ * most UNWIND_MAX_TABLES; the break inside the heap. At the end nothing leaks.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "kern/mm/mm.h"
-#include "kern/unwind/sframe_registry.h"
+#include "kern/unwind/sframe_format.h"
+#include "kern/unwind/table.h"
 #include "kern/proc/syscall.h"
 #include "kern/mm/uvm.h"
 #include "kern/proc/elf.h"
@@ -118,17 +119,21 @@ static void apply(struct uvm *mm, const struct op *op)
 		r = uvm_fault(mm, addr, (unsigned)op->b & (VM_WRITE | VM_EXEC));
 		MOCK_CHECK(r == 0 || r == -STITCH_EFAULT || r == -STITCH_ENOMEM);
 		break;
-	case 4:
-		r = sframe_register(mm, addr, op->b % (near ? 1ull << 16 : ~0ull),
-				    near ? pick_addr(mm, op->c, op->b, true) : op->c,
-				    op->b >> 40, SFRAME_FROM_LOADER);
+	case 4: {
+		struct unwind_table_spec spec = {
+			.addr = addr, .len = op->b % (near ? 1ull << 16 : ~0ull),
+			.text = near ? pick_addr(mm, op->c, op->b, true) : op->c,
+			.text_len = op->b >> 40 };
+		r = unwind_table_register(mm, &sframe_format, &spec, UNWIND_FROM_LOADER);
 		MOCK_CHECK(r == 0 || r == -STITCH_EFAULT || r == -STITCH_EINVAL ||
 			   r == -STITCH_ENOEXEC || r == -STITCH_EEXIST ||
 			   r == -STITCH_ENOMEM);
 		break;
+	}
 	case 5: {
 		long arg[5] = { STACKTRACE_SFRAME_REMOVE, 0, 0,
-				(long)(near && mm->sframes ? mm->sframes->text_start : addr), 0 };
+				(long)(near && mm->tables.list[UNWIND_SFRAME] ?
+				       mm->tables.list[UNWIND_SFRAME]->text_start : addr), 0 };
 		r = sys_stacktrace_setup(arg);
 		MOCK_CHECK(r == 0 || r == -STITCH_EINVAL);
 		break;
@@ -170,16 +175,16 @@ static void check(struct uvm *mm)
 	MOCK_CHECK(mock_vm_count(&mm->vm) == (size_t)mock_frames_out);
 
 	int ns = 0;
-	for (const struct sframe_section *s = mm->sframes; s; s = s->next, ns++) {
-		MOCK_CHECK(s->sframe_addr < USER_END && s->sframe_len <= USER_END - s->sframe_addr);
+	for (const struct unwind_table *s = mm->tables.list[UNWIND_SFRAME]; s; s = s->next, ns++) {
+		MOCK_CHECK(s->addr < USER_END && s->len <= USER_END - s->addr);
 		MOCK_CHECK(s->text_start < s->text_end && s->text_end <= USER_END);
-		MOCK_CHECK(s->sframe_len > 0 && s->sframe_len <= UINT32_MAX);
-		MOCK_CHECK(s->sframe_addr % 4 == 0);
-		for (const struct sframe_section *t = s->next; t; t = t->next)
+		MOCK_CHECK(s->len > 0 && s->len <= UINT32_MAX);
+		MOCK_CHECK(s->addr % 4 == 0);
+		for (const struct unwind_table *t = s->next; t; t = t->next)
 			MOCK_CHECK(t->text_end <= s->text_start || s->text_end <= t->text_start);
-		MOCK_CHECK(sframe_find(mm, s->text_start) == s);
+		MOCK_CHECK(unwind_table_find(mm, UNWIND_SFRAME, s->text_start) == s);
 	}
-	MOCK_CHECK(ns == mm->nsframes && ns <= SFRAME_MAX_SECTIONS);
+	MOCK_CHECK(ns == mm->tables.count[UNWIND_SFRAME] && ns <= UNWIND_MAX_TABLES);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

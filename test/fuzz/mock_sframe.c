@@ -1,5 +1,5 @@
 /*
- * What kern/unwind/sframe_registry.c (the SFrame registry, which kern/mm/uvm.c calls)
+ * What kern/unwind/table.c (the registry of unwind tables, which kern/mm/uvm.c calls)
  * needs beyond mock.c, for the targets that compile both: one CPU (index
  * 0, no RDTSCP, SMAP off), the counters, a command line with no switch
  * set, and `current`, whose mm a target sets (mock_set_current_mm) before

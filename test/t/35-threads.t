@@ -156,14 +156,9 @@ def dl_churn(cpus):
         '%d CPU(s): dlthreads: 40 reopens beside three threads in the library, no fault, '
         'every page back' % cpus)
     pid = next((c['pid'] for c in of(recs, 'COMM') if c['name'] == 'dlthreads'), -1)
-    deferred = deferred_index(recs)
-    every = [s for s in of(recs, 'SAMPLE') if s['pid'] == pid and s['cookie'] is not None]
-    missing = [s for s in every if answer_of(deferred, s) is None]
-    syms = Symbols(recs, pid)
+    every, missing, chains = answered_chains(recs, pid)
     worker, bad = 0, []
-    for s in every:
-        d = answer_of(deferred, s)
-        names = ' '.join(syms.names(d['user'])) if d and d['user'] is not None else ''
+    for names in chains:
         if not names.endswith('dlthreads_worker stitch_thread_main stitch_thread_start'):
             continue
         worker += 1
@@ -172,7 +167,7 @@ def dl_churn(cpus):
             bad.append(names)
     tap(every and not missing and worker >= 20 and not bad,
         '%d CPU(s): %d samples answered once each; the workers\' %d whole through the library'
-        % (cpus, len(every), worker))
+        % (cpus, every, worker))
     for b in bad[:3]:
         diag('  ' + b)
     st = stats(recs)

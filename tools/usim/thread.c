@@ -27,12 +27,6 @@
 #include <stitch/syscall.h>
 #include "usim.h"
 
-/* The kernel's user_range_ok: inside the user range, mapped or not. */
-static int in_user_range(unsigned long addr, unsigned long len)
-{
-	return addr < USER_TOP && len <= USER_TOP - addr;
-}
-
 /* sys_thread_spawn's checks, then the clone (on_clone_event, thread_init). */
 void thread_spawn_call(struct proc *p, struct user_regs_struct *r)
 {

@@ -108,6 +108,13 @@ long newlib_errno(long e)
 
 /* ---- user memory, checked the way the Stitch kernel must check it ---- */
 
+/* The kernel's user_range_ok: inside the user range, mapped or not
+ * (len 0: always). */
+int in_user_range(unsigned long addr, unsigned long len)
+{
+	return len == 0 || (addr < USER_TOP && len <= USER_TOP - addr);
+}
+
 /* Is every byte of [addr, addr + len) mapped with the permissions asked? */
 int user_mapped(pid_t pid, unsigned long addr, unsigned long len, int write)
 {
@@ -283,31 +290,55 @@ static long program_args(struct proc *p, struct user_regs_struct *r)
 	return argc ? 0 : only_path(p, r);
 }
 
+/*
+ * The kernel's registry (kern/unwind/table.c) without the tables: they
+ * are never read here, so a header is not checked, but every other
+ * refusal is the kernel's, in its order: -EFAULT (a range outside user
+ * memory), -EINVAL (a zero length, a table or segment over 4 GiB),
+ * -ENOEXEC (a table not at a 4-byte boundary), -EEXIST (text that
+ * overlaps a table of the format), -ENOMEM (MAX_TABLES); REMOVE of text
+ * without a table is -EINVAL. EH_FRAME_ADD's sixth argument is the end of
+ * the segment that holds .eh_frame, which starts at most at the header.
+ */
 static long sys_stacktrace_setup(struct proc *p, struct user_regs_struct *r)
 {
 	unsigned long addr = r->rsi, len = r->rdx, text = r->r10, tlen = r->r8;
-	int op = (int)r->rdi;
+	unsigned long seg = addr, seg_end = addr + len;
+	int op = (int)r->rdi, eh = op == STACKTRACE_EH_FRAME_ADD || op == STACKTRACE_EH_FRAME_REMOVE;
+	struct range *list = p->group->tables[eh];
 
-	if (op != STACKTRACE_SFRAME_ADD && op != STACKTRACE_SFRAME_REMOVE)
+	if (op < STACKTRACE_SFRAME_ADD || op > STACKTRACE_EH_FRAME_REMOVE)
 		return -STITCH_EINVAL;
-	/* Tables are read lazily: only what can never be user memory fails. */
-	if (addr + len < addr || addr + len > USER_TOP || text + tlen < text ||
-	    text + tlen > USER_TOP)
-		return -STITCH_EFAULT;
-	for (int i = 0; i < MAX_SFRAME; i++) {
-		struct range *s = &p->group->sframe[i];
-
-		if (op == STACKTRACE_SFRAME_REMOVE && s->len && s->start == text) {
-			s->len = 0;
-			return 0;
-		}
-		if (op == STACKTRACE_SFRAME_ADD && !s->len) {
-			s->start = text;
-			s->len = tlen;
-			return 0;
-		}
+	if (op == STACKTRACE_SFRAME_REMOVE || op == STACKTRACE_EH_FRAME_REMOVE) {
+		for (int i = 0; i < MAX_TABLES; i++)
+			if (list[i].len && list[i].start == text) {
+				list[i].len = 0;
+				return 0;
+			}
+		return -STITCH_EINVAL;
 	}
-	return op == STACKTRACE_SFRAME_ADD ? -STITCH_ENOMEM : -STITCH_ENOENT;
+	if (eh) {
+		seg_end = r->r9;
+		seg = addr < seg_end ? addr : seg_end;
+	}
+	if (!in_user_range(addr, len) || !in_user_range(text, tlen) ||
+	    !in_user_range(seg, seg_end - seg))
+		return -STITCH_EFAULT;
+	if (!len || len > UINT32_MAX || !tlen || seg_end == seg || seg_end - seg > UINT32_MAX)
+		return -STITCH_EINVAL;
+	if (addr % 4)
+		return -STITCH_ENOEXEC;
+	struct range *free_slot = NULL;
+	for (int i = 0; i < MAX_TABLES; i++) {
+		if (list[i].len && list[i].start < text + tlen && text < list[i].start + list[i].len)
+			return -STITCH_EEXIST;
+		if (!list[i].len && !free_slot)
+			free_slot = &list[i];
+	}
+	if (!free_slot)
+		return -STITCH_ENOMEM;
+	*free_slot = (struct range){ text, tlen };
+	return 0;
 }
 
 /* The program break at exec: start_brk, field 47 of /proc/PID/stat. */
@@ -677,7 +708,7 @@ static void on_exec_event(struct proc *p)
 	p->stitch = 1;
 	p->exec_pending = 0;
 	p->brk_start = p->brk = start_brk(p->pid);
-	memset(p->sframe, 0, sizeof(p->sframe));
+	memset(p->tables, 0, sizeof(p->tables));
 	signal_exec(p);
 	/* argv[0], for the kill report: the word above argc on the new stack. */
 	struct user_regs_struct r;

@@ -15,7 +15,10 @@
 #define PAGE       4096UL
 #define RED_ZONE   128UL		/* below rsp, the program's own */
 #define MAX_PATH   255			/* longer paths: ENAMETOOLONG */
-#define MAX_SFRAME 8
+/* Unwind tables per format, as the kernel keeps (kern/unwind/table.h):
+ * SFrame, .eh_frame. */
+#define TABLE_FORMATS 2
+#define MAX_TABLES 16
 #define MAX_PROCS  64			/* tasks: spawn and thread_spawn give EAGAIN beyond */
 
 struct range {
@@ -70,7 +73,7 @@ struct proc {
 	struct sigstate sig;
 	/* The process's, valid in group only. */
 	unsigned long brk_start, brk;
-	struct range sframe[MAX_SFRAME];
+	struct range tables[TABLE_FORMATS][MAX_TABLES]; /* text ranges registered */
 	int sigpage_mapped;	/* the signal page is in the address space */
 };
 
@@ -80,6 +83,7 @@ int live_procs(void);
 int live_threads(const struct proc *group);
 void resume(pid_t pid, int sig);
 int user_mapped(pid_t pid, unsigned long addr, unsigned long len, int write);
+int in_user_range(unsigned long addr, unsigned long len);
 int peek(pid_t pid, unsigned long addr, void *buf, size_t len);
 int poke(pid_t pid, unsigned long addr, const void *buf, size_t len);
 void linux_call(struct proc *p, struct user_regs_struct *r, long nr, enum fixup fix);

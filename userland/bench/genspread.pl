@@ -7,7 +7,7 @@
 # spread_leaf (the spin loop), and spread_table, their addresses. Round r
 # calls caller r mod K, so the return address in a caller's frame, a pc
 # the deferred unwinder looks up, is one of K: as many pcs as the rule
-# cache (kern/unwind/sframe_lookup.h) has entries, or many more. Assembly
+# cache (kern/unwind/lookup.h) has entries, or many more. Assembly
 # with CFI, as genfuncs.pl writes it, for the same reason (K up to 16 384).
 use strict;
 use warnings;

@@ -137,6 +137,9 @@ static void test_sframe_registration(struct bad *b)
 	EXPECT_EFAULT("stacktrace_setup(ADD, bad text)",
 		      stitch_syscall(SYS_stacktrace_setup, STACKTRACE_SFRAME_ADD,
 				     0x400000, 64, (long)b->addr, PAGE, 0));
+	EXPECT_EFAULT("stacktrace_setup(EH_FRAME_ADD, bad header)",
+		      stitch_syscall(SYS_stacktrace_setup, STACKTRACE_EH_FRAME_ADD,
+				     (long)b->addr, 64, 0x400000, PAGE, (long)b->addr + PAGE));
 }
 
 /* A path whose bytes run into unmapped memory before any NUL. */

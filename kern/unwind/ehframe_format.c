@@ -1,0 +1,223 @@
+#include "kern/unwind/ehframe_format.h"
+#include "ehframe/ehframe.h"
+#include "kern/kernel.h"
+#include "kern/mm/kmalloc.h"
+#include "kern/lib/stats.h"
+#include "stitch/syscall.h"
+
+/*
+ * A table is opened at its first use: the header's eh_frame_ptr must lie
+ * in the segment registered with it, and .eh_frame is taken to run from
+ * there to the segment's end (the header gives no size; the terminator or
+ * the FDE lengths end it earlier). Each lookup then reads the search
+ * table, one FDE, its CIE and their programs in place, every read
+ * bounds-checked against its section by the library and done by one user
+ * load in the walk's window.
+ *
+ * The walk's budget pays for both what the CFA programs run (one unit an
+ * instruction, the library's budget) and what the lookup reads (one unit
+ * per EH_BYTES_PER_UNIT bytes, through the sources' read_left), so a
+ * table of any size or shape costs at most what is left.
+ */
+#define EH_BYTES_PER_UNIT 8
+
+/* A table's own state: the library's open table, and the error a lookup
+ * found it damaged by (the drop counts it by reason). */
+struct eh_state {
+	struct eh_table eh;
+	int err;
+};
+
+static struct eh_state *eh_of(struct unwind_table *t)
+{
+	return (struct eh_state *)t->state;
+}
+
+/* The rules' ABI, for sf_step_rule and sf_quick_of (x86-64's registers:
+ * the only one the .eh_frame library reads). */
+static const struct sf_table amd64 = { .abi = SF_ABI_AMD64_LE };
+
+/* unwind.fde_index=0 turns the index off (docs/DEFERRED.md). */
+static bool fde_index_on = true;
+
+static void init(bool index_on)
+{
+	fde_index_on = index_on;
+}
+
+/* Opens t's header and .eh_frame into *eh: eh_frame_ptr must lie in the
+ * segment; its reads are charged to *read_left (NULL: not charged). */
+static int open_eh(const struct unwind_table *t, struct eh_table *eh, uint64_t *read_left)
+{
+	struct eh_src hdr = { .in_place = true, .size = t->len, .vaddr = t->addr,
+			      .read_left = read_left };
+	struct eh_src frame = { .in_place = true, .read_left = read_left };
+	int err = eh_hdr_frame_ptr(&hdr, &frame.vaddr);
+	if (err)
+		return err;
+	if (frame.vaddr < t->seg_start || frame.vaddr >= t->seg_end)
+		return EH_E_HDR_FRAME_PTR;
+	frame.size = t->seg_end - frame.vaddr;
+	return eh_open(eh, &hdr, &frame);
+}
+
+/* A program's registration, read now: version 1 with a search table of
+ * fixed-size entries, .eh_frame where the header says: -ENOEXEC, or
+ * -EFAULT when unreadable. */
+static int check_header(const struct unwind_table *t)
+{
+	struct eh_table eh;
+	int err = open_eh(t, &eh, NULL);
+	if (err == EH_E_FAULT)
+		return -STITCH_EFAULT;
+	return err ? -STITCH_ENOEXEC : 0;
+}
+
+/* The most entries a table may have to get an index (16 KiB of search
+ * table), as SFrame's FDE index (kern/unwind/sframe_format.c). */
+#define EH_INDEX_MAX 2048
+
+/*
+ * An opened table's index (eh_index_build, ehframe/index.c), built at its
+ * first use into kernel memory the table owns: the search table's entries
+ * read once, then each FDE and CIE a lookup reads kept (the CIE with the
+ * row its initial instructions leave), so that a lookup searches kernel
+ * memory, reads its table entry again and runs only the FDE's
+ * instructions up to pc. The answers are those of the lookup without it
+ * (test 28 holds the two against each other at every pc of every
+ * program; test 59 the chains). Built with no read budget; a table that
+ * does not read well, or is not sorted, or too big, or no memory: no
+ * index, and the lookups search the table as it is (and find what is
+ * wrong with it themselves).
+ */
+static void index_table(struct eh_table *eh)
+{
+	if (!fde_index_on || eh->count == 0 || eh->count > EH_INDEX_MAX)
+		return;
+	void *mem = unwind_table_alloc(eh_index_size(eh));
+	if (!mem)
+		return;
+	eh->hdr.read_left = eh->frame.read_left = NULL;
+	if (eh_index_build(eh, mem, eh_index_size(eh))) {
+		kfree(mem);
+		return;
+	}
+	stat_inc(STAT_EHFRAME_INDEXED);
+}
+
+/* The library's answer in the registry's terms (SF_E_*); a damaged
+ * table's error is kept for the drop's counters. */
+static int answer(struct eh_state *s, int err)
+{
+	switch (err) {
+	case EH_OK:
+		return SF_OK;
+	case EH_E_NO_FDE:
+		return SF_E_NO_FDE;
+	case EH_E_BUDGET:
+		return SF_E_BUDGET;
+	case EH_E_EXPRESSION:     /* the PLT's CFA; a realignment's rbp */
+	case EH_E_UNSUPPORTED:    /* DW_CFA_set_loc, vendor opcodes */
+	case EH_E_NOT_EXPRESSIBLE:
+		stat_inc(STAT_EHFRAME_UNSUPPORTED);
+		return SF_E_REG; /* valid, not followed: stop no-info */
+	default:                  /* the table faulted or is damaged: drop it */
+		s->err = err;
+		return err == EH_E_FAULT ? SF_E_FAULT : SF_E_MAGIC;
+	}
+}
+
+/* Charges what a call read (start - left bytes) and ran (insns units
+ * spent) to *budget. */
+static void charge(uint32_t *budget, uint32_t insns, uint64_t start, uint64_t left)
+{
+	uint64_t spent = (*budget - insns) + (start - left + EH_BYTES_PER_UNIT - 1) / EH_BYTES_PER_UNIT;
+	*budget = spent >= *budget ? 0 : *budget - (uint32_t)spent;
+}
+
+static int open_table(struct unwind_table *t, uint32_t *budget)
+{
+	struct eh_state *s = eh_of(t);
+	uint64_t left = (uint64_t)*budget * EH_BYTES_PER_UNIT, start = left;
+	int err = open_eh(t, &s->eh, &left);
+	charge(budget, *budget, start, left);
+	if (!err)
+		index_table(&s->eh);
+	return answer(s, err);
+}
+
+static int find_rule(struct unwind_table *t, uint64_t pc, struct unwind_rule *r,
+		     uint32_t *budget)
+{
+	struct eh_state *s = eh_of(t);
+	uint32_t insns = *budget;
+	uint64_t left = (uint64_t)*budget * EH_BYTES_PER_UNIT, start = left;
+	s->eh.hdr.read_left = s->eh.frame.read_left = &left;
+	if (s->eh.index)
+		stat_inc(STAT_EHFRAME_INDEX_LOOKUPS);
+	stat_inc(STAT_EHFRAME_LOOKUPS);
+	int err = answer(s, eh_find_rule(&s->eh, pc, &r->rule, &insns));
+	charge(budget, insns, start, left);
+	r->abi = &amd64;
+	r->quick_ok = !err && sf_quick_of(&amd64, &r->rule, &r->quick);
+	return err;
+}
+
+static void free_index(struct unwind_table *t)
+{
+	kfree(eh_of(t)->eh.index);
+}
+
+/* The counter of the reason a table was dropped. */
+static enum stat bad_reason(int err)
+{
+	switch (err) {
+	case EH_E_FAULT:
+		return STAT_EHFRAME_BAD_FAULT;
+	case EH_E_INVAL: case EH_E_HDR_VERSION: case EH_E_HDR_NO_TABLE:
+	case EH_E_HDR_TABLE_ENC: case EH_E_HDR_TABLE_SIZE: case EH_E_HDR_FRAME_PTR:
+		return STAT_EHFRAME_BAD_HEADER;
+	case EH_E_HDR_UNSORTED: case EH_E_HDR_FDE_ADDR: case EH_E_HDR_MISMATCH:
+		return STAT_EHFRAME_BAD_TABLE;
+	case EH_E_CIE_POINTER: case EH_E_NOT_CIE: case EH_E_CIE_VERSION:
+	case EH_E_AUGMENTATION: case EH_E_AUG_LENGTH: case EH_E_CODE_ALIGN:
+	case EH_E_CIE_ADVANCE:
+		return STAT_EHFRAME_BAD_CIE;
+	case EH_E_STATE_OVERFLOW: case EH_E_STATE_UNDERFLOW: case EH_E_ADVANCE:
+	case EH_E_NO_CFA: case EH_E_OVERFLOW:
+		return STAT_EHFRAME_BAD_PROGRAM;
+	default: /* lengths, terminator, ranges, encodings, LEB128, truncation */
+		return STAT_EHFRAME_BAD_FDE;
+	}
+}
+
+static void count(enum unwind_table_event ev, const struct unwind_table *t, int err)
+{
+	(void)err;
+	switch (ev) {
+	case TABLE_REGISTERED:
+		stat_inc(STAT_EHFRAME_REGISTERED);
+		break;
+	case TABLE_REFUSED:
+		stat_inc(STAT_EHFRAME_REFUSED);
+		break;
+	case TABLE_REMOVED:
+		stat_inc(STAT_EHFRAME_REMOVED);
+		break;
+	case TABLE_DROPPED:
+		stat_inc(STAT_EHFRAME_DROPPED);
+		stat_inc(bad_reason(((const struct eh_state *)t->state)->err));
+		break;
+	}
+}
+
+const struct unwind_format ehframe_format = {
+	.id = UNWIND_EH_FRAME,
+	.state_size = sizeof(struct eh_state),
+	.init = init,
+	.check = check_header,
+	.open = open_table,
+	.find = find_rule,
+	.free = free_index,
+	.count = count,
+};
