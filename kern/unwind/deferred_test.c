@@ -100,6 +100,8 @@ KTEST(unwind_deferred_one_per_entry)
 	if (!begin(t))
 		return;
 	uint64_t runs = stat_total(STAT_UNWINDS_RUN), reused = stat_total(STAT_UNWIND_REUSED);
+	uint64_t requests = stat_total(STAT_DEFERRED_REQUESTS);
+	uint64_t coalesced = stat_total(STAT_REQUESTS_COALESCED);
 	KEXPECT_EQ(t, unwind_deferred_request(&work_a, &c1), 0);
 	KEXPECT(t, c1 != 0 && (c1 & 7) == arch_cpu_id());
 	KEXPECT_EQ(t, unwind_deferred_request(&work_a, &c2), 1); /* coalesced */
@@ -119,6 +121,9 @@ KTEST(unwind_deferred_one_per_entry)
 	task_work_run();
 	KEXPECT_EQ(t, got[0].calls, 2);
 	KEXPECT(t, unwind_exit_to_user(stand_in));
+	/* Every request that got a cookie counts, the repeat once more. */
+	KEXPECT_EQ(t, stat_total(STAT_DEFERRED_REQUESTS) - requests, 4);
+	KEXPECT_EQ(t, stat_total(STAT_REQUESTS_COALESCED) - coalesced, 1);
 	end();
 }
 

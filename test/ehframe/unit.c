@@ -180,6 +180,12 @@ static void long_advances(void)
 		     !eh_rule_at(&t, &fde, 0x12345, &r, &row, &b);
 	ok(found && row == 0x11300, "eh_rule_at gives the row's start (0x%llx)",
 	   found ? (unsigned long long)row : 0);
+
+	/* An advance to the function's end itself is no error (CFI after
+	 * its last instruction); one further is (test/ehframe/malformed.c). */
+	static const uint8_t to_end[] = { 0x0e, 16, 0x50 }; /* def_cfa_offset 16, +0x10 */
+	one_function(to_end, sizeof to_end, 0x10);
+	ok(rule_at(0x100f, 7, 16, SF_AT_CFA, -8, SF_SAME, 0), "an advance to the function's end");
 }
 
 static void augmentations(void)

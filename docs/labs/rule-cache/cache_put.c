@@ -2,7 +2,7 @@
 	/* Lab rule-cache: remember pc's rule (q, NULL: pc has none) in its
 	 * set, newest first. */
 	static bool said;
-	(void)w;
+	(void)l;
 	(void)pc;
 	(void)q;
 	if (!said)
