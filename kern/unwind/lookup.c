@@ -35,7 +35,7 @@ void lookup_begin(struct rule_lookup *l, struct uvm *mm, enum unwind_format_id f
 	l->cache = cache;
 	l->budget = budget;
 	l->lookups = l->cache_fills = l->last_hits = 0;
-	l->r.indexed = l->r.quick_finds = 0;
+	l->r.finds = l->r.indexed = l->r.quick_finds = 0;
 	l->last = NULL;
 	/* A walk holds the tables it finds until it ends (another thread
 	 * may remove them meanwhile: they are freed after it). */
@@ -59,9 +59,11 @@ void lookup_end(const struct rule_lookup *l, uint32_t frames)
 	if (l->lookups) {
 		stat_add_on(cpu, STAT_RULE_CACHE_MISSES, l->cache_fills);
 		stat_add_on(cpu, STAT_SFRAME_LAST_HITS, l->last_hits);
-		stat_add_on(cpu, STAT_FDE_INDEX_LOOKUPS, l->r.indexed);
-		stat_add_on(cpu, STAT_QUICK_LOOKUPS, l->r.quick_finds);
 	}
+	/* The tables' counts: all of one format, the walk's (held: a table
+	 * dropped meanwhile is not freed before the release below). */
+	if (l->last)
+		l->last->fmt->counted(&l->r, cpu);
 	unwind_tables_release(&l->mm->tables);
 }
 
@@ -122,16 +124,13 @@ static void cache_put(struct rule_lookup *l, uint64_t pc, const struct sf_quick 
 
 struct unwind_answer lookup_slow(struct rule_lookup *l, uint64_t pc)
 {
-	struct unwind_answer a = { .table = table_for(l, pc) };
+	struct unwind_table *t = table_for(l, pc);
+	struct unwind_answer a = { .err = t ? find(l, t, pc) : SF_E_NO_FDE };
 	l->lookups++;
-	a.err = a.table ? find(l, a.table, pc) : SF_E_NO_FDE;
-	if (!a.err) {
-		a.abi = l->r.abi;
-		if (l->r.quick_ok)
-			a.quick = &l->r.quick;
-		else
-			a.rule = &l->r.rule;
-	}
+	if (a.err == SF_OK)
+		a.quick = &l->r.quick;
+	else if (a.err == SF_E_NOT_QUICK)
+		a.err = SF_OK; /* lookup_other's rule */
 	/* The cache keeps "no rule" and quick rules; a rule of another
 	 * shape is looked up each time. */
 	if (l->cache && (a.err == SF_E_NO_FDE || a.err == SF_E_NO_FRE))
