@@ -105,13 +105,12 @@ static void index_table(struct eh_table *eh)
 	stat_inc(STAT_EHFRAME_INDEXED);
 }
 
-/* The library's answer in the registry's terms (SF_E_*); a damaged
- * table's error is kept for the drop's counters. */
-static int answer(struct eh_state *s, int err)
+/* The library's error in the registry's terms (SF_E_*); a damaged
+ * table's error is kept for the drop's counters. Not inline: the common
+ * answer is EH_OK (answer), and find_rule's path then stays short. */
+static __attribute__((noinline)) int answer_error(struct eh_state *s, int err)
 {
 	switch (err) {
-	case EH_OK:
-		return SF_OK;
 	case EH_E_NO_FDE:
 		return SF_E_NO_FDE;
 	case EH_E_BUDGET:
@@ -125,6 +124,11 @@ static int answer(struct eh_state *s, int err)
 		s->err = err;
 		return err == EH_E_FAULT ? SF_E_FAULT : SF_E_MAGIC;
 	}
+}
+
+static inline int answer(struct eh_state *s, int err)
+{
+	return err == EH_OK ? SF_OK : answer_error(s, err);
 }
 
 /* Charges what a call read (start - left bytes) and ran (insns units
