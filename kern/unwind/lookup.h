@@ -65,6 +65,7 @@ struct rule_lookup {
 	struct rule_cache *cache;   /* the task's, NULL when off */
 	uint64_t tag;               /* the cache's tag for a rule in this walk */
 	enum unwind_format_id fmt;  /* whose tables a miss looks in */
+	bool alone;                 /* mm has one thread: no table holds */
 	uint32_t budget;            /* what is left of unwind.budget */
 	uint32_t lookups;           /* steps the cache did not answer */
 	uint32_t cache_fills, last_hits;

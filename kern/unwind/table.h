@@ -56,9 +56,9 @@ struct unwind_registry {
  * A registered table: user addresses, read lazily by its format, which
  * opens it at its first use. Every field is set before the table is
  * published in its list; from then on only opened, busy and the format's
- * state change, under busy (kern/unwind/lookup.c). Owned by this registry
- * from registration to removal: what the format builds at the first use
- * (an index) goes with the table.
+ * state change, under busy (kern/unwind/lookup.c: a process of one thread
+ * takes no hold). Owned by this registry from registration to removal:
+ * what the format builds at the first use (an index) goes with the table.
  */
 struct unwind_table {
 	struct unwind_table *next;
