@@ -105,13 +105,12 @@ static void index_table(struct eh_table *eh)
 	stat_inc(STAT_EHFRAME_INDEXED);
 }
 
-/* The library's answer in the registry's terms (SF_E_*); a damaged
- * table's error is kept for the drop's counters. */
-static int answer(struct eh_state *s, int err)
+/* The library's error in the registry's terms (SF_E_*); a damaged
+ * table's error is kept for the drop's counters. Not inline: the common
+ * answer is EH_OK (answer), and find_rule's path then stays short. */
+static __attribute__((noinline)) int answer_error(struct eh_state *s, int err)
 {
 	switch (err) {
-	case EH_OK:
-		return SF_OK;
 	case EH_E_NO_FDE:
 		return SF_E_NO_FDE;
 	case EH_E_BUDGET:
@@ -125,6 +124,11 @@ static int answer(struct eh_state *s, int err)
 		s->err = err;
 		return err == EH_E_FAULT ? SF_E_FAULT : SF_E_MAGIC;
 	}
+}
+
+static inline int answer(struct eh_state *s, int err)
+{
+	return err == EH_OK ? SF_OK : answer_error(s, err);
 }
 
 /* Charges what a call read (start - left bytes) and ran (insns units
@@ -153,14 +157,20 @@ static int find_rule(struct unwind_table *t, uint64_t pc, struct unwind_rule *r,
 	uint32_t insns = *budget;
 	uint64_t left = (uint64_t)*budget * EH_BYTES_PER_UNIT, start = left;
 	s->eh.hdr.read_left = s->eh.frame.read_left = &left;
-	if (s->eh.index)
-		stat_inc(STAT_EHFRAME_INDEX_LOOKUPS);
-	stat_inc(STAT_EHFRAME_LOOKUPS);
+	r->finds++;
+	r->indexed += s->eh.index != NULL;
 	int err = answer(s, eh_find_rule(&s->eh, pc, &r->rule, &insns));
 	charge(budget, insns, start, left);
+	if (err || sf_quick_of(&amd64, &r->rule, &r->quick))
+		return err;
 	r->abi = &amd64;
-	r->quick_ok = !err && sf_quick_of(&amd64, &r->rule, &r->quick);
-	return err;
+	return SF_E_NOT_QUICK;
+}
+
+static void counted(const struct unwind_rule *r, unsigned cpu)
+{
+	stat_add_on(cpu, STAT_EHFRAME_LOOKUPS, r->finds);
+	stat_add_on(cpu, STAT_EHFRAME_INDEX_LOOKUPS, r->indexed);
 }
 
 static void free_index(struct unwind_table *t)
@@ -218,6 +228,7 @@ const struct unwind_format ehframe_format = {
 	.check = check_header,
 	.open = open_table,
 	.find = find_rule,
+	.counted = counted,
 	.free = free_index,
 	.count = count,
 };

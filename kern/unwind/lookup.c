@@ -35,8 +35,11 @@ void lookup_begin(struct rule_lookup *l, struct uvm *mm, enum unwind_format_id f
 	l->cache = cache;
 	l->budget = budget;
 	l->lookups = l->cache_fills = l->last_hits = 0;
-	l->r.indexed = l->r.quick_finds = 0;
+	l->r.finds = l->r.indexed = l->r.quick_finds = 0;
 	l->last = NULL;
+	/* The threads using mm: current, and those it made; a thread that
+	 * exits lets go of mm after its last walk. */
+	l->alone = __atomic_load_n(&mm->users, __ATOMIC_ACQUIRE) == 1;
 	/* A walk holds the tables it finds until it ends (another thread
 	 * may remove them meanwhile: they are freed after it). */
 	unwind_tables_hold(&mm->tables);
@@ -59,25 +62,32 @@ void lookup_end(const struct rule_lookup *l, uint32_t frames)
 	if (l->lookups) {
 		stat_add_on(cpu, STAT_RULE_CACHE_MISSES, l->cache_fills);
 		stat_add_on(cpu, STAT_SFRAME_LAST_HITS, l->last_hits);
-		stat_add_on(cpu, STAT_FDE_INDEX_LOOKUPS, l->r.indexed);
-		stat_add_on(cpu, STAT_QUICK_LOOKUPS, l->r.quick_finds);
 	}
+	/* The tables' counts: all of one format, the walk's (held: a table
+	 * dropped meanwhile is not freed before the release below). */
+	if (l->last)
+		l->last->fmt->counted(&l->r, cpu);
 	unwind_tables_release(&l->mm->tables);
 }
 
 /* A table's lookups one at a time: its first opens and indexes it, and a
  * lookup writes its index and state. Held only within one lookup, which
- * never reschedules: the other holder runs on another CPU. */
-static void table_hold(struct unwind_table *t)
+ * never reschedules: the other holder runs on another CPU. A walk of a
+ * process of one thread takes no hold (l->alone): only its threads look
+ * up its tables, and only this one could make another. */
+static void table_hold(const struct rule_lookup *l, struct unwind_table *t)
 {
+	if (l->alone)
+		return;
 	while (__atomic_exchange_n(&t->busy, 1, __ATOMIC_ACQUIRE))
 		while (__atomic_load_n(&t->busy, __ATOMIC_RELAXED))
 			arch_cpu_relax();
 }
 
-static void table_release(struct unwind_table *t)
+static void table_release(const struct rule_lookup *l, struct unwind_table *t)
 {
-	__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
+	if (!l->alone)
+		__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
 }
 
 /* The table covering pc: the last one used first (consecutive frames are
@@ -99,12 +109,12 @@ static struct unwind_table *table_for(struct rule_lookup *l, uint64_t pc)
 static int find(struct rule_lookup *l, struct unwind_table *t, uint64_t pc)
 {
 	int err = SF_OK;
-	table_hold(t);
+	table_hold(l, t);
 	if (!t->opened && !(err = t->fmt->open(t, &l->budget)))
 		t->opened = true;
 	if (!err)
 		err = t->fmt->find(t, pc, &l->r, &l->budget);
-	table_release(t);
+	table_release(l, t);
 	return err;
 }
 
@@ -122,16 +132,13 @@ static void cache_put(struct rule_lookup *l, uint64_t pc, const struct sf_quick 
 
 struct unwind_answer lookup_slow(struct rule_lookup *l, uint64_t pc)
 {
-	struct unwind_answer a = { .table = table_for(l, pc) };
+	struct unwind_table *t = table_for(l, pc);
+	struct unwind_answer a = { .err = t ? find(l, t, pc) : SF_E_NO_FDE };
 	l->lookups++;
-	a.err = a.table ? find(l, a.table, pc) : SF_E_NO_FDE;
-	if (!a.err) {
-		a.abi = l->r.abi;
-		if (l->r.quick_ok)
-			a.quick = &l->r.quick;
-		else
-			a.rule = &l->r.rule;
-	}
+	if (a.err == SF_OK)
+		a.quick = &l->r.quick;
+	else if (a.err == SF_E_NOT_QUICK)
+		a.err = SF_OK; /* lookup_other's rule */
 	/* The cache keeps "no rule" and quick rules; a rule of another
 	 * shape is looked up each time. */
 	if (l->cache && (a.err == SF_E_NO_FDE || a.err == SF_E_NO_FRE))

@@ -65,6 +65,7 @@ struct rule_lookup {
 	struct rule_cache *cache;   /* the task's, NULL when off */
 	uint64_t tag;               /* the cache's tag for a rule in this walk */
 	enum unwind_format_id fmt;  /* whose tables a miss looks in */
+	bool alone;                 /* mm has one thread: no table holds */
 	uint32_t budget;            /* what is left of unwind.budget */
 	uint32_t lookups;           /* steps the cache did not answer */
 	uint32_t cache_fills, last_hits;
@@ -72,13 +73,13 @@ struct rule_lookup {
 	struct unwind_rule r;       /* the last rule a table gave */
 };
 
-/* What a lookup answers the walk. */
+/* What a lookup answers the walk: two words, returned in registers. A
+ * rule of another shape (SF_OK, quick NULL) and the table of an error
+ * are the lookup's to give (lookup_other, lookup_table): rare, they cost
+ * the common answer nothing. */
 struct unwind_answer {
 	int err;                     /* SF_OK, or why there is no rule (below) */
 	const struct sf_quick *quick; /* the rule in its quick form, or NULL */
-	const struct sf_rule *rule;  /* a rule of another shape (quick NULL) */
-	const struct sf_table *abi;  /* ... and the ABI to step by it */
-	struct unwind_table *table;  /* the table it came from, or NULL */
 };
 
 /* Reads the switches (unwind.rule_cache, and the formats'). Boot, before
@@ -91,6 +92,19 @@ void lookup_begin(struct rule_lookup *l, struct uvm *mm, enum unwind_format_id f
 		  struct rule_cache *cache, uint32_t budget);
 /* After it: the counters; frames is how many steps the walk took. */
 void lookup_end(const struct rule_lookup *l, uint32_t frames);
+
+/* The last answer's rule of another shape (SF_OK, quick NULL): the rule
+ * and the ABI to step by it. */
+static inline const struct unwind_rule *lookup_other(const struct rule_lookup *l)
+{
+	return &l->r;
+}
+
+/* The table the last answer came from (its error's: the one to drop). */
+static inline struct unwind_table *lookup_table(const struct rule_lookup *l)
+{
+	return l->last;
+}
 
 /* The set pc may be cached in: RULE_CACHE_WAYS entries, the most
  * recently filled first. */
@@ -110,12 +124,13 @@ struct unwind_answer lookup_slow(struct rule_lookup *l, uint64_t pc);
  * into the cache. Answers:
  *   SF_OK, quick        the rule, in its quick form (valid until the next
  *                       lookup);
- *   SF_OK, rule         a rule of another shape, with its abi;
+ *   SF_OK, quick NULL   a rule of another shape (lookup_other);
  *   SF_E_NO_FDE         no table, FDE or row covers pc: the frame
  *                       pointer's turn (SF_E_NO_FRE likewise);
  *   SF_E_BUDGET, SF_E_REG  stop: the budget is spent, a rule this
  *                       unwinder does not follow;
- *   another SF_E_*      the table faulted or is damaged: drop it.
+ *   another SF_E_*      the table faulted or is damaged: drop it
+ *                       (lookup_table).
  * Inline: a cached rule, the common case, costs a probe and no call.
  * cached (a constant) says whether the walk has a cache (lookup_begin's
  * cache not NULL), so that a walk with one and a walk without are each

@@ -106,25 +106,32 @@ static int open_table(struct unwind_table *t, uint32_t *budget)
 static __attribute__((noinline)) int find_whole(const struct sf_table *sf, uint64_t pc,
 						struct unwind_rule *r, uint32_t *budget)
 {
+	r->indexed += sf->fde_index != NULL;
 	int err = sf_find_rule_bounded(sf, pc, &r->rule, budget);
-	r->quick_ok = !err && sf_quick_of(sf, &r->rule, &r->quick);
-	return err;
+	if (err || sf_quick_of(sf, &r->rule, &r->quick))
+		return err;
+	r->abi = sf;
+	return SF_E_NOT_QUICK;
 }
 
 /* pc's rule: in one pass through the index when pc's FDE and row are of
- * the common kind (sf_find_quick), else by the whole lookup. */
+ * the common kind (sf_find_quick, which needs the index: a one-pass
+ * lookup is an indexed one), else by the whole lookup. */
 static int find_rule(struct unwind_table *t, uint64_t pc, struct unwind_rule *r,
 		     uint32_t *budget)
 {
 	const struct sf_table *sf = sf_of(t);
-	r->abi = sf;
-	r->indexed += sf->fde_index != NULL;
 	int err = sf_find_quick(sf, pc, &r->quick, budget);
 	if (err == SF_E_NOT_QUICK)
 		return find_whole(sf, pc, r, budget);
 	r->quick_finds++;
-	r->quick_ok = !err;
 	return err;
+}
+
+static void counted(const struct unwind_rule *r, unsigned cpu)
+{
+	stat_add_on(cpu, STAT_FDE_INDEX_LOOKUPS, r->indexed + r->quick_finds);
+	stat_add_on(cpu, STAT_QUICK_LOOKUPS, r->quick_finds);
 }
 
 static void free_index(struct unwind_table *t)
@@ -179,6 +186,7 @@ const struct unwind_format sframe_format = {
 	.check = check_header,
 	.open = open_table,
 	.find = find_rule,
+	.counted = counted,
 	.free = free_index,
 	.count = count,
 };

@@ -56,9 +56,9 @@ struct unwind_registry {
  * A registered table: user addresses, read lazily by its format, which
  * opens it at its first use. Every field is set before the table is
  * published in its list; from then on only opened, busy and the format's
- * state change, under busy (kern/unwind/lookup.c). Owned by this registry
- * from registration to removal: what the format builds at the first use
- * (an index) goes with the table.
+ * state change, under busy (kern/unwind/lookup.c: a process of one thread
+ * takes no hold). Owned by this registry from registration to removal:
+ * what the format builds at the first use (an index) goes with the table.
  */
 struct unwind_table {
 	struct unwind_table *next;
@@ -75,14 +75,16 @@ struct unwind_table {
 };
 
 /* What a table's format answers a lookup: a rule in the SFrame library's
- * terms (sframe/sframe.h), which both formats' rules fit. */
+ * terms (sframe/sframe.h), which both formats' rules fit. The counts are
+ * the format's own, summed over one walk's lookups in memory the walk
+ * owns and added to its counters once, at the walk's end (fmt->counted):
+ * a lookup pays an add, not a counter's per-CPU update. */
 struct unwind_rule {
-	struct sf_rule rule;         /* any shape */
-	struct sf_quick quick;       /* ... in its quick form, when quick_ok */
-	bool quick_ok;
-	const struct sf_table *abi;  /* what sf_step_rule reads of a table */
-	uint32_t indexed, quick_finds; /* counts: found through an index, by
-					* the quick path (summed per walk) */
+	struct sf_quick quick;       /* the rule in its quick form (find: SF_OK) */
+	struct sf_rule rule;         /* a rule of another shape (SF_E_NOT_QUICK) */
+	const struct sf_table *abi;  /* ... and what sf_step_rule reads of a table */
+	uint32_t finds, indexed, quick_finds; /* lookups, those through an
+					       * index, those in one pass */
 };
 
 /* A registry event, for the format's counters. */
@@ -108,9 +110,13 @@ struct unwind_format {
 	/* The first use, the walk's window open and t held: header, layout,
 	 * the index; spends from *budget. */
 	int (*open)(struct unwind_table *t, uint32_t *budget);
-	/* pc's rule, t open and held, spending from *budget. */
+	/* pc's rule, t open and held, spending from *budget: SF_OK with
+	 * r->quick, SF_E_NOT_QUICK with r->rule and r->abi (a rule with no
+	 * quick form), or the error. Counts into r's counts. */
 	int (*find)(struct unwind_table *t, uint64_t pc, struct unwind_rule *r,
 		    uint32_t *budget);
+	/* A walk's end: adds the counts its lookups summed in r on CPU cpu. */
+	void (*counted)(const struct unwind_rule *r, unsigned cpu);
 	/* What open built; the table is unreachable. */
 	void (*free)(struct unwind_table *t);
 	/* The counters of an event; err is the refusal (-E*) or the error

@@ -197,14 +197,15 @@ rule_step(struct sf_frame *f, struct unwind_answer a, struct table_walk *w)
 	int err = a.err;
 	if (!err && !f->caller && !frame_regs(w, regs))
 		err = SF_E_STACK_READ;
+	const struct unwind_rule *r = lookup_other(&w->lookup);
 	if (!err)
-		err = sf_step_rule(a.abi, a.rule, f, f->caller ? NULL : regs,
+		err = sf_step_rule(r->abi, &r->rule, f, f->caller ? NULL : regs,
 				   UNWIND_USER_DWARF_REGS, NULL, NULL);
 	if (!err)
 		return STEPPED;
 	arch_user_access_end();
 	enum unwind_stop why = err == SF_E_SIGNAL ? signal_step(f, &w->signal_sp) :
-			       step_failed(f, a.table, err);
+			       step_failed(f, lookup_table(&w->lookup), err);
 	arch_user_access_begin();
 	return why;
 }
