@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 REC = dict(STREAM=1, COMM=2, MMAP=3, SAMPLE=4, DEFERRED=5, EXIT=6, LOST=7,
-           STATS=8, END=9)
+           STATS=8, END=9, MAP_STACK=10, MAP_COUNTS=11)
 CTX_KERNEL = (1 << 64) - 128
 CTX_USER = (1 << 64) - 512
 CTX_USER_DEFERRED = (1 << 64) - 640
@@ -255,7 +255,9 @@ def as_json(v, key=None):
     by name, addresses, cookies and registers as hex strings (JSON readers
     keep only 53 bits of a number), bytes as one hex string."""
     if isinstance(v, dict):
-        return {k: TYPE_NAMES[x] if k == 'type' else as_json(x, k) for k, x in v.items()}
+        # A map count's user is an enum map_user, not a chain of addresses.
+        return {k: TYPE_NAMES[x] if k == 'type' else
+                x if k == 'user' and 'ustack' in v else as_json(x, k) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
         return [as_json(x, key) for x in v]
     if isinstance(v, bytes):

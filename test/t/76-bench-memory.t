@@ -116,7 +116,8 @@ for ([sframe => $sf], ['stack-copy' => $sc], [none => $none]) {
 	my $ms = $p->{demand_page}{funcs}{memset} // {};
 	ok($ms->{rep_execs} > 0 && $ms->{rep_bytes} == 4096 * $ms->{rep_execs} &&
 	   $ms->{rep_steps} == 512 * $ms->{rep_execs},
-	   "$mode: memset in the page fault, $ms->{rep_execs} rep executions of 4096 bytes in 512 steps each");
+	   "$mode: memset in the page fault, $ms->{rep_execs} rep executions of 4096 bytes in 512 steps each")
+		or diag("rep_bytes $ms->{rep_bytes}, rep_steps $ms->{rep_steps}");
 	ok($ms->{cycles} < $ms->{insns} / 1.5,
 	   "$mode: charged by bytes, memset models $ms->{cycles} cycles for $ms->{insns} instructions");
 }
