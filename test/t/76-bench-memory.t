@@ -112,12 +112,16 @@ for ([sframe => $sf], ['stack-copy' => $sc], [none => $none]) {
 		   "$mode $name: $x->{loads} loads, $x->{stores} stores, $x->{bytes} bytes in $x->{entries} entries");
 		ok(abs(model($x) - $x->{cycles}) <= 0.5, "$mode $name: modelled cycles by the formula");
 	}
-	# A demand-zero page: memset's rep stosq of 4096 bytes, one execution.
+	# A demand-zero page: memset's rep stosq of 4096 bytes, 512 steps of 8
+	# bytes, in one execution, or two when an NMI lands inside it (the rep
+	# resumes where it stopped: the plugin sees the instruction again).
 	my $ms = $p->{demand_page}{funcs}{memset} // {};
-	ok($ms->{rep_execs} > 0 && $ms->{rep_bytes} == 4096 * $ms->{rep_execs} &&
-	   $ms->{rep_steps} == 512 * $ms->{rep_execs},
-	   "$mode: memset in the page fault, $ms->{rep_execs} rep executions of 4096 bytes in 512 steps each")
-		or diag("rep_bytes $ms->{rep_bytes}, rep_steps $ms->{rep_steps}");
+	my $pages = ($ms->{rep_bytes} // 0) / 4096;
+	ok($pages >= 1 && $pages == int($pages) && $ms->{rep_steps} == 512 * $pages &&
+	   $ms->{rep_execs} >= $pages && $ms->{rep_execs} <= 2 * $pages,
+	   "$mode: memset in the page fault clears $pages pages of 4096 bytes in 512 steps each, " .
+	   "in $ms->{rep_execs} rep executions")
+		or diag("rep_bytes $ms->{rep_bytes}, rep_steps $ms->{rep_steps}, rep_execs $ms->{rep_execs}");
 	ok($ms->{cycles} < $ms->{insns} / 1.5,
 	   "$mode: charged by bytes, memset models $ms->{cycles} cycles for $ms->{insns} instructions");
 }
