@@ -97,8 +97,10 @@ SKIP: {
 	   "modelled cycles a sample at least the instructions: NMI " .
 	   "$psf->{nmi_modelled_per_sample} >= $psf->{nmi_cycles_per_sample}, unwind " .
 	   "$psf->{unwind_modelled_per_sample} >= $psf->{unwind_cycles_per_sample}");
+	# results.json keeps 6 decimals (tools/bench/output.py): three values
+	# rounded each, so the sum may be off by up to 1.5e-6.
 	ok(abs(($psf->{profiler_modelled_per_sample} // 0) - $psf->{nmi_modelled_per_sample} -
-	       $psf->{unwind_modelled_per_sample}) < 1e-6, '... their sum is the profiler\'s');
+	       $psf->{unwind_modelled_per_sample}) < 2e-6, '... their sum is the profiler\'s');
 	ok(($psf->{modelled_slowdown_pct} // 0) > 0 && ($psf->{plugin_slowdown_pct} // 0) > 0,
 	   "whole run against none: +$psf->{plugin_slowdown_pct}% instructions, " .
 	   "+$psf->{modelled_slowdown_pct}% modelled");
