@@ -246,7 +246,10 @@ def accounting(r, s):
     return c
 
 
-HEX_KEYS = ('ip', 'ips', 'cookie', 'start', 'len', 'pgoff', 'kernel', 'user', 'regs')
+HEX_KEYS = ('ip', 'cookie', 'start', 'len', 'pgoff')  # an address or cookie
+# A list of them: a chain's `user` is addresses, a map count's `user`
+# (enum map_user, a number, not a list) is not.
+CHAIN_KEYS = ('ips', 'kernel', 'user', 'regs')
 TYPE_NAMES = {n: name.lower() for name, n in REC.items()}
 
 
@@ -255,10 +258,10 @@ def as_json(v, key=None):
     by name, addresses, cookies and registers as hex strings (JSON readers
     keep only 53 bits of a number), bytes as one hex string."""
     if isinstance(v, dict):
-        # A map count's user is an enum map_user, not a chain of addresses.
-        return {k: TYPE_NAMES[x] if k == 'type' else
-                x if k == 'user' and 'ustack' in v else as_json(x, k) for k, x in v.items()}
+        return {k: TYPE_NAMES[x] if k == 'type' else as_json(x, k) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
+        if key in CHAIN_KEYS:
+            return ['0x%x' % x for x in v]
         return [as_json(x, key) for x in v]
     if isinstance(v, bytes):
         return v.hex()
