@@ -144,7 +144,7 @@ TEST_PREREQS += $(CACHESIM_TRACE) $(CACHEPAT)
 BENCH_CONFIG ?= full
 BENCH_PARTS  ?= modes,real,depth,funcs,kentry,rate,cpus,cache,breakdown,memory,fdesearch,rulecache,stackmap,host
 BENCH_DRIVER = python3 tools/bench/bench.py --qemu-run tools/qemu-run \
-	--stitch $(STITCH_TOOL) --symfs $(USER_SYMFS) --kernel $(KERNEL_ELF) --initrd $(INITRD) \
+	--stitch $(STITCH_TOOL) --symfs $(USER_SYMFS) --kernel $(KERNEL_ELF) --initrd $(SFRAME_INITRD) \
 	--insnprof $(INSNPROF) $(if $(BENCH_JOBS),--jobs $(BENCH_JOBS))
 
 .PHONY: bench

@@ -143,8 +143,10 @@ RUN_CMDLINE_FILE_TEXT = $(RUN_CMDLINE)
 $(RUN_ESP): $(ESP_IMG) $(RUN_CMDLINE_FILE)
 	cp $(ESP_IMG) $@.tmp
 	mcopy -o -i $@.tmp $(RUN_CMDLINE_FILE) ::/stitch/cmdline.txt
+	$(if $(filter-out $(INITRD),$(SFRAME_INITRD)),mcopy -o -i $@.tmp $(SFRAME_INITRD) ::/stitch/initrd.cpio)
 	mv $@.tmp $@
-RUN_QEMU_ARGS = --cpus $(CPUS) $(if $(RUN_ICOUNT),--direct --icount --cmdline "$(RUN_BOOT_CMDLINE)",--esp $(RUN_ESP))
+RUN_QEMU_ARGS = --cpus $(CPUS) $(if $(RUN_ICOUNT),--direct --icount --initrd $(SFRAME_INITRD) \
+	--cmdline "$(RUN_BOOT_CMDLINE)",--esp $(RUN_ESP))
 RUN_BOOT_CMDLINE = $(RUN_CMDLINE)$(if $(RUN_ICOUNT), profile.summary=on)
 # out/console.txt is the console without the terminal escape sequences
 # OVMF sends (tools/strip-ansi); the raw one stays in $(RUN_TMP)/console.txt
@@ -153,7 +155,7 @@ RUN_BOOT_CMDLINE = $(RUN_CMDLINE)$(if $(RUN_ICOUNT), profile.summary=on)
 # has added to it), as for qemu-gdb.
 run: $(if $(RUN_ICOUNT),,$(RUN_ESP))
 	@rm -rf $(RUN_TMP) && mkdir -p $(RUN_TMP) $(OUT)
-	@echo "make run: booting$(if $(RUN_ICOUNT), directly under QEMU -icount) with: $(RUN_BOOT_CMDLINE)"
+	@echo "make run: booting$(if $(RUN_ICOUNT), directly under QEMU -icount)$(if $(filter-out v1,$(SFRAME)), the programs with SFrame $(SFRAME)) with: $(RUN_BOOT_CMDLINE)"
 	@tools/qemu-run $(RUN_QEMU_ARGS) --serial $(RUN_TMP)/console.txt \
 		--records $(RUN_TMP)/records.bin; status=$$?; \
 	[ ! -f $(RUN_TMP)/console.txt ] || \

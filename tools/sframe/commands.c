@@ -9,6 +9,7 @@
 
 #include "dump.h"
 #include "input.h"
+#include "rewrite.h"
 #include "sframe.h"
 
 /* What a visit callback needs besides the section. */
@@ -125,43 +126,54 @@ static int write_blob(const char *path, const uint8_t *buf, uint32_t len)
 	return ok ? 0 : 1;
 }
 
-static int convert_one(void *arg, const char *member, const struct section *sec)
+/* The section re-encoded as o->version at run-time address at (the
+ * input's unless --at): a malloc'd buffer, or NULL after saying why. */
+static uint8_t *encoded(const struct job *j, const struct section *sec, uint32_t *len)
 {
-	struct job *j = arg;
 	struct sf_table t;
-	uint32_t len = 0;
 	int err;
 
-	if (member || !sec) {
-		fprintf(stderr, "sframe: %s: need one ELF file or blob with .sframe\n", j->path);
-		return 1;
-	}
 	if (sec->relocatable) {
 		fprintf(stderr, "sframe: %s: relocatable object: its start addresses "
 			"are filled in by relocations; convert a linked file\n", j->path);
-		return 1;
+		return NULL;
 	}
-	if (open_section(j, member, sec, &t))
-		return 1;
+	if (open_section(j, NULL, sec, &t))
+		return NULL;
 	/* Function addresses stay; the encoding is for where the blob will
 	 * be (start fields are relative to the section or to themselves). */
 	uint64_t at = j->o->at_set ? j->o->at : sec->addr;
 	const uint64_t *signal = j->o->signal_set ? &j->o->signal : NULL;
 	if ((err = sf_validate(&t)) ||
 	    ((err = sf_encode_signal(&t, (uint8_t)j->o->version, j->o->pcrel, at,
-				     signal, NULL, 0, &len)) && err != SF_E_NOSPACE)) {
+				     signal, NULL, 0, len)) && err != SF_E_NOSPACE)) {
 		fprintf(stderr, "sframe: %s: %s\n", j->path, sf_strerror(err));
-		return 1;
+		return NULL;
 	}
-	uint8_t *buf = malloc(len ? len : 1);
+	uint8_t *buf = malloc(*len ? *len : 1);
 	if (!buf || (err = sf_encode_signal(&t, (uint8_t)j->o->version, j->o->pcrel,
-					    at, signal, buf, len, &len))) {
+					    at, signal, buf, *len, len))) {
 		fprintf(stderr, "sframe: %s: %s\n", j->path,
 			buf ? sf_strerror(err) : "out of memory");
 		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int convert_one(void *arg, const char *member, const struct section *sec)
+{
+	struct job *j = arg;
+	uint32_t len = 0;
+
+	if (member || !sec) {
+		fprintf(stderr, "sframe: %s: need one ELF file or blob with .sframe\n", j->path);
 		return 1;
 	}
-	err = write_blob(j->o->output, buf, len);
+	uint8_t *buf = encoded(j, sec, &len);
+	if (!buf)
+		return 1;
+	int err = write_blob(j->o->output, buf, len);
 	free(buf);
 	return err;
 }
@@ -178,6 +190,43 @@ int cmd_convert(const struct options *o)
 	if (r < 0)
 		fprintf(stderr, "sframe: %s: %s\n", o->args[0], strerror(errno));
 	return r != 0;
+}
+
+/* Rewrite: the program with its .sframe re-encoded, the rest as it was
+ * (rewrite.c). */
+struct rewrite {
+	struct job j;
+	uint8_t *buf;
+	uint32_t len;
+};
+
+static int rewrite_one(void *arg, const char *member, const struct section *sec)
+{
+	struct rewrite *r = arg;
+
+	if (member || !sec) {
+		fprintf(stderr, "sframe: %s: need one ELF file with .sframe\n", r->j.path);
+		return 1;
+	}
+	r->buf = encoded(&r->j, sec, &r->len);
+	return r->buf == NULL;
+}
+
+int cmd_rewrite(const struct options *o)
+{
+	if (o->nargs != 1 || !o->output || o->version < 1 || o->version > 3 || o->at_set ||
+	    o->signal_set) {
+		fprintf(stderr, "usage: sframe rewrite --to 1|2|3 [--no-pcrel] FILE -o OUT\n");
+		return 2;
+	}
+	struct rewrite r = { { o, o->args[0], false, 0 }, NULL, 0 };
+	int status = each_section(o->args[0], 0, false, rewrite_one, &r);
+	if (status < 0)
+		fprintf(stderr, "sframe: %s: %s\n", o->args[0], strerror(errno));
+	else if (status == 0)
+		status = elf_with_sframe(o->args[0], o->output, r.buf, r.len);
+	free(r.buf);
+	return status == REWRITE_NO_ROOM ? status : status != 0;
 }
 
 /* Lookup: one line per PC, the rule spelled out (rule_str.c). */

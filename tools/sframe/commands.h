@@ -6,7 +6,7 @@
 
 struct options {
 	uint64_t vaddr;     /* run-time address of a raw blob */
-	int version;        /* convert --to */
+	int version;        /* convert, rewrite --to */
 	bool pcrel;         /* convert: SFRAME_F_FDE_FUNC_START_PCREL */
 	uint64_t at;        /* convert --at: run-time address of the output */
 	bool at_set;
@@ -22,6 +22,7 @@ struct options {
 
 int cmd_dump(const struct options *o);
 int cmd_convert(const struct options *o);
+int cmd_rewrite(const struct options *o);
 int cmd_check(const struct options *o);
 int cmd_lookup(const struct options *o);
 

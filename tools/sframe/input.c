@@ -44,8 +44,7 @@ uint8_t *read_file(const char *path, size_t *size)
 	return buf;
 }
 
-/* The .sframe section of one ELF, if any; *scn_out is its section. */
-static bool find_sframe(Elf *elf, struct section *sec, Elf_Scn **scn_out)
+bool find_sframe(Elf *elf, struct section *sec, Elf_Scn **scn_out)
 {
 	GElf_Ehdr ehdr;
 	size_t shstrndx;

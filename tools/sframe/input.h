@@ -31,6 +31,11 @@ typedef int (*visit_fn)(void *arg, const char *member, const struct section *sec
 int each_section(const char *path, uint64_t blob_vaddr, bool relocate,
 		 visit_fn visit, void *arg);
 
+/* The .sframe section of one ELF, if any (false if none); *scn_out is
+ * its section, sec->data its bytes as the file holds them. */
+#include <gelf.h>
+bool find_sframe(Elf *elf, struct section *sec, Elf_Scn **scn_out);
+
 /* Whole file contents (malloc'd), or NULL with errno set. */
 uint8_t *read_file(const char *path, size_t *size);
 

@@ -14,6 +14,12 @@
  *                                              --at (same functions); v3:
  *                                              --signal marks the FDE of PC
  *                                              as a signal trampoline
+ *   sframe rewrite --to 1|2|3 [--no-pcrel] FILE -o OUT
+ *                                              a copy of the linked program
+ *                                              or shared object FILE whose
+ *                                              .sframe is re-encoded so
+ *                                              (rewrite.c); exit status 3:
+ *                                              it does not fit in place
  *   sframe check [--vaddr A] FILE...          full validation, one line per section
  *   sframe lookup [--fde N] [--vaddr A] FILE PC...
  *                                              FDE, FRE and rule for each PC
@@ -37,6 +43,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: sframe dump [--style=2.40|2.46] [--vaddr ADDR] FILE...\n"
 		"       sframe convert --to 1|2|3 [--no-pcrel] [--vaddr ADDR] [--at ADDR] [--signal PC] FILE -o OUT\n"
+		"       sframe rewrite --to 1|2|3 [--no-pcrel] FILE -o OUT\n"
 		"       sframe check [--vaddr ADDR] FILE...\n"
 		"       sframe lookup [--fde N] [--vaddr ADDR] FILE PC...\n");
 	exit(2);
@@ -107,6 +114,8 @@ int main(int argc, char **argv)
 		return cmd_dump(&o);
 	if (!strcmp(argv[1], "convert"))
 		return cmd_convert(&o);
+	if (!strcmp(argv[1], "rewrite"))
+		return cmd_rewrite(&o);
 	if (!strcmp(argv[1], "check"))
 		return cmd_check(&o);
 	if (!strcmp(argv[1], "lookup"))
