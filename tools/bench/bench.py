@@ -21,7 +21,9 @@ emptied by another program between samples, fdesearch.csv), rulecache
 rulecache.csv), stackmap (the record stream against the kernel's stack map,
 profile.consumer=stream|map, from 1 to 20 kHz, on the suite and on a
 program of many distinct stacks, stackmap.csv), host
-(host-unwind.csv);
+(host-unwind.csv), sframe-v3 (the suite and the real suite with the
+programs' .sframe in versions 1, 2 and 3: per frame and in bytes,
+sframe-v3.csv and sframe-v3-sizes.csv);
 tables.md has every table in
 Markdown. Every boot's stream, console and stitch numbers stay in
 DIR/runs/NAME/. The boots run side by side, --jobs at a time (class
@@ -51,6 +53,7 @@ import guest  # noqa: E402
 import job  # noqa: E402
 import metrics  # noqa: E402
 import output  # noqa: E402
+import sizes  # noqa: E402
 
 ALL_MODES = output.MODE_ORDER
 UNWIND_MODES = ["fp", "fp-deferred", "sframe", "stack-copy", "guess"]
@@ -136,6 +139,7 @@ CONFIGS = {
         "fdesearch": FDESEARCH,
         "rulecache": {"callers": [16, 256, 4096, 16384], "rounds": 28000, "hz": 1000},
         "stackmap": STACKMAP,
+        "sframe-v3": True,
         "host": True,
     },
     # development: every part, fewer points, shorter runs
@@ -158,6 +162,7 @@ CONFIGS = {
         "stackmap": {"hz": [1000, 20000],
                      "progs": {"suite": [["/bin/chain", "16", "1000"]],
                                "stacks": [["/bin/spread-4096", "7000"]]}},
+        "sframe-v3": True,
         "host": True,
     },
     # test/t/72-bench-determinism.t: two modes, one small program;
@@ -177,6 +182,10 @@ CONFIGS = {
 # boot without sampling: the others boot none (their per-sample numbers
 # need no baseline), and their CSV rows have no slowdown.
 CURVE_SLOWDOWN = ("rate",)
+
+# The sframe-v3 part's initrds: the programs' .sframe as ld 2.40 wrote it
+# (version 1), and rewritten as version 2 and 3 (mk/usersframe.mk).
+SFRAME_VERSIONS = ("v1", "v2", "v3")
 
 
 def curve_modes(cfg, part):
@@ -206,7 +215,7 @@ class Bench:
     def __init__(self, args):
         self.args = args
         self.cfg = CONFIGS[args.config]
-        self.tools = guest.Tools(args.qemu_run, args.stitch, args.symfs, args.kernel)
+        self.tools = guest.Tools(args.qemu_run, args.stitch, args.symfs, args.kernel, args.initrd)
         self.runs = os.path.join(args.out, "runs")
         os.makedirs(self.runs, exist_ok=True)
         self.log = open(os.path.join(args.out, "log.txt"), "a")
@@ -232,13 +241,15 @@ class Bench:
         sampling, the windows too with it; None without the plugin."""
         return ("whole" if mode == "none" else "windows") if plugin else None
 
-    def boot(self, name, progs, mode, hz, plugin=None, cpus=1, extra="", parallel=None):
+    def boot(self, name, progs, mode, hz, plugin=None, cpus=1, extra="", parallel=None,
+             initrd=None):
         """The boot NAME of the plan: progs by /bin/bsuite in mode at hz
-        (guest.cmdline), plugin one of job.PLUGIN_KINDS. Returns NAME, for
+        (guest.cmdline), plugin one of job.PLUGIN_KINDS, on initrd (None:
+        --initrd's). Returns NAME, for
         stats() and profile(). A name asked for twice must mean the same
         boot (host reuses the modes part's stack-copy boot)."""
         line = guest.cmdline(progs, mode, hz, FRAMES, cpus > 1 if parallel is None else parallel, extra)
-        s = job.spec(name, line, cpus, plugin)
+        s = job.spec(name, line, cpus, plugin, initrd)
         self.part_of.setdefault(name, self.part)
         if self.plan.setdefault(name, s) != s:
             raise guest.GuestError(f"two different boots named {name}: {self.plan[name]} and {s}")
@@ -619,7 +630,7 @@ class Bench:
         return rows
 
     # --- a cost model that charges memory ----------------------------------
-    def profiled(self, name, progs, mode, hz, extra="", parallel=None):
+    def profiled(self, name, progs, mode, hz, extra="", parallel=None, initrd=None):
         """One boot under the plugin with its cost model (mode none: the
         whole run only, else the kernel's windows too); profile() gives
         the plugin's counts, checked against the kernel's, and stitch's
@@ -628,7 +639,7 @@ class Bench:
             part = name.split("-")[0]
             raise guest.GuestError(f"the {part} part needs --insnprof (build/bin/insnprof.so)")
         return self.boot(name, progs, mode, hz, self.kind(mode, True), extra=extra,
-                         parallel=parallel)
+                         parallel=parallel, initrd=initrd)
 
     def memory(self):
         """/bin/chain at several depths, without sampling and in each mode
@@ -718,6 +729,65 @@ class Bench:
         self.say("\n" + output.table(rows, output.RULECACHE_COLUMNS))
         return {"what": f"/bin/spread-K {c['rounds']}, {c['hz']} Hz, sframe", "rows": rows}
 
+    # --- SFrame version 1 (ld 2.40's), 2 and 3 -------------------------------
+    def sframe_v3(self):
+        """The suite and the real suite in sframe mode under the plugin,
+        once on each initrd of --sframe-initrds: the same programs whose
+        .sframe build/bin/sframe rewrote as version 2 and 3
+        (mk/usersframe.mk). A deferred unwind's instructions and
+        modelled cycles per frame, and each program's .sframe in each
+        version beside its .eh_frame + .eh_frame_hdr (sizes.py)."""
+        initrds = dict(v.split("=", 1) for v in (self.args.sframe_initrds or "").split(",") if v)
+        if sorted(initrds) != list(SFRAME_VERSIONS):
+            raise guest.GuestError(f"the sframe-v3 part needs --sframe-initrds "
+                                   f"{'=...,'.join(SFRAME_VERSIONS)}=...")
+        hz = self.cfg["hz"]
+        suites = {"suite": self.cfg["suite"], "real": self.cfg["real"]}
+        self.say(f"sframe-v3: the suite and the real suite at {hz} Hz, sframe mode, with the "
+                 f"programs' .sframe as ld 2.40 wrote it (v1) and rewritten as v2 and v3")
+        boots = [(name, v, self.profiled(f"sframe-{name}-{v}", progs, "sframe", hz, initrd=initrds[v]))
+                 for name, progs in suites.items() for v in SFRAME_VERSIONS]
+        programs = []
+        for name, progs in suites.items():
+            programs += [{"suite": name, "program": p[0], **self.sframe_sizes(initrds, p[0])}
+                         for p in progs]
+        rows = []
+        for name, v, b in boots:
+            u = breakdown.unwind_row(*self.profile(b))
+            f = u["frames_per_unwind"]
+            mine = [p for p in programs if p["suite"] == name]
+            rows.append({"suite": name, "sframe": v, "samples": u["samples"], "unwinds": u["unwinds"],
+                         "frames_per_unwind": f,
+                         "insns_per_frame": u["unwind_insns"] / f if f else None,
+                         "cycles_per_frame": u["unwind_cycles"] / f if f else None,
+                         "fault_cycles": u["fault_cycles"],
+                         "sframe_bytes": sum(p[f"sframe_{v}"] for p in mine),
+                         "eh_bytes": sum(p["eh_bytes"] for p in mine)})
+        output.write_csv(os.path.join(self.args.out, "sframe-v3.csv"), rows, output.SFRAMEV_KEYS)
+        output.write_csv(os.path.join(self.args.out, "sframe-v3-sizes.csv"), programs,
+                         output.SFRAMEV_SIZE_KEYS)
+        self.say("\n" + output.table(rows, output.SFRAMEV_COLUMNS))
+        self.say("\n" + output.table(programs, output.SFRAMEV_SIZE_COLUMNS))
+        return {"hz": hz, "suites": {n: [" ".join(p) for p in progs] for n, progs in suites.items()},
+                "rows": rows, "programs": programs}
+
+    def sframe_sizes(self, initrds, prog):
+        """prog's .sframe in each version and .eh_frame + .eh_frame_hdr,
+        in bytes: version 1 from the symbol tree (the full ELF files, the
+        same sections), the others from the copies' stage directories
+        (mk/usersframe.mk: DIR/stage beside DIR/initrd.cpio)."""
+        out = {}
+        for v, initrd in sorted(initrds.items()):
+            root = self.args.symfs if v == "v1" else os.path.join(os.path.dirname(initrd), "stage")
+            unconverted = os.path.join(os.path.dirname(initrd), "unconverted.txt")
+            if v != "v1" and os.path.exists(unconverted) and \
+                    prog.lstrip("/") in open(unconverted).read().split():
+                raise guest.GuestError(f"{prog}: its {v} copy kept version 1 (no room for the section)")
+            s = sizes.sizes(os.path.join(root, prog.lstrip("/")))
+            out[f"sframe_{v}"] = s[".sframe"]
+            out["eh_bytes"] = s[".eh_frame"] + s[".eh_frame_hdr"]
+        return out
+
     # --- host-side comparison -------------------------------------------
     def host(self):
         """Our SFrame unwinder, a frame-pointer walk, libunwind and libdw on
@@ -738,7 +808,7 @@ class Bench:
 
 
 PARTS = ("modes", "real", "depth", "funcs", "kentry", "rate", "cpus", "cache", "breakdown",
-         "memory", "fdesearch", "rulecache", "stackmap", "host")
+         "memory", "fdesearch", "rulecache", "stackmap", "host", "sframe-v3")
 
 
 def run_part(b, part, results):
@@ -749,6 +819,8 @@ def run_part(b, part, results):
         results[part] = getattr(b, part)()
     elif part == "host":
         results["host"] = b.host()
+    elif part == "sframe-v3":
+        results[part] = b.sframe_v3()
     else:
         results.setdefault("curves", {})[part] = getattr(b, part)()
 
@@ -865,6 +937,8 @@ def main():
     ap.add_argument("--initrd", required=True, help="the initrd qemu-run boots (build/initrd.cpio)")
     ap.add_argument("--unwind", help="build/bin/bench-unwind, for the host part")
     ap.add_argument("--insnprof", help="build/bin/insnprof.so, for the breakdown part")
+    ap.add_argument("--sframe-initrds", help="v1=PATH,v2=PATH,v3=PATH: the initrds of the "
+                    "sframe-v3 part (mk/usersframe.mk)")
     args = ap.parse_args()
     if args.jobs < 1:
         ap.error("--jobs: at least 1")

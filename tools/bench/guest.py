@@ -20,11 +20,12 @@ class GuestError(Exception):
 class Tools:
     """Where the programs are; make passes every path (mk/bench.mk)."""
 
-    def __init__(self, qemu_run, stitch, symfs, kernel):
+    def __init__(self, qemu_run, stitch, symfs, kernel, initrd=None):
         self.qemu_run = qemu_run
         self.stitch = stitch
         self.symfs = symfs
         self.kernel = kernel
+        self.initrd = initrd  # None: qemu-run's, build/initrd.cpio
 
 
 def cmdline(progs, mode, hz, frames, parallel=False, extra=""):
@@ -52,11 +53,13 @@ PHASES = [("start_s", "Stitch kernel"), ("boot_s", "watchdog:"),
           ("workload_s", "stitch: init (pid 1) exited"), ("end_s", None)]
 
 
-def boot(tools, line, records, console, timeout, plugin, cpus=1):
-    """Boot once; {phase: wall seconds} (PHASES; a phase whose line never
-    came is counted in the next)."""
+def boot(tools, line, records, console, timeout, plugin, cpus=1, initrd=None):
+    """Boot once (initrd: another than tools.initrd); {phase: wall seconds}
+    (PHASES; a phase whose line never came is counted in the next)."""
     cmd = [tools.qemu_run, "--direct", "--icount", "--cpus", str(cpus), "--timeout", str(timeout),
            "--cmdline", line, "--records", records, "--serial", console]
+    if initrd or tools.initrd:
+        cmd += ["--initrd", initrd or tools.initrd]
     if plugin:
         cmd += ["--plugin", plugin]
     phases, t0 = {}, time.monotonic()

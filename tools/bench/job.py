@@ -43,10 +43,15 @@ PLUGIN_KINDS = (None, "windows", "whole")
 TIMEOUT = 600
 
 
-def spec(name, cmdline, cpus, plugin):
+def spec(name, cmdline, cpus, plugin, initrd=None):
+    """initrd: the path of another initrd than the plan's (make bench's
+    sframe-v3 part: copies with rewritten .sframe), kept with its SHA-256."""
     if plugin not in PLUGIN_KINDS:
         raise ValueError(f"plugin {plugin!r}: not one of {PLUGIN_KINDS}")
-    return {"name": name, "cmdline": cmdline, "cpus": cpus, "plugin": plugin}
+    s = {"name": name, "cmdline": cmdline, "cpus": cpus, "plugin": plugin}
+    if initrd:
+        s["initrd"] = {"path": initrd, "sha256": sha256(initrd)}
+    return s
 
 
 def sha256(path):
@@ -70,6 +75,12 @@ def check_images(want, kernel=KERNEL, initrd=INITRD):
                                "or another build on this host?")
 
 
+def check_own(initrd):
+    """A spec's own initrd must be the one it was planned with."""
+    if initrd and sha256(initrd["path"]) != initrd["sha256"]:
+        raise guest.GuestError(f"{initrd['path']} is not the initrd the plan was made for")
+
+
 def boot(tools, s, d, want, insnprof=None):
     """Boot spec s into directory d (made empty first); boot.json says
     what ran and how long QEMU took. want: the images' SHA-256, checked
@@ -77,18 +88,22 @@ def boot(tools, s, d, want, insnprof=None):
     os.makedirs(d, exist_ok=True)
     for f in os.listdir(d):
         os.unlink(os.path.join(d, f))
-    check_images(want, tools.kernel)
+    check_images(want, tools.kernel, tools.initrd or INITRD)
     plugin = None
     if s["plugin"]:
         if not insnprof:
             raise guest.GuestError(f"{s['name']}: a boot under the plugin needs --insnprof")
         plugin = breakdown.plugin_arg(insnprof, tools.kernel, os.path.join(d, "insnprof.txt"),
                                       windows=s["plugin"] == "windows")
+    own = s.get("initrd")
+    check_own(own)
     t0 = time.monotonic()
     wall = guest.boot(tools, s["cmdline"], os.path.join(d, "records.bin"),
-                      os.path.join(d, "console.txt"), TIMEOUT, plugin, s["cpus"])
+                      os.path.join(d, "console.txt"), TIMEOUT, plugin, s["cpus"],
+                      own and own["path"])
     wall["qemu_s"] = round(time.monotonic() - t0, 3)
-    check_images(want, tools.kernel)
+    check_images(want, tools.kernel, tools.initrd or INITRD)
+    check_own(own)
     with open(os.path.join(d, "records.bin"), "rb") as f:
         records = hashlib.sha256(f.read()).hexdigest()
     write_json(os.path.join(d, "boot.json"),
@@ -193,7 +208,7 @@ def main():
     ap.add_argument("--insnprof", help="build/bin/insnprof.so, for boots under the plugin")
     args = ap.parse_args()
     k, _, i = args.sha256.partition(",")
-    tools = guest.Tools("tools/qemu-run", None, None, KERNEL)
+    tools = guest.Tools("tools/qemu-run", None, None, KERNEL, INITRD)
     with tempfile.TemporaryDirectory(prefix="bench-job-") as d:
         try:
             boot(tools, json.loads(args.spec), d, {"kernel": k, "initrd": i}, args.insnprof)

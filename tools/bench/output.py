@@ -322,6 +322,31 @@ RULECACHE_COLUMNS = [("callers", "K", "{}"), ("cache", "rule cache", "{}")] + UN
     ("rule_cache_hits", "cache hits", "{}"), ("rule_cache_misses", "cache misses", "{}")]
 RULECACHE_KEYS = [key for key, _, _ in RULECACHE_COLUMNS] + UNWIND_KEYS
 
+# The sframe-v3 part: per suite and SFrame version, a deferred unwind's
+# cost per frame under the plugin and the suite's sections in bytes; and
+# each program's sections.
+SFRAMEV_COLUMNS = [
+    ("suite", "suite", "{}"),
+    ("sframe", ".sframe", "{}"),
+    ("samples", "samples", "{}"),
+    ("frames_per_unwind", "frames/unwind", "{:.1f}"),
+    ("insns_per_frame", "insns/frame", "{:.1f}"),
+    ("cycles_per_frame", "modelled/frame", "{:.1f}"),
+    ("fault_cycles", "page faults in it: modelled/unwind", "{:.0f}"),
+    ("sframe_bytes", ".sframe bytes", "{:,}"),
+    ("eh_bytes", ".eh_frame + hdr bytes", "{:,}"),
+]
+SFRAMEV_KEYS = [key for key, _, _ in SFRAMEV_COLUMNS] + ["unwinds"]
+SFRAMEV_SIZE_COLUMNS = [
+    ("suite", "suite", "{}"),
+    ("program", "program", "{}"),
+    ("sframe_v1", ".sframe v1", "{:,}"),
+    ("sframe_v2", ".sframe v2", "{:,}"),
+    ("sframe_v3", ".sframe v3", "{:,}"),
+    ("eh_bytes", ".eh_frame + hdr", "{:,}"),
+]
+SFRAMEV_SIZE_KEYS = [key for key, _, _ in SFRAMEV_SIZE_COLUMNS]
+
 # The stackmap part: the stream against the map (metrics.stackmap_metrics).
 STACKMAP_COLUMNS = [
     ("programs", "programs", "{}"),
@@ -504,6 +529,8 @@ TABLES = {
     "fdesearch": lambda r: markdown(part(r, "fdesearch")["rows"], FDESEARCH_COLUMNS),
     "rulecache": lambda r: markdown(part(r, "rulecache")["rows"], RULECACHE_COLUMNS),
     "stackmap": lambda r: markdown(part(r, "stackmap")["rows"], STACKMAP_COLUMNS),
+    "sframe-v3": lambda r: markdown(part(r, "sframe-v3")["rows"], SFRAMEV_COLUMNS),
+    "sframe-v3-sizes": lambda r: markdown(part(r, "sframe-v3")["programs"], SFRAMEV_SIZE_COLUMNS),
     "curve": curve_table,
     "eh-curve": lambda r, name: side_by_side(
         curve(r, name), EH_MODES,
@@ -534,6 +561,11 @@ def write_tables(out, results):
     if "stackmap" in results:
         text += [f"## stackmap: the record stream against the stack map "
                  f"({results['stackmap']['what']})\n", TABLES["stackmap"](results)]
+    if "sframe-v3" in results:
+        text += [f"## sframe-v3: .sframe of version 1, 2 and 3, per frame and in bytes "
+                 f"({results['sframe-v3']['hz']} Hz, sframe mode)\n", TABLES["sframe-v3"](results),
+                 "## sframe-v3: each program's sections in bytes\n",
+                 TABLES["sframe-v3-sizes"](results)]
     for name in ("modes", "real"):
         if name in results:
             m = results[name]
