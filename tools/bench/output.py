@@ -529,8 +529,8 @@ TABLES = {
     "fdesearch": lambda r: markdown(part(r, "fdesearch")["rows"], FDESEARCH_COLUMNS),
     "rulecache": lambda r: markdown(part(r, "rulecache")["rows"], RULECACHE_COLUMNS),
     "stackmap": lambda r: markdown(part(r, "stackmap")["rows"], STACKMAP_COLUMNS),
-    "sframe-v3": lambda r: markdown(part(r, "sframe-v3")["rows"], SFRAMEV_COLUMNS),
-    "sframe-v3-sizes": lambda r: markdown(part(r, "sframe-v3")["programs"], SFRAMEV_SIZE_COLUMNS),
+    "sframe-v3": lambda r: markdown(part(r, "sframe_v3")["rows"], SFRAMEV_COLUMNS),
+    "sframe-v3-sizes": lambda r: markdown(part(r, "sframe_v3")["programs"], SFRAMEV_SIZE_COLUMNS),
     "curve": curve_table,
     "eh-curve": lambda r, name: side_by_side(
         curve(r, name), EH_MODES,
@@ -561,9 +561,9 @@ def write_tables(out, results):
     if "stackmap" in results:
         text += [f"## stackmap: the record stream against the stack map "
                  f"({results['stackmap']['what']})\n", TABLES["stackmap"](results)]
-    if "sframe-v3" in results:
+    if "sframe_v3" in results:
         text += [f"## sframe-v3: .sframe of version 1, 2 and 3, per frame and in bytes "
-                 f"({results['sframe-v3']['hz']} Hz, sframe mode)\n", TABLES["sframe-v3"](results),
+                 f"({results['sframe_v3']['hz']} Hz, sframe mode)\n", TABLES["sframe-v3"](results),
                  "## sframe-v3: each program's sections in bytes\n",
                  TABLES["sframe-v3-sizes"](results)]
     for name in ("modes", "real"):
