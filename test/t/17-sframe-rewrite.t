@@ -21,7 +21,11 @@
 #    readelf 2.46 dumps (sframe dump --style=2.46): each function's
 #    block (size, attributes, every row relative to the function's start)
 #    is one of the blocks in readelf 2.46's dump of what binutils 2.46
-#    made from the same source. What version 1 cannot carry is counted
+#    made from the same source; and in the bytes, each function's
+#    attribute record (row count, info, info2, block size) and rows (each
+#    row's start, info byte and data words, in the widths chosen) are
+#    those of one of binutils 2.46's functions of that size, byte for
+#    byte. What version 1 cannot carry is counted
 #    apart: the flexible (DRAP) function, which as 2.40 leaves without
 #    an FDE, and the 8-byte PLT block (.plt.got) ld 2.40 does not
 #    describe. Where each function lies and the FRE sub-section's order
@@ -138,6 +142,38 @@ my %fixture = (
 	'useslib' => [[qw(-O2 -fomit-frame-pointer useslib.c), "-L$dir", '-lfx'], 1],
 );
 
+# A version 3 section's functions, each as its size and the bytes of its
+# attribute record and rows (the spec's layout: a 28-byte header, the
+# auxiliary header, 16-byte index entries, the FRE sub-section), sorted.
+sub records {
+	my ($b) = @_;
+	my ($magic, $ver, $aux, $nfde, $fdeoff, $freoff) =
+		(unpack('vC', $b), unpack('x7CV x8 VV', $b));
+	return () unless $magic == 0xdee2 && $ver == 3;
+	my ($fdes, $fres) = (28 + $aux + $fdeoff, 28 + $aux + $freoff);
+	my @r;
+	for my $i (0 .. $nfde - 1) {
+		my (undef, $size, $off) = unpack('q<VV', substr($b, $fdes + 16 * $i, 16));
+		my $at = $fres + $off;
+		my ($n, $info) = unpack('vC', substr($b, $at, 3));
+		my ($p, $asz) = ($at + 5, (1, 2, 4, 0)[$info & 3]);
+		for (1 .. $n) {
+			my $fi = ord(substr($b, $p + $asz, 1));
+			$p += $asz + 1 + (($fi >> 1) & 0xf) * (1 << (($fi >> 5) & 3));
+		}
+		push @r, "$size " . unpack('H*', substr($b, $at, $p - $at));
+	}
+	return sort @r;
+}
+
+# How many of @$a are in @$b (as many times).
+sub common {
+	my ($a, $b) = @_;
+	my %left;
+	$left{$_}++ for @$b;
+	return scalar grep { $left{$_} && $left{$_}-- } @$a;
+}
+
 # A dump's function blocks, each with its pc taken out (rows relative to
 # it), sorted.
 sub blocks {
@@ -156,7 +192,7 @@ sub blocks {
 	return sort @b;
 }
 
-my ($fdes_equal, $fdes_246) = (0, 0);
+my ($fdes_equal, $fdes_246, $bytes_equal) = (0, 0, 0);
 for my $name (sort { ($a eq 'useslib') <=> ($b eq 'useslib') } keys %fixture) {
 	my ($how, $v1_cannot) = @{ $fixture{$name} };
 	my @src = map { m{^[\w-]+\.[cS]$} ? "$fx/$_" : $_ } @$how;
@@ -183,16 +219,21 @@ for my $name (sort { ($a eq 'useslib') <=> ($b eq 'useslib') } keys %fixture) {
 	my ($ours) = run($tool, 'dump', '--style=2.46', '--vaddr', $addr, "$made.v3");
 	my @ours = blocks($ours);
 	my @theirs = blocks(slurp("$fx/$name.readelf.txt"));
-	my %left;
-	$left{$_}++ for @theirs;
-	my $equal = grep { $left{$_} && $left{$_}-- } @ours;
+	my $equal = common(\@ours, \@theirs);
+	system('objcopy', '-O', 'binary', '--only-section=.sframe', "$fx/$name", "$made.246") == 0
+		or die "objcopy $fx/$name\n";
+	my @raw_ours = records(slurp("$made.v3"));
+	my $bytes = common(\@raw_ours, [records(slurp("$made.246"))]);
 	$fdes_equal += $equal;
+	$bytes_equal += $bytes;
 	$fdes_246 += @theirs;
-	ok($st == 0 && $equal == @ours && @theirs - $equal == $v1_cannot,
-	   "$name: all " . scalar(@ours) . " functions as binutils 2.46 wrote them"
-	   . ($v1_cannot ? ", and the $v1_cannot version 1 cannot carry" : ''))
+	ok($st == 0 && $equal == @ours && $bytes == @ours && @raw_ours == @ours &&
+	   @theirs - $equal == $v1_cannot,
+	   "$name: all " . scalar(@ours) . " functions as binutils 2.46 wrote them, dumped and "
+	   . "in the bytes" . ($v1_cannot ? ", and the $v1_cannot version 1 cannot carry" : ''))
 		or diag("ours:\n$ours");
 }
-diag("$fdes_equal of binutils 2.46's $fdes_246 functions equal, field by field");
+diag("$fdes_equal of binutils 2.46's $fdes_246 functions equal in the dump, "
+     . "$bytes_equal in the bytes of their attribute records and rows");
 
 done();
