@@ -8,7 +8,9 @@
 #    names it: the copy's section is of that version, and at every pc
 #    from 16 bytes before its first function to 16 after its last the
 #    three give the same function, row, rule and unwind step (conv_check,
-#    the host library); nothing but .sframe changed (the memory image
+#    the host library), and in each version 3 copy the accelerated
+#    lookups give the reference lookup's answers (reference, as test 18
+#    checks the files of the build); nothing but .sframe changed (the memory image
 #    without .sframe, objcopy -O binary, is the stage copy's byte for
 #    byte); the sizes are what the encodings say: version 3 = version 2
 #    + 1 byte a function (a 16-byte index entry and a 5-byte attribute
@@ -53,7 +55,7 @@ sub list_of {
 my %unconverted = map { my $v = $_; ($v => { map { $_ => 1 } list_of("build/sframe/$v/unconverted.txt") }) } qw(v2 v3);
 my @names = grep { -f "$root/$_" && (elf_type("$root/$_") == 2 || elf_type("$root/$_") == 3) }
 	list_of('build/userland/initrd.list');
-my ($files, $pcs, @bad_version, @bad_rules, @bad_image, @bad_size, @missing);
+my ($files, $pcs, @bad_version, @bad_rules, @bad_image, @bad_size, @missing, @v3);
 for my $n (@names) {
 	my ($st) = run($tool, 'check', "$root/$n");
 	next unless $st =~ /: ok: version 1 at 0x[0-9a-f]+, (\d+) FDEs/;
@@ -73,6 +75,7 @@ for my $n (@names) {
 		next;
 	}
 	$files++;
+	push @v3, $copy{v3};
 	my @all = ("$root/$n", map { $copy{$_} } grep { $copy{$_} } qw(v2 v3));
 	my ($res, $status) = run($check, @all);
 	if ($status != 0 || $res !~ /, (\d+) pcs, (\d+) with a rule/ || $2 == 0) {
@@ -109,6 +112,12 @@ diag("$files programs rewritten as v2 and v3, $pcs pcs compared; kept as ld wrot
 ok($files >= 40 && !@bad_version, 'every copy carries the version it was rewritten to') or diag(@bad_version);
 ok($pcs > 1000000 && !@bad_rules, 'v1, v2 and v3 give the same FDE, row, rule and step at every pc')
 	or diag(@bad_rules);
+my ($ref, $ref_status) = run("$p->{SFRAME_DIR}/test/reference", @v3);
+my $ref_pcs = 0;
+$ref_pcs += $1 while $ref =~ /, (\d+) pcs \(\d+ with a rule\), 0 mismatches$/mg;
+ok(@v3 && $ref_status == 0 && ($ref =~ tr/\n//) == @v3 && $ref_pcs > 1000000,
+   "the v3 copies: the accelerated lookups give the reference's answers ($ref_pcs pcs)")
+	or diag($ref);
 ok(!@bad_image, 'nothing but .sframe differs in the rewritten copies') or diag(@bad_image);
 ok(!@bad_size, 'version 3 is version 2 plus one byte a function') or diag(@bad_size);
 ok(!grep({ !m{^bin/(funcs|spread)-} } @missing),
