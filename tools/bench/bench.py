@@ -837,14 +837,15 @@ def plan_parts(b, parts):
     return list(b.plan.values())
 
 
-def write_jobs(path, specs, booted, insnprof):
+def write_jobs(path, specs, booted, insnprof, initrd):
     """The plan as a job file: one boot a line, a shell command run from
     the top of the tree (GNU parallel runs each line), which checks the
-    images' SHA-256 and prints the boot's line for --collect."""
+    images' SHA-256 (initrd: the plan's, make bench SFRAME=v3's copy or
+    build/initrd.cpio) and prints the boot's line for --collect."""
     sha = f"{booted['kernel']},{booted['initrd']}"
     with open(path + ".tmp", "w") as f:
         for s in specs:
-            f.write(f"python3 tools/bench/job.py --sha256 {sha}"
+            f.write(f"python3 tools/bench/job.py --sha256 {sha} --initrd {shlex.quote(initrd)}"
                     + (f" --insnprof {shlex.quote(insnprof)}" if s["plugin"] else "")
                     + f" --spec {shlex.quote(json.dumps(s, sort_keys=True))}\n")
     os.replace(path + ".tmp", path)
@@ -978,7 +979,7 @@ def main():
             b.say(f"collect: {len(unpack_streams(args.collect, b.runs))} boots in {args.collect}")
         specs = plan_parts(b, parts)
         if args.plan:
-            write_jobs(args.plan, specs, b.booted, args.insnprof)
+            write_jobs(args.plan, specs, b.booted, args.insnprof, args.initrd)
             b.say(f"bench: {len(specs)} boots of {', '.join(parts)} written to {args.plan}")
             return 0
         b.say(f"bench: {', '.join(parts)}: {len(specs)} boots"

@@ -12,7 +12,7 @@ insnprof.txt (under the plugin), stats.json (stitch --stats, the host-side
 count) and boot.json (the spec, the images' SHA-256 and the wall time
 spent in QEMU and in stitch).
 
-    job.py --spec JSON --sha256 KERNEL,INITRD [--insnprof SO]
+    job.py --spec JSON --sha256 KERNEL,INITRD [--insnprof SO] [--initrd FILE]
 
 run from the top of a built tree (tools/qemu-run boots build/kernel/
 kernel.elf and build/initrd.cpio) boots once, after checking that the
@@ -206,9 +206,10 @@ def main():
     ap.add_argument("--spec", required=True, help="the boot, as JSON (bench.py --plan writes it)")
     ap.add_argument("--sha256", required=True, help="KERNEL,INITRD: the images' SHA-256")
     ap.add_argument("--insnprof", help="build/bin/insnprof.so, for boots under the plugin")
+    ap.add_argument("--initrd", default=INITRD, help="the plan's initrd (default build/initrd.cpio)")
     args = ap.parse_args()
     k, _, i = args.sha256.partition(",")
-    tools = guest.Tools("tools/qemu-run", None, None, KERNEL, INITRD)
+    tools = guest.Tools("tools/qemu-run", None, None, KERNEL, args.initrd)
     with tempfile.TemporaryDirectory(prefix="bench-job-") as d:
         try:
             boot(tools, json.loads(args.spec), d, {"kernel": k, "initrd": i}, args.insnprof)
