@@ -228,6 +228,15 @@ int eh_find_rule(const struct eh_table *t, uint64_t pc, struct sf_rule *rule,
 uint64_t eh_index_size(const struct eh_table *t);
 int eh_index_build(struct eh_table *t, void *mem, uint64_t size);
 
+/* The same build in parts, for a caller that bounds each part's work:
+ * eh_index_begin checks and lays out (EH_E_INVAL as above), then each
+ * eh_index_more reads up to *work more entries (one unit each, taken
+ * from *work): EH_E_BUDGET while entries are left, EH_OK once the last is
+ * read (t->index is set then, not before: lookups meanwhile search the
+ * table), or the build's error. */
+int eh_index_begin(const struct eh_table *t, void *mem, uint64_t size);
+int eh_index_more(struct eh_table *t, void *mem, uint32_t *work);
+
 /* A short English name for an error code. */
 const char *eh_strerror(int err);
 

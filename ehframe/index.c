@@ -27,29 +27,48 @@ uint64_t eh_index_size(const struct eh_table *t)
 	       t->count * (sizeof(uint64_t) + sizeof(struct eh_kept_fde));
 }
 
-int eh_index_build(struct eh_table *t, void *mem, uint64_t size)
+int eh_index_begin(const struct eh_table *t, void *mem, uint64_t size)
 {
 	struct eh_index *x = mem;
-	uint64_t prev = 0;
 
 	if (!t || !mem || (uintptr_t)mem % 8 || !t->has_table || t->count == 0 ||
 	    t->count > UINT32_MAX || t->frame.size > UINT32_MAX || size < eh_index_size(t))
 		return EH_E_INVAL;
 	x->n = (uint32_t)t->count;
+	x->built = 0;
 	x->ncies = 0;
+	return EH_OK;
+}
+
+int eh_index_more(struct eh_table *t, void *mem, uint32_t *work)
+{
+	struct eh_index *x = mem;
 	struct eh_kept_fde *k = eh_index_fdes(x);
-	for (uint32_t i = 0; i < x->n; i++) {
+	uint32_t to = x->n - x->built > *work ? x->built + *work : x->n;
+
+	for (uint32_t i = x->built; i < to; i++) {
 		uint64_t loc, off;
 		int err = eh_hdr_entry(t, i, &loc, &off);
 		if (err)
 			return err;
-		if (i > 0 && loc < prev)
+		if (i > 0 && loc < x->loc[i - 1])
 			return EH_E_HDR_UNSORTED;
-		x->loc[i] = prev = loc;
+		x->loc[i] = loc;
 		k[i] = (struct eh_kept_fde){ .off = (uint32_t)off }; /* < frame.size */
 	}
+	*work -= to - x->built;
+	x->built = to;
+	if (x->built < x->n)
+		return EH_E_BUDGET;
 	t->index = x;
 	return EH_OK;
+}
+
+int eh_index_build(struct eh_table *t, void *mem, uint64_t size)
+{
+	uint32_t work = UINT32_MAX;
+	int err = eh_index_begin(t, mem, size);
+	return err ? err : eh_index_more(t, mem, &work);
 }
 
 /* The last entry at or before pc (pc >= loc[0]). */

@@ -153,6 +153,7 @@ struct eh_kept_fde {
  * locations increasing, then the FDEs kept, one per entry. */
 struct eh_index {
 	uint32_t n;
+	uint32_t built;      /* the entries read so far (eh_index_more) */
 	uint32_t ncies;
 	struct eh_kept_cie cies[EH_INDEX_CIES];
 	uint64_t loc[];

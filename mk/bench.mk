@@ -38,7 +38,7 @@ BENCH_OUT := $(OUT)/bench
 # empties the caches beside another program; /bin/spread-K samples
 # under K different call sites; /bin/deepstack has a stack of 1 KiB
 # frames, for stack copies of up to 16 KiB.
-BENCH_FUNCS := 10 100 1000 10000 100000
+BENCH_FUNCS := 10 100 1000 3000 10000 30000 100000
 BENCH_SPREAD := 16 256 4096 16384
 BENCH_PROGRAMS := bsuite kentry evict deepstack $(BENCH_FUNCS:%=funcs-%) $(BENCH_SPREAD:%=spread-%)
 USER_EXTRA_PROGRAMS += $(BENCH_PROGRAMS)

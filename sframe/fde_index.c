@@ -40,17 +40,18 @@ static uint8_t buckets_fill(const uint64_t *start, uint32_t n, uint32_t *bucket)
 	return shift;
 }
 
-/* The starts of the index, increasing; instantiated per source kind and start
- * width (v3: 8 bytes, else 4), the pcrel flag read once: a load, an add
- * and a compare an entry. */
+/* Starts from..to - 1 of the index, increasing from the one before them;
+ * instantiated per source kind and start width (v3: 8 bytes, else 4), the
+ * pcrel flag read once: a load, an add and a compare an entry. */
 static SF_INLINE int read_starts(const struct sf_table *t, enum sf_kind k, uint32_t width,
-				  struct sf_fde_index *x)
+				  struct sf_fde_index *x, uint32_t from, uint32_t to)
 {
-	uint64_t rel = pcrel_mask(t), at = t->fdes, stride = (uint64_t)x->step * t->fde_size;
-	uint64_t prev = 0;
+	uint64_t rel = pcrel_mask(t), stride = (uint64_t)x->step * t->fde_size;
+	uint64_t at = t->fdes + from * stride, prev = from ? x->start[from - 1] : 0;
+	struct sf_kept_fde *kept = x->step == 1 ? sf_fde_index_kept(x) : NULL;
 	int err;
 
-	for (uint32_t i = 0; i < x->n; i++, at += stride) {
+	for (uint32_t i = from; i < to; i++, at += stride) {
 		uint8_t b[8] = { 0 };
 		/* In bounds: sf_open checked the FDE array against the size. */
 		if ((err = sf_load(&t->src, k, at, width, b)))
@@ -59,17 +60,17 @@ static SF_INLINE int read_starts(const struct sf_table *t, enum sf_kind k, uint3
 		if (start < prev)
 			return SF_E_FDE_UNSORTED;
 		x->start[i] = prev = start;
+		if (kept)
+			kept[i].read = false;
 	}
 	return SF_OK;
 }
 
-int sf_fde_index_build(struct sf_table *t, void *mem, uint64_t size)
+int sf_fde_index_begin(const struct sf_table *t, void *mem, uint64_t size)
 {
 	struct sf_fde_index *x = mem;
 	uint64_t room = size < sizeof *x ? 0 : size - sizeof *x;
 	uint64_t max = room / (ENTRY_BYTES + sizeof(struct sf_kept_fde));
-	enum sf_kind k = sf_kind(&t->src);
-	int err;
 
 	if ((uintptr_t)mem % 8)
 		return SF_E_INVAL;
@@ -88,19 +89,45 @@ int sf_fde_index_build(struct sf_table *t, void *mem, uint64_t size)
 		max = t->num_fdes;
 	x->step = (uint32_t)((t->num_fdes + max - 1) / max);
 	x->n = (t->num_fdes + x->step - 1) / x->step;
-	uint32_t width = t->version == 3 ? 8 : 4;
-	err = k == SF_KIND_BASE ? read_starts(t, SF_KIND_BASE, width, x) :
-	      k == SF_KIND_IN_PLACE ? (width == 8 ? read_starts(t, SF_KIND_IN_PLACE, 8, x) :
-						    read_starts(t, SF_KIND_IN_PLACE, 4, x)) :
-				      read_starts(t, SF_KIND_READ, width, x);
-	if (err)
+	x->built = 0;
+	return SF_OK;
+}
+
+/* The next starts up to to, by the source's kind (read in place: by the
+ * start's width too). */
+static int read_some(const struct sf_table *t, struct sf_fde_index *x, uint32_t to)
+{
+	enum sf_kind k = sf_kind(&t->src);
+	uint32_t width = t->version == 3 ? 8 : 4, from = x->built;
+
+	return k == SF_KIND_BASE ? read_starts(t, SF_KIND_BASE, width, x, from, to) :
+	       k == SF_KIND_IN_PLACE ? (width == 8 ? read_starts(t, SF_KIND_IN_PLACE, 8, x, from, to) :
+						     read_starts(t, SF_KIND_IN_PLACE, 4, x, from, to)) :
+				     read_starts(t, SF_KIND_READ, width, x, from, to);
+}
+
+int sf_fde_index_more(struct sf_table *t, void *mem, uint32_t *work)
+{
+	struct sf_fde_index *x = mem;
+	uint32_t to = x->n - x->built > *work ? x->built + *work : x->n;
+	int err;
+
+	if ((err = read_some(t, x, to)))
 		return err;
+	*work -= to - x->built;
+	x->built = to;
+	if (x->built < x->n)
+		return SF_E_BUDGET;
 	x->shift = buckets_fill(x->start, x->n, (uint32_t *)(x->start + x->n));
-	if (x->step == 1)
-		for (uint32_t i = 0; i < x->n; i++)
-			sf_fde_index_kept(x)[i].read = false;
 	t->fde_index = x;
 	return SF_OK;
+}
+
+int sf_fde_index_build(struct sf_table *t, void *mem, uint64_t size)
+{
+	uint32_t work = UINT32_MAX;
+	int err = sf_fde_index_begin(t, mem, size);
+	return err ? err : sf_fde_index_more(t, mem, &work);
 }
 
 /* FDE i of an entry per FDE, read from the section: checked against its

@@ -154,6 +154,7 @@ struct sf_table {
 struct sf_fde_index {
 	uint32_t step;
 	uint32_t n;
+	uint32_t built;      /* the starts read so far (sf_fde_index_more) */
 	uint8_t shift;
 	uint64_t start[];
 };
@@ -277,6 +278,15 @@ int sf_validate(const struct sf_table *t);
  */
 uint64_t sf_fde_index_size(const struct sf_table *t, uint32_t max);
 int sf_fde_index_build(struct sf_table *t, void *mem, uint64_t size);
+
+/* The same build in parts, for a caller that bounds each part's work:
+ * sf_fde_index_begin lays the index out in mem (the errors of the build
+ * but the reads'), then each sf_fde_index_more reads up to *work more
+ * starts (one unit each, taken from *work): SF_E_BUDGET while starts are
+ * left, SF_OK once the last is read (t->fde_index is set then, not
+ * before: lookups meanwhile search the section), or the build's error. */
+int sf_fde_index_begin(const struct sf_table *t, void *mem, uint64_t size);
+int sf_fde_index_more(struct sf_table *t, void *mem, uint32_t *work);
 
 /* With an entry per FDE: read and keep every FDE now (bounded by
  * num_fdes), so that lookups only read the index; the first FDE that

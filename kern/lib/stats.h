@@ -65,6 +65,13 @@
 	X(FDE_INDEX_LOOKUPS, "fde_index_lookups", SUM) /* lookups through a section's FDE index */ \
 	X(QUICK_LOOKUPS, "quick_lookups", SUM) /* ... answered in one pass (sf_find_quick) */ \
 	X(UNWIND_PREEMPTED, "unwind_preempted", SUM) /* reschedules inside an unwind */ \
+	/* Both formats' indexes (kern/unwind/table.h, unwind_index_start): */ \
+	X(UNWIND_INDEX_BYTES, "unwind_index_bytes", SUM) /* kernel memory given to indexes */ \
+	X(UNWIND_INDEX_ENTRIES, "unwind_index_entries", SUM) /* ... FDEs they have an entry for */ \
+	X(UNWIND_INDEX_CHUNKS, "unwind_index_chunks", SUM) /* parts of a build, one a walk at most */ \
+	X(UNWIND_INDEX_CYCLES, "unwind_index_cycles", SUM) /* ... the cycles they took */ \
+	X(UNWIND_INDEX_OVER_BUDGET, "unwind_index_over_budget", SUM) /* no index: the budgets */ \
+	X(UNWIND_INDEX_ABANDONED, "unwind_index_abandoned", SUM) /* no memory, or the build failed */ \
 	/* .eh_frame sections (profile.mode=eh-frame; docs/DEFERRED.md): */   \
 	X(EHFRAME_REGISTERED, "ehframe_registered", SUM)                      \
 	X(EHFRAME_REFUSED, "ehframe_refused", SUM) /* registrations refused, any reason */ \

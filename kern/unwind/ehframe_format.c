@@ -1,7 +1,6 @@
 #include "kern/unwind/ehframe_format.h"
 #include "ehframe/ehframe.h"
 #include "kern/kernel.h"
-#include "kern/mm/kmalloc.h"
 #include "kern/lib/stats.h"
 #include "stitch/syscall.h"
 
@@ -37,14 +36,6 @@ static struct eh_state *eh_of(struct unwind_table *t)
  * the only one the .eh_frame library reads). */
 static const struct sf_table amd64 = { .abi = SF_ABI_AMD64_LE };
 
-/* unwind.fde_index=0 turns the index off (docs/DEFERRED.md). */
-static bool fde_index_on = true;
-
-static void init(bool index_on)
-{
-	fde_index_on = index_on;
-}
-
 /* Opens t's header and .eh_frame into *eh: eh_frame_ptr must lie in the
  * segment; its reads are charged to *read_left (NULL: not charged). */
 static int open_eh(const struct unwind_table *t, struct eh_table *eh, uint64_t *read_left)
@@ -73,36 +64,41 @@ static int check_header(const struct unwind_table *t)
 	return err ? -STITCH_ENOEXEC : 0;
 }
 
-/* The most entries a table may have to get an index (16 KiB of search
- * table), as SFrame's FDE index (kern/unwind/sframe_format.c). */
-#define EH_INDEX_MAX 2048
-
 /*
- * An opened table's index (eh_index_build, ehframe/index.c), built at its
- * first use into kernel memory the table owns: the search table's entries
- * read once, then each FDE and CIE a lookup reads kept (the CIE with the
- * row its initial instructions leave), so that a lookup searches kernel
- * memory, reads its table entry again and runs only the FDE's
- * instructions up to pc. The answers are those of the lookup without it
- * (test 28 holds the two against each other at every pc of every
- * program; test 59 the chains). Built with no read budget; a table that
- * does not read well, or is not sorted, or too big, or no memory: no
+ * An opened table's index (eh_index_build, ehframe/index.c; its memory
+ * and budget: kern/unwind/table.h, unwind_index_start): the search
+ * table's entries read once, a chunk a walk, then each FDE and CIE a
+ * lookup reads kept (the CIE with the row its initial instructions
+ * leave), so that a lookup searches kernel memory, reads its table entry
+ * again and runs only the FDE's instructions up to pc. The answers are
+ * those of the lookup without it (test 28 holds the two against each
+ * other at every pc of every program; test 59 the chains). Built with no
+ * read budget; a table that does not read well or is not sorted gets no
  * index, and the lookups search the table as it is (and find what is
  * wrong with it themselves).
  */
-static void index_table(struct eh_table *eh)
+static uint64_t index_size(struct unwind_table *t, uint64_t *entries)
 {
-	if (!fde_index_on || eh->count == 0 || eh->count > EH_INDEX_MAX)
-		return;
-	void *mem = unwind_table_alloc(eh_index_size(eh));
-	if (!mem)
-		return;
+	struct eh_table *eh = &eh_of(t)->eh;
+	if (!eh->has_table || eh->count == 0)
+		return 0;
+	*entries = eh->count;
+	return eh_index_size(eh);
+}
+
+static int index_begin(struct unwind_table *t, void *mem, uint64_t size)
+{
+	return eh_index_begin(&eh_of(t)->eh, mem, size) ? SF_E_NOSPACE : SF_OK;
+}
+
+static int index_more(struct unwind_table *t, uint32_t *work)
+{
+	struct eh_table *eh = &eh_of(t)->eh;
 	eh->hdr.read_left = eh->frame.read_left = NULL;
-	if (eh_index_build(eh, mem, eh_index_size(eh))) {
-		kfree(mem);
-		return;
-	}
-	stat_inc(STAT_EHFRAME_INDEXED);
+	int err = eh_index_more(eh, t->index, work);
+	if (err == EH_OK)
+		stat_inc(STAT_EHFRAME_INDEXED);
+	return err == EH_OK ? SF_OK : err == EH_E_BUDGET ? SF_E_BUDGET : SF_E_NOSPACE;
 }
 
 /* The library's error in the registry's terms (SF_E_*); a damaged
@@ -145,8 +141,6 @@ static int open_table(struct unwind_table *t, uint32_t *budget)
 	uint64_t left = (uint64_t)*budget * EH_BYTES_PER_UNIT, start = left;
 	int err = open_eh(t, &s->eh, &left);
 	charge(budget, *budget, start, left);
-	if (!err)
-		index_table(&s->eh);
 	return answer(s, err);
 }
 
@@ -171,11 +165,6 @@ static void counted(const struct unwind_rule *r, unsigned cpu)
 {
 	stat_add_on(cpu, STAT_EHFRAME_LOOKUPS, r->finds);
 	stat_add_on(cpu, STAT_EHFRAME_INDEX_LOOKUPS, r->indexed);
-}
-
-static void free_index(struct unwind_table *t)
-{
-	kfree(eh_of(t)->eh.index);
 }
 
 /* The counter of the reason a table was dropped. */
@@ -224,11 +213,12 @@ static void count(enum unwind_table_event ev, const struct unwind_table *t, int 
 const struct unwind_format ehframe_format = {
 	.id = UNWIND_EH_FRAME,
 	.state_size = sizeof(struct eh_state),
-	.init = init,
 	.check = check_header,
 	.open = open_table,
+	.index_size = index_size,
+	.index_begin = index_begin,
+	.index_more = index_more,
 	.find = find_rule,
 	.counted = counted,
-	.free = free_index,
 	.count = count,
 };

@@ -37,6 +37,7 @@ void lookup_begin(struct rule_lookup *l, struct uvm *mm, enum unwind_format_id f
 	l->lookups = l->cache_fills = l->last_hits = 0;
 	l->r.finds = l->r.indexed = l->r.quick_finds = 0;
 	l->last = NULL;
+	l->indexed_chunk = false;
 	/* The threads using mm: current, and those it made; a thread that
 	 * exits lets go of mm after its last walk. */
 	l->alone = __atomic_load_n(&mm->users, __ATOMIC_ACQUIRE) == 1;
@@ -105,13 +106,20 @@ static struct unwind_table *table_for(struct rule_lookup *l, uint64_t pc)
 	return t;
 }
 
-/* pc's rule in t, held: opened at its first use. */
+/* pc's rule in t, held: opened at its first use, then its index built a
+ * chunk a walk (kern/unwind/table.h, unwind_index_more). */
 static int find(struct rule_lookup *l, struct unwind_table *t, uint64_t pc)
 {
 	int err = SF_OK;
 	table_hold(l, t);
-	if (!t->opened && !(err = t->fmt->open(t, &l->budget)))
+	if (!t->opened && !(err = t->fmt->open(t, &l->budget))) {
 		t->opened = true;
+		unwind_index_start(t);
+	}
+	if (!err && t->indexing && !l->indexed_chunk) {
+		l->indexed_chunk = true;
+		err = unwind_index_more(t);
+	}
 	if (!err)
 		err = t->fmt->find(t, pc, &l->r, &l->budget);
 	table_release(l, t);

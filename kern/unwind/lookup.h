@@ -66,6 +66,7 @@ struct rule_lookup {
 	uint64_t tag;               /* the cache's tag for a rule in this walk */
 	enum unwind_format_id fmt;  /* whose tables a miss looks in */
 	bool alone;                 /* mm has one thread: no table holds */
+	bool indexed_chunk;         /* a chunk of an index was built (table.h) */
 	uint32_t budget;            /* what is left of unwind.budget */
 	uint32_t lookups;           /* steps the cache did not answer */
 	uint32_t cache_fills, last_hits;

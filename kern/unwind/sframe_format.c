@@ -1,7 +1,6 @@
 #include "kern/unwind/sframe_format.h"
 #include "kern/kernel.h"
 #include "kern/lib/cmdline.h"
-#include "kern/mm/kmalloc.h"
 #include "kern/lib/stats.h"
 #include "stitch/syscall.h"
 
@@ -11,16 +10,14 @@ static struct sf_table *sf_of(struct unwind_table *t)
 	return (struct sf_table *)t->state;
 }
 
-/* The switches (docs/DEFERRED.md): sframe.validate runs the full
- * validation when a table is first opened; unwind.fde_index=0 turns the
- * FDE index off. */
+/* The switch (docs/DEFERRED.md): sframe.validate runs the full
+ * validation when a table is first opened. */
 static bool validate_all;
-static bool fde_index_on = true;
 
 static void init(bool index_on)
 {
+	(void)index_on; /* the registry's (kern/unwind/table.c) */
 	validate_all = cmdline_flag(&boot_args, "sframe.validate");
-	fde_index_on = index_on;
 }
 
 /*
@@ -38,43 +35,38 @@ static int check_header(const struct unwind_table *t)
 	return err ? -STITCH_ENOEXEC : 0;
 }
 
-/* The most FDEs a table may have to get an index: an entry per FDE,
- * 32 bytes each with the FDE kept (64 KiB at most). A sparser index of a
- * bigger table would still fault in every page of its FDE array at the
- * first use (funcs-100000's first unwind: 832 K instructions instead of
- * 142 K), for a few search probes a lookup. */
-#define FDE_INDEX_MAX 2048
-
 /*
- * A sorted table's FDE index (sf_fde_index_build, an entry per FDE),
- * built at its first use into kernel memory the table owns: the lookups
- * then find their function's FDE through the index's bucket directory in
- * kernel memory and read from the table only that FDE, the first time,
- * and after that only its rows (the index keeps it). Lookups write the
- * index: the threads of a process may look up the same table on several
- * CPUs at once, so the lookup holds the table (kern/unwind/lookup.c).
- * Building reads each FDE's start once (and takes the FDE array's page
- * faults). The memory is allocated with the walk's user-access window
- * closed (unwind_table_alloc); the registry frees it with the table (free_index). Without
- * memory, off, or for a bigger table, the table is searched as it is; a
- * table whose starts decrease is not valid.
+ * A sorted table's FDE index (sf_fde_index_build, an entry per FDE; its
+ * memory and budget: kern/unwind/table.h, unwind_index_start): the
+ * lookups then find their function's FDE through the index's bucket
+ * directory in kernel memory and read from the table only that FDE, the
+ * first time, and after that only its rows (the index keeps it). Lookups
+ * write the index: the threads of a process may look up the same table
+ * on several CPUs at once, so the lookup holds the table
+ * (kern/unwind/lookup.c). Building reads each FDE's start once, a chunk
+ * a walk (and takes the FDE array's page faults); a table whose starts
+ * decrease is not valid.
  */
-static int index_table(struct sf_table *sf)
+static uint64_t index_size(struct unwind_table *t, uint64_t *entries)
 {
-	if (!fde_index_on || !(sf->flags & SF_F_FDE_SORTED) || sf->num_fdes == 0 ||
-	    sf->num_fdes > FDE_INDEX_MAX)
-		return SF_OK;
-	uint64_t size = sf_fde_index_size(sf, FDE_INDEX_MAX);
-	void *mem = unwind_table_alloc(size);
-	if (!mem)
-		return SF_OK;
-	int err = sf_fde_index_build(sf, mem, size);
-	if (err) {
-		kfree(mem);
-		return err;
-	}
-	stat_inc(STAT_SFRAME_INDEXED);
-	return SF_OK;
+	struct sf_table *sf = sf_of(t);
+	if (!(sf->flags & SF_F_FDE_SORTED) || sf->num_fdes == 0)
+		return 0;
+	*entries = sf->num_fdes;
+	return sf_fde_index_size(sf, sf->num_fdes);
+}
+
+static int index_begin(struct unwind_table *t, void *mem, uint64_t size)
+{
+	return sf_fde_index_begin(sf_of(t), mem, size);
+}
+
+static int index_more(struct unwind_table *t, uint32_t *work)
+{
+	int err = sf_fde_index_more(sf_of(t), t->index, work);
+	if (err == SF_OK)
+		stat_inc(STAT_SFRAME_INDEXED);
+	return err;
 }
 
 /* Header and layout, read in place (the walk holds the window). The
@@ -98,7 +90,7 @@ static int open_table(struct unwind_table *t, uint32_t *budget)
 		err = sf_validate(sf);
 	sf->text_start = t->text_start;
 	sf->text_end = t->text_end;
-	return err ? err : index_table(sf);
+	return err;
 }
 
 /* The whole lookup, for a rule sf_find_quick does not give. Not inline:
@@ -132,11 +124,6 @@ static void counted(const struct unwind_rule *r, unsigned cpu)
 {
 	stat_add_on(cpu, STAT_FDE_INDEX_LOOKUPS, r->indexed + r->quick_finds);
 	stat_add_on(cpu, STAT_QUICK_LOOKUPS, r->quick_finds);
-}
-
-static void free_index(struct unwind_table *t)
-{
-	kfree((void *)sf_of(t)->fde_index);
 }
 
 /* A registration refused with -err: sframe_dropped and its reason. */
@@ -185,8 +172,10 @@ const struct unwind_format sframe_format = {
 	.init = init,
 	.check = check_header,
 	.open = open_table,
+	.index_size = index_size,
+	.index_begin = index_begin,
+	.index_more = index_more,
 	.find = find_rule,
 	.counted = counted,
-	.free = free_index,
 	.count = count,
 };

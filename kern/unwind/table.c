@@ -1,6 +1,7 @@
 #include "kern/unwind/table.h"
 #include "kern/unwind/ehframe_format.h"
 #include "kern/unwind/sframe_format.h"
+#include <arch/time.h>
 #include <arch/uaccess.h>
 #include "kern/kernel.h"
 #include "kern/lib/cmdline.h"
@@ -31,11 +32,22 @@ static const struct unwind_format *const formats[UNWIND_FORMATS] = {
 	[UNWIND_EH_FRAME] = &ehframe_format,
 };
 
+/* The index's switch and budgets (docs/DEFERRED.md): unwind.fde_index=0
+ * turns it off; a table's index may take unwind.index_kib KiB, a
+ * process's indexes unwind.index_process_kib KiB in all. The default
+ * per table holds an index of 131 072 FDEs (32 bytes each). */
+static bool index_on = true;
+static uint64_t index_table_max, index_process_max;
+
 void unwind_tables_init(void)
 {
-	bool index_on = cmdline_int(&boot_args, "unwind.fde_index", 1, 0, 1);
+	index_on = cmdline_int(&boot_args, "unwind.fde_index", 1, 0, 1);
+	index_table_max = (uint64_t)cmdline_int(&boot_args, "unwind.index_kib", 4096, 0, 1 << 20) << 10;
+	index_process_max =
+		(uint64_t)cmdline_int(&boot_args, "unwind.index_process_kib", 16384, 0, 1 << 20) << 10;
 	for (int id = 0; id < UNWIND_FORMATS; id++)
-		formats[id]->init(index_on);
+		if (formats[id]->init)
+			formats[id]->init(index_on);
 }
 
 /* The checks that need no list, in table.h's order: the ranges, the
@@ -106,7 +118,7 @@ int unwind_table_register(struct uvm *mm, const struct unwind_format *fmt,
 			  const struct unwind_table_spec *spec, enum unwind_origin from)
 {
 	struct unwind_table tmp = {
-		.fmt = fmt, .addr = spec->addr, .len = spec->len,
+		.fmt = fmt, .owner = &mm->tables, .addr = spec->addr, .len = spec->len,
 		.text_start = spec->text, .text_end = spec->text + spec->text_len,
 		.seg_start = spec->seg_start, .seg_end = spec->seg_end,
 	};
@@ -137,10 +149,75 @@ void *unwind_table_alloc(uint64_t size)
 	return mem;
 }
 
+/* Takes bytes of the process's index budget: false when over it. */
+static bool index_charge(struct unwind_registry *r, uint64_t bytes)
+{
+	uint64_t held = __atomic_add_fetch(&r->index_bytes, bytes, __ATOMIC_RELAXED);
+	if (held <= index_process_max)
+		return true;
+	__atomic_sub_fetch(&r->index_bytes, bytes, __ATOMIC_RELAXED);
+	return false;
+}
+
+static void index_free(struct unwind_table *t)
+{
+	if (!t->index)
+		return;
+	__atomic_sub_fetch(&t->owner->index_bytes, t->index_bytes, __ATOMIC_RELAXED);
+	kfree(t->index);
+	t->index = NULL;
+	t->index_bytes = 0;
+	t->indexing = false;
+}
+
+void unwind_index_start(struct unwind_table *t)
+{
+	uint64_t entries = 0;
+	uint64_t size = index_on ? t->fmt->index_size(t, &entries) : 0;
+	if (!size)
+		return;
+	if (size > index_table_max || !index_charge(t->owner, size)) {
+		stat_inc(STAT_UNWIND_INDEX_OVER_BUDGET);
+		return;
+	}
+	void *mem = unwind_table_alloc(size);
+	if (!mem || t->fmt->index_begin(t, mem, size)) {
+		kfree(mem);
+		__atomic_sub_fetch(&t->owner->index_bytes, size, __ATOMIC_RELAXED);
+		stat_inc(STAT_UNWIND_INDEX_ABANDONED);
+		return;
+	}
+	t->index = mem;
+	t->index_bytes = size;
+	t->indexing = true;
+	stat_add(STAT_UNWIND_INDEX_BYTES, size);
+	stat_add(STAT_UNWIND_INDEX_ENTRIES, entries);
+}
+
+int unwind_index_more(struct unwind_table *t)
+{
+	uint32_t work = UNWIND_INDEX_CHUNK;
+	uint64_t t0 = arch_cycles();
+	int err = t->fmt->index_more(t, &work);
+	stat_add(STAT_UNWIND_INDEX_CYCLES, arch_cycles() - t0);
+	stat_inc(STAT_UNWIND_INDEX_CHUNKS);
+	if (err == SF_OK)
+		t->indexing = false;
+	if (err == SF_OK || err == SF_E_BUDGET)
+		return SF_OK;
+	/* The lookups search the table as it is; they find what is wrong
+	 * with it (the index's error) themselves. */
+	index_free(t);
+	stat_inc(STAT_UNWIND_INDEX_ABANDONED);
+	return err == SF_E_NOSPACE ? SF_OK : err;
+}
+
 /* Frees a table nothing can reach, with what its format built. */
 static void free_table(struct unwind_table *t)
 {
-	t->fmt->free(t);
+	if (t->fmt->free)
+		t->fmt->free(t);
+	index_free(t);
 	kfree(t);
 }
 

@@ -50,6 +50,9 @@ struct unwind_registry {
 	 * until the count falls to 0. */
 	int readers;
 	struct unwind_table *dead;
+	/* Bytes of kernel memory its tables' indexes hold (unwind_index_*):
+	 * at most unwind.index_process_kib KiB. */
+	uint64_t index_bytes;
 };
 
 /*
@@ -68,8 +71,12 @@ struct unwind_table {
 	uint64_t seg_start, seg_end;     /* where what it points to lies: the
 					  * table itself, or the PT_LOAD that
 					  * holds .eh_frame */
+	struct unwind_registry *owner;   /* the registry it is in */
 	bool opened;                     /* the format opened it at first use */
+	bool indexing;                   /* index being built (unwind_index_more) */
 	int busy;                        /* a lookup holds it (lookup.c) */
+	void *index;                     /* its format's index, or NULL */
+	uint64_t index_bytes;            /* ... its size, held in owner->index_bytes */
 	struct unwind_table *dead_next;  /* on the registry's dead list */
 	_Alignas(16) unsigned char state[]; /* the format's own, fmt->state_size bytes */
 };
@@ -107,9 +114,19 @@ struct unwind_format {
 	 * (in a user-access window the registry opens): 0, -ENOEXEC or
 	 * -EFAULT. */
 	int (*check)(const struct unwind_table *t);
-	/* The first use, the walk's window open and t held: header, layout,
-	 * the index; spends from *budget. */
+	/* The first use, the walk's window open and t held: header and
+	 * layout; spends from *budget. */
 	int (*open)(struct unwind_table *t, uint32_t *budget);
+	/* The index of an open table (unwind_index_start): the bytes it
+	 * takes and the FDEs it has an entry for (0 bytes: none for this
+	 * table); laid out in mem (SF_OK, or no index); built in parts,
+	 * each reading up to *work entries from the table (SF_E_BUDGET: more
+	 * to read; SF_OK: built, the lookups go through it; SF_E_NOSPACE:
+	 * none for this table, the lookups search it; another error: the
+	 * table is damaged, and the walk drops it). */
+	uint64_t (*index_size)(struct unwind_table *t, uint64_t *entries);
+	int (*index_begin)(struct unwind_table *t, void *mem, uint64_t size);
+	int (*index_more)(struct unwind_table *t, uint32_t *work);
 	/* pc's rule, t open and held, spending from *budget: SF_OK with
 	 * r->quick, SF_E_NOT_QUICK with r->rule and r->abi (a rule with no
 	 * quick form), or the error. Counts into r's counts. */
@@ -117,7 +134,8 @@ struct unwind_format {
 		    uint32_t *budget);
 	/* A walk's end: adds the counts its lookups summed in r on CPU cpu. */
 	void (*counted)(const struct unwind_rule *r, unsigned cpu);
-	/* What open built; the table is unreachable. */
+	/* What open built beside the index (NULL: nothing); the table is
+	 * unreachable. */
 	void (*free)(struct unwind_table *t);
 	/* The counters of an event; err is the refusal (-E*) or the error
 	 * the table was dropped for. */
@@ -175,10 +193,28 @@ static inline uint64_t unwind_tables_gen(const struct unwind_registry *r)
 	return __atomic_load_n(&r->gen, __ATOMIC_ACQUIRE);
 }
 
-/* Kernel memory for what a format builds at a table's first use (an
- * index), allocated with the walk's user-access window closed around it;
- * NULL without. The registry frees it with the table (fmt->free). */
+/* Kernel memory for what a format builds at a table's first use,
+ * allocated with the walk's user-access window closed around it; NULL
+ * without. The format frees it (fmt->free). */
 void *unwind_table_alloc(uint64_t size);
+
+/*
+ * A table's index (docs/DEFERRED.md, "The FDE index"), one code for both
+ * formats. unwind_index_start, at the table's first use: kernel memory for
+ * an entry per FDE, if the index fits unwind.index_kib KiB and the
+ * process's indexes with it unwind.index_process_kib KiB (else none:
+ * unwind_index_over_budget; the lookups search the table in user memory).
+ * unwind_index_more, at most once a walk (lookup.c): the next
+ * UNWIND_INDEX_CHUNK entries read from the table, so that no walk pays
+ * for more of a big table's index than that (unwind_index_chunks, and
+ * the cycles they took: unwind_index_cycles, page faults included); the
+ * lookups search the table until the last chunk is read. SF_OK, or the
+ * error of a damaged table (the walk drops it). The registry frees the
+ * index with the table.
+ */
+#define UNWIND_INDEX_CHUNK 2048
+void unwind_index_start(struct unwind_table *t);
+int unwind_index_more(struct unwind_table *t);
 
 /* Unregisters a table of current's the walk found unusable: err is why
  * (SF_E_FAULT, or what its format found wrong), counted by the format

@@ -1,8 +1,11 @@
 #include "kern/kernel.h"
 #include "kern/lib/ktest.h"
 #include "kern/mm/mm.h"
+#include "kern/mm/pmm.h"
+#include <arch/uaccess.h>
 #include "kern/unwind/ehframe_format.h"
 #include "kern/unwind/sframe_format.h"
+#include "kern/unwind/lookup.h"
 #include "kern/unwind/table.h"
 #include "kern/lib/stats.h"
 #include "kern/proc/syscall.h"
@@ -159,5 +162,55 @@ KTEST(table_system_call)
 	/* registered 1, dropped 5: range 1, header 3, overlap 1; removed 1. */
 	const uint64_t want[NREG_STATS] = { 1, 5, 1, 0, 3, 1, 0, 1 };
 	expect_moved(t, before, want);
+	ktest_return_mm(mm);
+}
+
+/* Registers fib's section for the text at rw, looks a pc of it up (the
+ * first use: the table opens and its index is built, one chunk for
+ * fib's FDEs), and removes it. */
+static uint64_t add_use_remove(struct ktest *t, struct uvm *mm, uint64_t sf, uint64_t len,
+			       uint64_t rw, uint64_t held)
+{
+	long add[5] = { STACKTRACE_SFRAME_ADD, (long)sf, (long)len, (long)rw, 64 };
+	long rm[5] = { STACKTRACE_SFRAME_REMOVE, 0, 0, (long)rw, 0 };
+	struct rule_lookup l;
+
+	KEXPECT_EQ(t, sys_stacktrace_setup(add), 0);
+	lookup_begin(&l, mm, UNWIND_SFRAME, NULL, 100000);
+	arch_user_access_begin();
+	(void)lookup_rule(&l, rw, false); /* fib's FDEs lie outside: no rule */
+	arch_user_access_end();
+	const struct unwind_table *s = unwind_table_find(mm, UNWIND_SFRAME, rw);
+	uint64_t size = s ? s->index_bytes : 0;
+	KEXPECT(t, s && s->opened && s->index && !s->indexing && size > 32);
+	KEXPECT_EQ(t, mm->tables.index_bytes, held + size);
+	lookup_end(&l, 1);
+	KEXPECT_EQ(t, sys_stacktrace_setup(rm), 0);
+	KEXPECT_EQ(t, mm->tables.index_bytes, held);
+	return size;
+}
+
+/* A table registered, indexed and removed in a loop: each index is
+ * counted once, freed with its table (the process's index bytes back to
+ * what the loader's own table holds), and no page is lost. */
+KTEST(table_index_register_remove_loop)
+{
+	uint64_t rw, ro;
+	struct uvm *mm = ktest_borrow_mm(t, &rw, &ro);
+	if (!mm)
+		return;
+	const struct unwind_table *own = unwind_table_find(mm, UNWIND_SFRAME, mm->text_start);
+	KASSERT(t, own != NULL);
+	uint64_t held = mm->tables.index_bytes;
+	/* The first time, fib's pages fault in and stay. */
+	uint64_t size = add_use_remove(t, mm, own->addr, own->len, rw, held);
+	size_t free_pages = pmm_nfree();
+	uint64_t bytes = stat_total(STAT_UNWIND_INDEX_BYTES);
+	uint64_t built = stat_total(STAT_SFRAME_INDEXED);
+	for (int i = 0; i < 100; i++)
+		add_use_remove(t, mm, own->addr, own->len, rw, held);
+	KEXPECT_EQ(t, stat_total(STAT_SFRAME_INDEXED) - built, 100);
+	KEXPECT_EQ(t, stat_total(STAT_UNWIND_INDEX_BYTES) - bytes, 100 * size);
+	KEXPECT_EQ(t, pmm_nfree(), free_pages);
 	ktest_return_mm(mm);
 }

@@ -318,6 +318,53 @@ static void reference_many(void)
 	ok(encoded && diff == 0 && no_fre == 9 * 5 && text == 9 * 60 * 12, name);
 }
 
+/* Builds t's index of an entry per FDE into mem a start at a time:
+ * the error of the last part, the parts it took in *parts; false in
+ * *early if the index was set before the last start was read. */
+static int build_by_one(struct sf_table *t, void *mem, uint32_t *parts, bool *early)
+{
+	int err = sf_fde_index_begin(t, mem, sf_fde_index_size(t, t->num_fdes));
+	for (*parts = 0, *early = false; !err || err == SF_E_BUDGET; ++*parts) {
+		uint32_t work = 1;
+		err = sf_fde_index_more(t, mem, &work);
+		if (err == SF_E_BUDGET)
+			*early |= t->fde_index != NULL || work != 0;
+		else
+			return (void)++*parts, err;
+	}
+	return err;
+}
+
+/* The build in parts (the kernel's, a chunk a walk): the index is set
+ * with the last start and not before, answers as one built at once; an
+ * FDE whose start decreases is caught by the part that reads it, and the
+ * index is never set. */
+static void in_parts(void)
+{
+	static uint64_t mem[64];
+	struct sf_table plain = open_vec("v2-plt-pcrel"), t = plain;
+	uint32_t parts, diff = 0;
+	bool early;
+	int err = build_by_one(&t, mem, &parts, &early);
+	for (uint64_t pc = V - 8192; pc < V + 8192 && !err; pc++)
+		diff += !same_answer(&plain, &t, pc);
+	char name[160];
+	snprintf(name, sizeof name, "FDE index in parts of one start: %u parts for %u FDEs, set "
+		 "with the last, same answers (%u differ)", parts, plain.num_fdes, diff);
+	ok(!err && parts == plain.num_fdes && plain.num_fdes >= 2 && !early &&
+	   t.fde_index == (void *)mem && diff == 0, name);
+
+	/* The last FDE's start field made smaller than the one before. */
+	t = open_vec("v1-sorted-fp");
+	uint8_t *field = (uint8_t *)t.src.base + t.fdes + (t.num_fdes - 1) * t.fde_size;
+	field[1] -= 0x40;
+	err = build_by_one(&t, mem, &parts, &early);
+	field[1] += 0x40;
+	ok(err == SF_E_FDE_UNSORTED && parts == t.num_fdes && !early && !t.fde_index,
+	   "a start that decreases, in the build's last part: SF_E_FDE_UNSORTED there, "
+	   "no index set");
+}
+
 /* The FDE index: refused misaligned, short or unsorted; with one
  * sample (every FDE in one block), two, or one per FDE, the same answers
  * as without it; and a sampled FDE whose start changed after the build
@@ -362,6 +409,7 @@ static void sampled(void)
 	   "a sampled FDE whose start changed since the build: SF_E_FDE_UNSORTED");
 	field[0] ^= 1;
 	ok(!sf_find_rule(&t, fde.start + 2, &r), "... and found again once restored");
+	in_parts();
 }
 
 /* The same quick rule from sf_find_quick as from sf_find_rule and

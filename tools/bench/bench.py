@@ -9,7 +9,9 @@ says what each number means; mk/bench.mk passes the paths.
              --symfs D --kernel P --initrd P [--unwind P] [--insnprof P]
 
 Parts: modes (the table: results.csv), depth, funcs, kentry, rate, cpus (curves:
-<part>.csv and <part>.png; depth, funcs and rate run eh-frame too), cache
+<part>.csv and <part>.png; depth, funcs and rate run eh-frame too; funcs
+also both formats with the rule cache off and the FDE index's memory,
+funcs-index.csv), cache
 (the deferred SFrame unwind with its rule cache on and off against the
 frame-pointer walk, cache.csv), breakdown
 (instructions and modelled cycles per kernel function, breakdown.csv),
@@ -125,7 +127,7 @@ CONFIGS = {
         "curve_modes": UNWIND_MODES,
         **{f"{c}_modes": UNWIND_MODES + ["eh-frame"] for c in EH_CURVES},
         "depth": [1, 2, 4, 8, 16, 32, 64, 128, 256], "depth_rounds": 4000,
-        "funcs": [10, 100, 1000, 10000, 100000], "funcs_rounds": 4000,
+        "funcs": [10, 100, 1000, 3000, 10000, 30000, 100000], "funcs_rounds": 4000,
         "kentry": [1, 2, 4, 8, 16, 32, 64], "kentry_hz": 20000, "kentry_cycles": 200_000_000,
         "rate": [100, 200, 500, 1000, 2000, 5000, 10000, 20000], "rate_rounds": 40000,
         "cpus": [1, 2, 4], "cpus_rounds": 4000,
@@ -177,6 +179,10 @@ CONFIGS = {
         "fdesearch": {**FDESEARCH, "funcs": [100000], "rounds": 2000, "lines": 30_000_000},
     },
 }
+
+# The formats whose lookups go through an FDE index (the funcs part's
+# second table, funcs_index).
+INDEX_MODES = ("sframe", "eh-frame")
 
 # The curves whose tables and plots show a slowdown against the same
 # boot without sampling: the others boot none (their per-sample numbers
@@ -470,9 +476,40 @@ class Bench:
         return self.curve("depth", pts)
 
     def funcs(self):
-        n = str(self.cfg["funcs_rounds"])
-        pts = [(f, [[f"/bin/funcs-{f}", n]], self.cfg["hz"]) for f in self.cfg["funcs"]]
-        return self.curve("funcs", pts)
+        """The curve, then each point again in both formats with the rule
+        cache off, beside chain 64's cost with it off (the cache part's
+        program): what a lookup through the FDE index costs as the table
+        grows, and the index's kernel memory and build (funcs_index)."""
+        n, hz = str(self.cfg["funcs_rounds"]), self.cfg["hz"]
+        pts = [(f, [[f"/bin/funcs-{f}", n]], hz) for f in self.cfg["funcs"]]
+        off = {(f, m): self.boot(f"funcs-{f}-{m}-nocache", progs, m, hz, extra="unwind.rule_cache=0")
+               for f, progs, _ in pts for m in INDEX_MODES}
+        ref = {m: self.boot(f"funcs-chain-{m}-nocache", [self.cfg["cache"]], m, hz,
+                            extra="unwind.rule_cache=0") for m in INDEX_MODES}
+        rows = self.curve("funcs", pts)
+        self.funcs_index = self.index_rows(pts, off, ref)
+        return rows
+
+    def index_rows(self, pts, off, ref):
+        """funcs_index: per point, format and rule cache, the instructions
+        a frame (all, and with the index's build left out), the build, and
+        the index's memory, against chain 64's per frame with the cache off."""
+        base = {m: metrics.index_metrics(self.stats(ref[m])["kernel"]) for m in INDEX_MODES}
+        out = []
+        for f, _, _ in pts:
+            for m in INDEX_MODES:
+                for cache, name in (("on", f"funcs-{f}-{m}"), ("off", off[(f, m)])):
+                    r = metrics.index_metrics(self.stats(name)["kernel"])
+                    ref_frame = base[m]["per_frame_no_build"]
+                    r.update(funcs=f, mode=m, cache=cache,
+                             x_chain64=r["per_frame_no_build"] / ref_frame
+                             if cache == "off" and r["per_frame_no_build"] and ref_frame else None)
+                    out.append(r)
+        output.write_csv(os.path.join(self.args.out, "funcs-index.csv"), out, output.INDEX_KEYS)
+        self.say("\n" + output.table(out, output.INDEX_COLUMNS))
+        return {"what": f"/bin/funcs-N {self.cfg['funcs_rounds']} at {self.cfg['hz']} Hz, "
+                        f"reference {' '.join(self.cfg['cache'])} with unwind.rule_cache=0",
+                "ref": base, "rows": out}
 
     def kentry(self):
         hz = self.cfg["kentry_hz"]
@@ -823,6 +860,8 @@ def run_part(b, part, results):
         results["sframe_v3"] = b.sframe_v3()  # the page's paths are \w+
     else:
         results.setdefault("curves", {})[part] = getattr(b, part)()
+        if part == "funcs":
+            results["funcs_index"] = b.funcs_index
 
 
 def plan_parts(b, parts):

@@ -116,6 +116,30 @@ def truncated(mode, s):
     return None
 
 
+def index_metrics(k):
+    """A run's lookups and FDE index (kern/unwind/table.h), from the
+    kernel counters k: instructions a frame, all and with the index's
+    build (its chunks, page faults included) left out; the build; the
+    index's kernel memory, in all and a FDE; the lookups through it."""
+    frames, total = k.get("frames_unwound", 0), k.get("unwind_cycles_total", 0)
+    build = k.get("unwind_index_cycles", 0)
+    lookups = k.get("fde_index_lookups", 0) + k.get("ehframe_index_lookups", 0)
+    finds = k.get("rule_cache_misses", 0) if k.get("rule_cache_hits") else frames
+    return {
+        "frames": frames,
+        "per_frame": ratio(total, frames),
+        "per_frame_no_build": ratio(total - build, frames),
+        "build_cycles": build,
+        "build_chunks": k.get("unwind_index_chunks", 0),
+        "index_bytes": k.get("unwind_index_bytes", 0),
+        "index_fdes": k.get("unwind_index_entries", 0),
+        "bytes_per_fde": ratio(k.get("unwind_index_bytes", 0), k.get("unwind_index_entries", 0)),
+        "over_budget": k.get("unwind_index_over_budget", 0),
+        "indexed_lookups": lookups,
+        "indexed_pct": ratio(100 * lookups, finds) if finds else None,
+    }
+
+
 def cache_metrics(r, k):
     """The cache part's row: the run's metrics r and kernel counters k.
     "steady" leaves the costliest unwind out (the program's first: its

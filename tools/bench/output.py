@@ -261,6 +261,18 @@ CACHE_COLUMNS = [
 ]
 CACHE_KEYS = [key for key, _, _ in CACHE_COLUMNS] + ["status"]
 
+# The funcs part's FDE index table (metrics.index_metrics).
+INDEX_COLUMNS = [
+    ("funcs", "N", "{}"), ("mode", "mode", "{}"), ("cache", "rule cache", "{}"),
+    ("per_frame", "insns/frame", "{:.0f}"),
+    ("per_frame_no_build", "insns/frame, build out", "{:.0f}"),
+    ("x_chain64", "x chain 64, cache off", "{:.2f}"),
+    ("build_cycles", "build insns", "{}"), ("build_chunks", "chunks", "{}"),
+    ("index_bytes", "index bytes", "{}"), ("bytes_per_fde", "bytes/FDE", "{:.1f}"),
+    ("over_budget", "over budget", "{}"), ("indexed_pct", "lookups indexed %", "{:.1f}"),
+]
+INDEX_KEYS = [key for key, _, _ in INDEX_COLUMNS] + ["frames", "index_fdes", "indexed_lookups"]
+
 # The breakdown (tools/bench/breakdown.py): one table per mode and window,
 # and per mode one of what a sample costs in all (its entries are samples).
 PER_SAMPLE = "sample (whole run minus mode none)"
@@ -524,6 +536,7 @@ TABLES = {
     "real": lambda r: mode_table(part(r, "real")["rows"]),
     "real-workloads": lambda r: per_workload(part(r, "real")["rows"]),
     "cache": lambda r: markdown(part(r, "cache"), CACHE_COLUMNS),
+    "funcs-index": lambda r: markdown(part(r, "funcs_index")["rows"], INDEX_COLUMNS),
     "breakdown": breakdown_group,
     "memory": lambda r: markdown(part(r, "memory")["rows"], MEMORY_COLUMNS),
     "fdesearch": lambda r: markdown(part(r, "fdesearch")["rows"], FDESEARCH_COLUMNS),
@@ -548,6 +561,9 @@ def write_tables(out, results):
     if "breakdown" in results:
         text += ["## breakdown: guest instructions per kernel function (insnprof)\n",
                  breakdown_markdown(results["breakdown"])]
+    if "funcs_index" in results:
+        text += [f"## funcs: the FDE index, the rule cache on and off "
+                 f"({results['funcs_index']['what']})\n", TABLES["funcs-index"](results)]
     if "memory" in results:
         m = results["memory"]
         text += [f"## memory: what a sample costs, instructions and modelled cycles "
