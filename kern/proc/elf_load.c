@@ -11,6 +11,7 @@
 #include "kern/unwind/ehframe_format.h"
 #include "kern/unwind/sframe_format.h"
 #include "kern/unwind/table.h"
+#include "kern/lib/stats.h"
 #include "kern/lib/string.h"
 #include "stitch/syscall.h"
 
@@ -41,7 +42,12 @@ int elf_map_image(struct uvm *mm, const struct elf_image *img, const char *path)
 	const struct elf_segment *text = &img->loads[img->text];
 	struct unwind_table_spec sf = { .addr = img->sframe_addr, .len = img->sframe_size,
 					.text = text->vaddr, .text_len = text->memsz };
-	if (img->sframe_addr &&
+	/* SFrame defines no ABI for i386: a 32-bit program's section is
+	 * refused (counted), its program runs. */
+	if (img->sframe_addr && img->compat) {
+		stat_inc(STAT_SFRAME_DROPPED);
+		stat_inc(STAT_SFRAME_REFUSED_COMPAT);
+	} else if (img->sframe_addr &&
 	    unwind_table_register(mm, &sframe_format, &sf, UNWIND_FROM_LOADER) == -STITCH_ENOMEM)
 		return -STITCH_ENOMEM;
 	if (img->eh_seg) {
@@ -59,12 +65,16 @@ int elf_map_image(struct uvm *mm, const struct elf_image *img, const char *path)
 
 int elf_load(struct uvm *mm, const struct elf_image *img, const char *path)
 {
+	/* First: the tables registered below are checked against mm's
+	 * range. */
+	mm->compat = img->compat;
 	if (elf_map_image(mm, img, path))
 		return -STITCH_ENOMEM;
 	uint64_t heap = PAGE_ROUND_UP(img->end);
+	uint64_t stack_end = img->compat ? COMPAT_STACK_END : USER_END;
 	struct region h = { .start = heap, .end = heap, .prot = VM_WRITE,
 			    .kind = REGION_HEAP };
-	struct region stack = { .start = USER_STACK_BASE, .end = USER_END,
+	struct region stack = { .start = stack_end - USER_STACK_SIZE, .end = stack_end,
 				.prot = VM_WRITE, .kind = REGION_STACK };
 	mm->heap = uvm_add_region(mm, &h);
 	if (!mm->heap || !uvm_add_region(mm, &stack))
