@@ -10,11 +10,12 @@
 #      offsets, sbrk/mmap/stack below 4 GiB, -ENOSYS for handlers and
 #      threads, its PT_GNU_EH_FRAME already registered: re-adding it is
 #      -EEXIST), and t-compat's (exit statuses across spawn and exec both
-#      ways, SIGILL for SYSCALL in compatibility mode, damaged ELF32 files
-#      refused with ENOEXEC);
-#   2. the bytes of both writes on the console, exactly;
-#   3. SYSCALL in compatibility mode: the kernel's kill line, SIGILL's
-#      status, and a clean shutdown after it;
+#      ways, SIGILL for SYSCALL in compatibility mode, SIGSEGV for
+#      SYSENTER, damaged ELF32 files refused with ENOEXEC, int $0x80 from
+#      64-bit code);
+#   2. the bytes of the three writes on the console, exactly;
+#   3. SYSCALL in compatibility mode and SYSENTER: the kernel's kill lines,
+#      SIGILL's and SIGSEGV's statuses, and a clean shutdown after them;
 #   4. the counters: compat_refused 4 (compat32's four refused calls),
 #      compat_syscall_insn 1, sframe_refused_compat 1 (the copy with a
 #      PT_GNU_SFRAME), int $0x80 calls counted;
@@ -35,25 +36,30 @@ if not all(os.path.exists(p) for p in (KERNEL, ROOT + '/bin/compat32', ROOT + '/
     sys.exit(0)
 tmp = tempfile.mkdtemp(prefix='stitch-t34-')
 PAGES = re.compile(r'free pages before init (\d+), after init (\d+)')
-SPIN = 2000000
+SPIN = 4000000
 
 
 def run(mode):
     recs, console, rc = boot('init=/bin/t-compat init.args=%d profile.mode=%s profile.hz=2000'
                              % (SPIN, mode), '%s/%s.bin' % (tmp, mode), 300)
     console = console.replace('\r', '')
-    tap(rc == 0 and 't-compat: 11 checks, 0 failed' in console and
+    tap(rc == 0 and 't-compat: 14 checks, 0 failed' in console and
         'compat32: 43 checks, 0 failed' in console and 'init (pid 1) exited with status 0' in console,
         '%s: the guest\'s checks pass, init exits 0 (%s)'
         % (mode, '; '.join(re.findall(r'^# .*$', console, re.M)) or 'no failure'))
     tap(re.search(r'^compat32: hello from i386\n', console, re.M) and
-        re.search(r'^compat32: hello from 64-bit mode\n', console, re.M),
-        '%s: the bytes of the int $0x80 write and of the 64-bit SYSCALL write' % mode)
+        re.search(r'^compat32: hello from 64-bit mode\n', console, re.M) and
+        re.search(r'^t-compat: int \$0x80 from 64-bit code\n', console, re.M),
+        '%s: the bytes of the int $0x80 writes (32-bit and 64-bit code) and of the '
+        '64-bit SYSCALL write' % mode)
     kill = re.findall(r'pid \d+ \(/bin/compat32\) killed: syscall in 32-bit mode '
                       r'rip=0x([0-9a-f]+) addr=0x0 status (\d+)', console)
-    tap(len(kill) == 1 and kill[0][1] == '132' and 'shutdown (success)' in console and
-        not re.search(r'panic|oops', console, re.I),
-        '%s: SYSCALL in compatibility mode killed its program (SIGILL), the kernel went on' % mode)
+    gp = re.findall(r'pid \d+ \(/bin/compat32\) killed: general protection .* status (\d+)',
+                    console)
+    tap(len(kill) == 1 and kill[0][1] == '132' and gp == ['139'] and
+        'shutdown (success)' in console and not re.search(r'panic|oops', console, re.I),
+        '%s: SYSCALL in compatibility mode killed its program (SIGILL), SYSENTER its '
+        '(SIGSEGV), the kernel went on' % mode)
     st = stats(recs)
     got = tuple(st.get(k, -1) for k in ('compat_refused', 'compat_syscall_insn',
                                          'sframe_refused_compat'))

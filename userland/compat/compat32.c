@@ -7,6 +7,7 @@
  * parent that spawns it:
  *   exit N       exits with status N
  *   syscall      runs SYSCALL in compatibility mode (the kernel ends it)
+ *   sysenter     runs SYSENTER (a #GP: the kernel ends it)
  *   spawn64      spawns /bin/t-compat exit 9, exits 0 iff its status is 9
  *   exec64       execs /bin/t-compat exit 5
  *   spin N       N rounds of arithmetic, for the sampler
@@ -20,6 +21,7 @@
 long sys6(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
 long far64_write(uint32_t buf_lo, uint32_t buf_hi, uint32_t len);
 void syscall_in_compat(void);
+void sysenter_in_compat(void);
 void compat_main(uint32_t *sp);
 /* ld's: this program's ELF header (mapped with the first segment), the
  * end of its text. */
@@ -233,8 +235,11 @@ void compat_main(uint32_t *sp)
 	const char *mode = argc > 1 ? argv[1] : "";
 	if (same(mode, "exit") && argc > 2)
 		exit_with((int)parse(argv[2]));
-	if (same(mode, "syscall")) {
-		syscall_in_compat();
+	if (same(mode, "syscall") || same(mode, "sysenter")) {
+		if (mode[3] == 'c')
+			syscall_in_compat();
+		else
+			sysenter_in_compat();
 		exit_with(0); /* not reached */
 	}
 	if (same(mode, "spawn64") || same(mode, "exec64")) {

@@ -90,4 +90,13 @@ syscall_in_compat:
 	ret
 	.size syscall_in_compat, . - syscall_in_compat
 
+/* void sysenter_in_compat(void): SYSENTER, which faults (#GP) with the
+ * kernel's IA32_SYSENTER_CS of 0. */
+	.globl sysenter_in_compat
+	.type sysenter_in_compat, @function
+sysenter_in_compat:
+	sysenter
+	ret
+	.size sysenter_in_compat, . - sysenter_in_compat
+
 	.section .note.GNU-stack, "", @progbits

@@ -4,7 +4,8 @@
  * for and its status read, in each of its modes:
  *   - its own checks of int $0x80 system calls pass (status 0);
  *   - its exit status comes back whole (7);
- *   - SYSCALL in compatibility mode ends it with SIGILL, the kernel alive;
+ *   - SYSCALL in compatibility mode ends it with SIGILL, SYSENTER with
+ *     SIGSEGV, the kernel alive;
  *   - it spawns a 64-bit child and reads its status (9); it execs a
  *     64-bit program, whose status comes back (5); a 64-bit child execs
  *     it (6);
@@ -12,11 +13,13 @@
  *     reaching past 2 GiB, the wrong machine); one with a PT_GNU_SFRAME
  *     runs (the section refused: no SFrame ABI for i386);
  *   - "spin N": it runs N rounds, for a sampled boot.
+ * and a 64-bit program may use int $0x80 too, with the i386 convention.
  * "t-compat exit N" exits with N; "t-compat exec32" execs compat32.
  */
 #include <signal.h>
 #include <unistd.h>
 #include "check.h"
+#include "stitch/syscall.h"
 
 #define C32 "/bin/compat32"
 
@@ -37,6 +40,9 @@ static void check_exits(const char *spin)
 	char *sys[] = { C32, "syscall", NULL };
 	status = run(sys);
 	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGILL);
+	char *sysenter[] = { C32, "sysenter", NULL };
+	status = run(sysenter);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
 	char *spawn64[] = { C32, "spawn64", NULL };
 	CHECK_EQ(run(spawn64), 0);
 	char *exec64[] = { C32, "exec64", NULL };
@@ -62,6 +68,22 @@ static void check_loader(void)
 	CHECK_EQ(run(sframe), 0);
 }
 
+/* int $0x80 from 64-bit code: getpid, and a write whose fd comes in ebx
+ * with garbage in the upper half of rbx (only ebx counts). */
+static void check_int80(void)
+{
+	long pid;
+	__asm__ volatile("int $0x80" : "=a"(pid) : "a"(SYS_getpid) : "memory");
+	CHECK_EQ(pid, getpid());
+	static const char msg[] = "t-compat: int $0x80 from 64-bit code\n";
+	long n;
+	__asm__ volatile("int $0x80"
+			 : "=a"(n)
+			 : "a"(SYS_write), "b"(0xdead000000000001ul), "c"(msg), "d"(sizeof(msg) - 1)
+			 : "memory");
+	CHECK_EQ(n, sizeof(msg) - 1);
+}
+
 int main(int argc, char **argv)
 {
 	check_begin(argv[0]);
@@ -74,6 +96,7 @@ int main(int argc, char **argv)
 	}
 	check_exits(argc > 1 ? argv[1] : "1000");
 	check_loader();
+	check_int80();
 	printf("t-compat: %d checks, %d failed\n", check_count, check_failed);
 	return check_exit();
 }
