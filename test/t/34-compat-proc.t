@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # 32-bit (compat, i386) programs on the kernel (docs/PROCESSES.md,
 # "32-bit programs"), booted with init=/bin/t-compat under -icount, once
-# per profiling mode (fp: the NMI's own frame-pointer walk; eh-frame: the
-# deferred unwind), a 64-bit parent spawning /bin/compat32 (freestanding,
+# per profiling mode (fp: the NMI's own frame-pointer walk; fp-deferred,
+# sframe, eh-frame: the deferred unwinds; stack-copy: the NMI's copy of
+# the stack), none of which knows 4-byte frames yet and each of which must
+# stay harmless on them, a 64-bit parent spawning /bin/compat32 (freestanding,
 # its own int $0x80 gate: mk/compat32.mk) in each of its modes:
 #   1. the guest's own checks pass: compat32's int $0x80 calls (bytes
 #      written, -EFAULT for ranges straddling 4 GiB and above it, also from
@@ -79,6 +81,6 @@ def run(mode):
     tap(pages and pages.group(1) == pages.group(2), '%s: every page back' % mode)
 
 
-for m in ('fp', 'eh-frame'):
+for m in ('fp', 'eh-frame', 'sframe', 'stack-copy', 'fp-deferred'):
     run(m)
 done()
