@@ -20,7 +20,10 @@
 #      SIGILL's and SIGSEGV's statuses, and a clean shutdown after them;
 #   4. the counters: compat_refused 4 (compat32's four refused calls),
 #      compat_syscall_insn 1, sframe_refused_compat 1 (the copy with a
-#      PT_GNU_SFRAME), int $0x80 calls counted;
+#      PT_GNU_SFRAME), int $0x80 calls counted; the .eh_frame registry's
+#      ehframe_refused 1 and ehframe_removed 1: compat32's re-adding of the
+#      PT_GNU_EH_FRAME the loader registered, and its removal (nothing
+#      else in the boot adds or removes a table by hand);
 #   5. the sampler: NMIs in the spinning compat process are recorded, with
 #      user ips in compat32's text (its REC_MMAP), and nothing crashes;
 #   6. every page back.
@@ -64,10 +67,11 @@ def run(mode):
         '(SIGSEGV), the kernel went on' % mode)
     st = stats(recs)
     got = tuple(st.get(k, -1) for k in ('compat_refused', 'compat_syscall_insn',
-                                         'sframe_refused_compat'))
-    tap(got == (4, 1, 1) and st.get('compat_syscalls', 0) >= 40,
-        '%s: compat_refused, compat_syscall_insn, sframe_refused_compat %s; '
-        'compat_syscalls %d' % (mode, got, st.get('compat_syscalls', -1)))
+                                         'sframe_refused_compat', 'ehframe_refused',
+                                         'ehframe_removed'))
+    tap(got == (4, 1, 1, 1, 1) and st.get('compat_syscalls', 0) >= 40,
+        '%s: compat_refused, compat_syscall_insn, sframe_refused_compat, ehframe_refused, '
+        'ehframe_removed %s; compat_syscalls %d' % (mode, got, st.get('compat_syscalls', -1)))
     spin = [c['pid'] for c in of(recs, 'COMM') if c['name'] == 'compat32']
     text = [(m['start'], m['start'] + m['len']) for m in of(recs, 'MMAP')
             if m['pid'] in spin and m.get('filename', m.get('path', '')).endswith('/bin/compat32')]
