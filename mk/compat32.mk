@@ -9,11 +9,12 @@
 #                          or repair them)
 #
 # Included before mk/userland.mk (mk/*.mk in name order): the files go to
-# the initrd through USER_EXTRA_FILES. gcc -m32 needs Debian's
-# gcc-multilib (its 32-bit libgcc and crt files; none are linked here, but
-# -m32 compiles and links only with it installed).
+# the initrd through USER_EXTRA_FILES, so `make run` builds them too.
+# Debian's gcc-multilib makes gcc -m32 a supported build (its 32-bit libgcc
+# and headers): these programs link none of its libraries (freestanding,
+# -nostdlib), 32-bit programs on the SDK's newlib do.
 
-PACKAGES += gcc-multilib
+RUN_PACKAGES += gcc-multilib
 
 COMPAT32_ROOT := $(BUILD)/userland/root
 COMPAT32_OUT  := $(BUILD)/compat32
