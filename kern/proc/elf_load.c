@@ -11,7 +11,6 @@
 #include "kern/unwind/ehframe_format.h"
 #include "kern/unwind/sframe_format.h"
 #include "kern/unwind/table.h"
-#include "kern/lib/stats.h"
 #include "kern/lib/string.h"
 #include "stitch/syscall.h"
 
@@ -42,12 +41,7 @@ int elf_map_image(struct uvm *mm, const struct elf_image *img, const char *path)
 	const struct elf_segment *text = &img->loads[img->text];
 	struct unwind_table_spec sf = { .addr = img->sframe_addr, .len = img->sframe_size,
 					.text = text->vaddr, .text_len = text->memsz };
-	/* SFrame defines no ABI for i386: a 32-bit program's section is
-	 * refused (counted), its program runs. */
-	if (img->sframe_addr && img->compat) {
-		stat_inc(STAT_SFRAME_DROPPED);
-		stat_inc(STAT_SFRAME_REFUSED_COMPAT);
-	} else if (img->sframe_addr &&
+	if (img->sframe_addr &&
 	    unwind_table_register(mm, &sframe_format, &sf, UNWIND_FROM_LOADER) == -STITCH_ENOMEM)
 		return -STITCH_ENOMEM;
 	if (img->eh_seg) {

@@ -118,6 +118,13 @@ int unwind_table_register(struct uvm *mm, const struct unwind_format *fmt,
 		tmp.seg_start = spec->addr;
 		tmp.seg_end = spec->addr + spec->len;
 	}
+	/* SFrame defines no ABI for i386: a compat program's section,
+	 * from its file or its own call, is refused (its program runs). */
+	if (fmt == &sframe_format && mm->compat) {
+		stat_inc(STAT_SFRAME_DROPPED);
+		stat_inc(STAT_SFRAME_REFUSED_COMPAT);
+		return -STITCH_ENOEXEC;
+	}
 	struct unwind_table *t = NULL;
 	int err = check(mm, &tmp, spec, from);
 	if (!err && !(t = kzalloc(sizeof *t + fmt->state_size)))

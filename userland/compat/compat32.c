@@ -199,6 +199,9 @@ static void check_eh_frame(void)
 	CHECK_EQ(sys6(SYS_stacktrace_setup, STACKTRACE_EH_FRAME_REMOVE, 0, 0, text->vaddr, 0, 0),
 		 -STITCH_EINVAL);
 	CHECK_EQ(sys6(SYS_stacktrace_setup, add[0], add[1], add[2], add[3], add[4], add[5]), 0);
+	/* SFrame defines no i386 ABI: no section is taken, whatever it holds. */
+	CHECK_EQ(sys6(SYS_stacktrace_setup, STACKTRACE_SFRAME_ADD, eh->vaddr, eh->memsz,
+		      text->vaddr, text->memsz, 0), -STITCH_ENOEXEC);
 }
 
 static void check_proc(char **argv)
