@@ -60,12 +60,12 @@ int elf_map_image(struct uvm *mm, const struct elf_image *img, const char *path)
 int elf_load(struct uvm *mm, const struct elf_image *img, const char *path)
 {
 	/* First: the tables registered below are checked against mm's
-	 * range. */
+	 * range, and the stack goes where mm's width wants it. */
 	mm->compat = img->compat;
 	if (elf_map_image(mm, img, path))
 		return -STITCH_ENOMEM;
 	uint64_t heap = PAGE_ROUND_UP(img->end);
-	uint64_t stack_end = img->compat ? COMPAT_STACK_END : USER_END;
+	uint64_t stack_end = uvm_stack_end(mm);
 	struct region h = { .start = heap, .end = heap, .prot = VM_WRITE,
 			    .kind = REGION_HEAP };
 	struct region stack = { .start = stack_end - USER_STACK_SIZE, .end = stack_end,

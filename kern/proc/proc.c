@@ -83,7 +83,7 @@ static long build_stack(struct uvm *mm, char *const argv[], int argc)
 		strings += strlen(argv[i]) + 1;
 	unsigned word = mm->compat ? 4 : 8;
 	uint64_t words[1 + argc + 1 + 1 + 2];
-	uint64_t at = (mm->compat ? COMPAT_STACK_END : USER_END) - strings;
+	uint64_t at = uvm_stack_end(mm) - strings;
 	uint64_t sp = ROUND_DOWN(at - ARRAY_SIZE(words) * word, 16);
 	words[0] = argc;
 	for (int i = 0; i < argc; i++) {
