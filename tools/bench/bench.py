@@ -857,7 +857,7 @@ def run_part(b, part, results):
     elif part == "host":
         results["host"] = b.host()
     elif part == "sframe-v3":
-        results["sframe_v3"] = b.sframe_v3()  # the page's paths are \w+
+        results[check.result_key(part)] = b.sframe_v3()
     else:
         results.setdefault("curves", {})[part] = getattr(b, part)()
         if part == "funcs":

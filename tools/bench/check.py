@@ -107,8 +107,14 @@ def report(committed_sha, sha, n, diffs):
     return 1
 
 
+def result_key(part):
+    """The key of a part's results: its name with "_" for "-" (the
+    page's paths are words: sframe-v3's results are sframe_v3)."""
+    return part.replace("-", "_")
+
+
 def part_of(results, part):
-    return results.get("curves", {}).get(part) if part in CURVES else results.get(part)
+    return results.get("curves", {}).get(part) if part in CURVES else results.get(result_key(part))
 
 
 CURVES = ("depth", "funcs", "kentry", "rate", "cpus")

@@ -6,6 +6,7 @@
 #ifndef STITCH_TOOLS_SFRAME_INPUT_H
 #define STITCH_TOOLS_SFRAME_INPUT_H
 
+#include <gelf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,7 +34,6 @@ int each_section(const char *path, uint64_t blob_vaddr, bool relocate,
 
 /* The .sframe section of one ELF, if any (false if none); *scn_out is
  * its section, sec->data its bytes as the file holds them. */
-#include <gelf.h>
 bool find_sframe(Elf *elf, struct section *sec, Elf_Scn **scn_out);
 
 /* Whole file contents (malloc'd), or NULL with errno set. */
