@@ -60,9 +60,19 @@ NEWLIB32_BINUTILS := AS_FOR_TARGET="as --32" LD_FOR_TARGET="ld -m elf_i386"
 NEWLIB32_CFLAGS := -O2 -g -fomit-frame-pointer \
 	-fasynchronous-unwind-tables -fno-pie -fno-stack-protector \
 	-fcf-protection=none -U__linux__
+# newlib's i386 string functions (memcpy, strlen...) are assembly without
+# CFI: no FDE would describe a sample in them. Its C versions of the same,
+# which its build compiles anyway (then overrides by member name), replace
+# them in libc.a after the install: every function in a 32-bit program then
+# has its FDE but setjmp/longjmp, which have no C version.
+NEWLIB32_MACHINE := $(NEWLIB32_DIR)/obj/$(NEWLIB32_TARGET)/newlib/libc
+NEWLIB32_AFTER = cd $(NEWLIB32_MACHINE) && for o in machine/i386/lib_a-*.o; do \
+	[ ! -e string/$${o\#\#*/} ] || echo string/$${o\#\#*/}; done | \
+	xargs ar r $(abspath $(NEWLIB32_LIBC))
 
 # $(call newlib_build,P): the build whose variables start with P (P_DIR,
-# P_TARGET, P_CC, P_BINUTILS, P_CFLAGS above): defines P_LIBC, P_LIBM,
+# P_TARGET, P_CC, P_BINUTILS, P_CFLAGS above; P_AFTER, if any, runs after
+# the install): defines P_LIBC, P_LIBM,
 # P_INCLUDE, P_ISYSTEM and P_STAMP, and the one recipe that makes them.
 # Target tools are the host's; --target only selects newlib's configuration
 # (x86_64-elf, i686-elf: no OS syscalls, plain names such as
@@ -110,6 +120,7 @@ $$($(1)_STAMP): $$(NEWLIB_TARBALL)
 		|| { tail -40 $$($(1)_OBJ)/build.log; exit 1; }
 	$$(MAKE) -C $$($(1)_OBJ) install-target-newlib > $$($(1)_OBJ)/install.log 2>&1 \
 		|| { tail -20 $$($(1)_OBJ)/install.log; exit 1; }
+	$$($(1)_AFTER)
 	touch $$@
 endef
 
