@@ -70,33 +70,31 @@ NEWLIB32_AFTER = cd $(NEWLIB32_MACHINE) && for o in machine/i386/lib_a-*.o; do \
 	[ ! -e string/$${o\#\#*/} ] || echo string/$${o\#\#*/}; done | \
 	xargs ar r $(abspath $(NEWLIB32_LIBC))
 
-# $(call newlib_build,P): the build whose variables start with P (P_DIR,
-# P_TARGET, P_CC, P_BINUTILS, P_CFLAGS above; P_AFTER, if any, runs after
-# the install): defines P_LIBC, P_LIBM,
-# P_INCLUDE, P_ISYSTEM and P_STAMP, and the one recipe that makes them.
+# What each build installs, under its sysroot: $(call newlib_file,P,PATH).
+newlib_file = $($(1)_DIR)/install/$($(1)_TARGET)/$(2)
+NEWLIB_INCLUDE   := $(call newlib_file,NEWLIB,include)
+NEWLIB_LIBC      := $(call newlib_file,NEWLIB,lib/libc.a)
+NEWLIB_LIBM      := $(call newlib_file,NEWLIB,lib/libm.a)
+NEWLIB_STAMP     := $(NEWLIB_DIR)/installed.stamp
+NEWLIB_ISYSTEM   := -nostdinc -isystem $(NEWLIB_INCLUDE) -isystem $(NEWLIB_GCC_INCLUDE)
+NEWLIB32_INCLUDE := $(call newlib_file,NEWLIB32,include)
+NEWLIB32_LIBC    := $(call newlib_file,NEWLIB32,lib/libc.a)
+NEWLIB32_LIBM    := $(call newlib_file,NEWLIB32,lib/libm.a)
+NEWLIB32_STAMP   := $(NEWLIB32_DIR)/installed.stamp
+NEWLIB32_ISYSTEM := -nostdinc -isystem $(NEWLIB32_INCLUDE) -isystem $(NEWLIB_GCC_INCLUDE)
+
 # Target tools are the host's; --target only selects newlib's configuration
 # (x86_64-elf, i686-elf: no OS syscalls, plain names such as
-# write/sbrk/_exit).
-define newlib_build
-$(1)_SRC     := $$($(1)_DIR)/src
-$(1)_OBJ     := $$($(1)_DIR)/obj
-$(1)_PREFIX  := $$($(1)_DIR)/install
-$(1)_SYSROOT := $$($(1)_PREFIX)/$$($(1)_TARGET)
-$(1)_INCLUDE := $$($(1)_SYSROOT)/include
-$(1)_LIBC    := $$($(1)_SYSROOT)/lib/libc.a
-$(1)_LIBM    := $$($(1)_SYSROOT)/lib/libm.a
-$(1)_STAMP   := $$($(1)_DIR)/installed.stamp
-$(1)_ISYSTEM := -nostdinc -isystem $$($(1)_INCLUDE) -isystem $$(NEWLIB_GCC_INCLUDE)
-
-$(1)_TOOLS := \
-	CC_FOR_TARGET="$$($(1)_CC) -nostdinc -isystem $$(NEWLIB_GCC_INCLUDE)" \
-	$$($(1)_BINUTILS) AR_FOR_TARGET=ar RANLIB_FOR_TARGET=ranlib \
+# write/sbrk/_exit). $(call newlib_tools,P) and $(call newlib_config,P):
+# the build P's.
+newlib_tools = CC_FOR_TARGET="$($(1)_CC) -nostdinc -isystem $(NEWLIB_GCC_INCLUDE)" \
+	$($(1)_BINUTILS) AR_FOR_TARGET=ar RANLIB_FOR_TARGET=ranlib \
 	NM_FOR_TARGET=nm OBJDUMP_FOR_TARGET=objdump \
 	READELF_FOR_TARGET=readelf STRIP_FOR_TARGET=strip \
 	OBJCOPY_FOR_TARGET=objcopy
 
-$(1)_CONFIG := --target=$$($(1)_TARGET) \
-	--prefix=$$(abspath $$($(1)_PREFIX)) \
+newlib_config = --target=$($(1)_TARGET) \
+	--prefix=$(abspath $($(1)_DIR)/install) \
 	--disable-multilib --disable-nls \
 	--disable-newlib-supplied-syscalls \
 	--enable-newlib-retargetable-locking \
@@ -104,22 +102,26 @@ $(1)_CONFIG := --target=$$($(1)_TARGET) \
 	--enable-newlib-io-c99-formats \
 	--enable-newlib-io-long-long
 
+# $(call newlib_build,P): the rule of the build whose variables start with
+# P (P_DIR, P_TARGET, P_CC, P_BINUTILS, P_CFLAGS; P_AFTER, if any, runs
+# after the install). One recipe, one stamp: extraction, configuration,
+# build and install are only worth redoing together (a half-built tree is
+# removed first).
+define newlib_build
 $$($(1)_LIBC) $$($(1)_LIBM) $$($(1)_INCLUDE): $$($(1)_STAMP)
 
-# One recipe, one stamp: extraction, configuration, build and install are
-# only worth redoing together (a half-built tree is removed first).
 $$($(1)_STAMP): $$(NEWLIB_TARBALL)
-	@echo "newlib: building Debian's newlib 3.3.0 for $$($(1)_TARGET), once: a few minutes on two cores, quiet (its logs: $$($(1)_OBJ)/*.log)"
-	rm -rf $$($(1)_SRC) $$($(1)_OBJ) $$($(1)_PREFIX)
-	mkdir -p $$($(1)_SRC) $$($(1)_OBJ)
-	tar -xJf $$(NEWLIB_TARBALL) -C $$($(1)_SRC) --strip-components=1
-	cd $$($(1)_OBJ) && $$(abspath $$($(1)_SRC))/configure $$($(1)_CONFIG) \
-		$$($(1)_TOOLS) CFLAGS_FOR_TARGET="$$($(1)_CFLAGS)" \
+	@echo "newlib: building Debian's newlib 3.3.0 for $$($(1)_TARGET), once: a few minutes on two cores, quiet (its logs: $$($(1)_DIR)/obj/*.log)"
+	rm -rf $$($(1)_DIR)/src $$($(1)_DIR)/obj $$($(1)_DIR)/install
+	mkdir -p $$($(1)_DIR)/src $$($(1)_DIR)/obj
+	tar -xJf $$(NEWLIB_TARBALL) -C $$($(1)_DIR)/src --strip-components=1
+	cd $$($(1)_DIR)/obj && $$(abspath $$($(1)_DIR)/src)/configure $$(call newlib_config,$(1)) \
+		$$(call newlib_tools,$(1)) CFLAGS_FOR_TARGET="$$($(1)_CFLAGS)" \
 		> configure.log 2>&1 || { tail -30 configure.log; exit 1; }
-	$$(MAKE) -C $$($(1)_OBJ) all-target-newlib > $$($(1)_OBJ)/build.log 2>&1 \
-		|| { tail -40 $$($(1)_OBJ)/build.log; exit 1; }
-	$$(MAKE) -C $$($(1)_OBJ) install-target-newlib > $$($(1)_OBJ)/install.log 2>&1 \
-		|| { tail -20 $$($(1)_OBJ)/install.log; exit 1; }
+	$$(MAKE) -C $$($(1)_DIR)/obj all-target-newlib > $$($(1)_DIR)/obj/build.log 2>&1 \
+		|| { tail -40 $$($(1)_DIR)/obj/build.log; exit 1; }
+	$$(MAKE) -C $$($(1)_DIR)/obj install-target-newlib > $$($(1)_DIR)/obj/install.log 2>&1 \
+		|| { tail -20 $$($(1)_DIR)/obj/install.log; exit 1; }
 	$$($(1)_AFTER)
 	touch $$@
 endef

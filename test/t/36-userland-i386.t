@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# Test 34: the 32-bit (i386) SDK and its programs, checked on the host (no
+# Test 36: the 32-bit (i386) SDK and its programs, checked on the host (no
 # boot): what mk/newlib.mk and mk/userland.mk promise the compat kernel and
 # its unwinders.
 #
