@@ -81,6 +81,8 @@ struct uvm {
 	/* Programs this process ran before this one (0: none; exec adds
 	 * one): the stack map's keys tell a pid's programs apart by it. */
 	uint32_t execs;
+	/* A 32-bit (i386) program: every user address is below 4 GiB. */
+	bool compat;
 	/* Its unwind tables: only kern/unwind/table.c changes them. */
 	struct unwind_registry tables;
 	/* The executable, for the profiler's MMAP record (set by the ELF

@@ -32,6 +32,18 @@
 /* Stack slots are 8-byte words; a frame pointer is 8-byte aligned. */
 #define UNWIND_USER_WORD 8
 
+/*
+ * A 32-bit (compat, i386) program's frame-pointer frame (push %ebp;
+ * mov %esp, %ebp): 4-byte words, [fp + 4] the return address, [fp] the
+ * caller's ebp, the CFA fp + 8; every address of its stack is below
+ * 4 GiB, the end of its user range.
+ */
+#define UNWIND_COMPAT_FP_NEXT 0
+#define UNWIND_COMPAT_FP_RA   4
+#define UNWIND_COMPAT_FP_CFA  8
+#define UNWIND_COMPAT_WORD    4
+#define UNWIND_COMPAT_END     (1ull << 32)
+
 /* The user context an unwind starts from: pc, sp and fp of a trap frame. */
 static inline void unwind_user_start(const struct trap_frame *tf,
 				     struct sf_frame *f)
