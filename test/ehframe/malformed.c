@@ -317,7 +317,8 @@ static void headers(void)
 	ok(eh_open_frame(&t, &(struct eh_src){ M.f.b, NULL, NULL, M.f.n, FV, false, NULL, EH_ABI_X86_64 }) == EH_OK &&
 	   eh_fde_find(&t, 0x1000, &(struct eh_fde){ 0 }) == EH_E_HDR_NO_TABLE,
 	   "eh_fde_find without a header: EH_E_HDR_NO_TABLE");
-	f = src_of(&M.f);
+	M = keep;
+	f = src_of(&M.f), h = src_of(&M.h);
 	h.abi = EH_ABI_I386;
 	ok(eh_open(&t, &h, &f) == EH_E_INVAL, "header i386, .eh_frame x86-64: EH_E_INVAL");
 	f.abi = h.abi = 7;
