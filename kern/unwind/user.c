@@ -138,11 +138,16 @@ static enum unwind_stop drop(struct unwind_table *t, int err)
 	return err == SF_E_FAULT ? UNWIND_STOP_FAULT : UNWIND_STOP_BAD_SFRAME;
 }
 
-/* A stack word, read in the walk's window (sf_quick_step's loader). */
-static inline bool user_word(void *ctx, uint64_t addr, uint64_t *v)
+/* A stack word of size bytes (8, or a compat program's 4), read in the
+ * walk's window (sf_quick_step's loader). */
+static inline bool user_word(void *ctx, uint64_t addr, uint32_t size, uint64_t *v)
 {
 	(void)ctx;
-	return arch_user_load(addr, 8, v);
+	*v = 0;
+	/* A compat stack's words lie below 4 GiB, whatever else is mapped. */
+	if (size == UNWIND_COMPAT_WORD && addr > UNWIND_COMPAT_END - UNWIND_COMPAT_WORD)
+		return false;
+	return arch_user_load(addr, size, v);
 }
 
 /* What ends a table step other than the step itself; runs with the
@@ -202,8 +207,15 @@ static enum unwind_stop signal_step(struct sf_frame *f, uint64_t *signal_sp)
 /* The registers by DWARF number of the frame a walk is in while it is not
  * a caller: the entry's, or a signal frame's (single loads in the walk's
  * window). */
-static bool frame_regs(const struct table_walk *w, uint64_t regs[UNWIND_USER_DWARF_REGS])
+static bool frame_regs(const struct table_walk *w, uint64_t regs[UNWIND_USER_DWARF_REGS],
+		       uint32_t *nregs)
 {
+	*nregs = UNWIND_USER_DWARF_REGS;
+	if (!w->signal_sp && current->mm->compat) {
+		*nregs = UNWIND_COMPAT_DWARF_REGS; /* i386's numbers */
+		unwind_compat_dwarf_regs(task_user_frame(current), regs);
+		return true;
+	}
 	if (!w->signal_sp) {
 		unwind_user_dwarf_regs(task_user_frame(current), regs);
 		return true;
@@ -224,13 +236,13 @@ static __attribute__((noinline)) enum unwind_stop
 rule_step(struct sf_frame *f, struct unwind_answer a, struct table_walk *w)
 {
 	uint64_t regs[UNWIND_USER_DWARF_REGS];
+	uint32_t nregs = 0;
 	int err = a.err;
-	if (!err && !f->caller && !frame_regs(w, regs))
+	if (!err && !f->caller && !frame_regs(w, regs, &nregs))
 		err = SF_E_STACK_READ;
 	const struct unwind_rule *r = lookup_other(&w->lookup);
 	if (!err)
-		err = sf_step_rule(r->abi, &r->rule, f, f->caller ? NULL : regs,
-				   UNWIND_USER_DWARF_REGS, NULL, NULL);
+		err = sf_step_rule(r->abi, &r->rule, f, f->caller ? NULL : regs, nregs, NULL, NULL);
 	if (!err)
 		return STEPPED;
 	arch_user_access_end();

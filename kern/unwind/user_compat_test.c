@@ -138,6 +138,8 @@ KTEST(unwind_compat_fp_4g)
 	uint64_t last = TOP4G - 8, straddle = TOP4G - 4;
 	KEXPECT(t, frame32(TOP4G - 0x100, (uint32_t)straddle, 0x8049000));
 	KEXPECT(t, frame32(last, 0, 0x804a000)); /* the highest whole frame */
+	/* What a walk that let it through would read as its return address. */
+	KEXPECT(t, frame32(TOP4G, 0x804c000, 0x804c000));
 	KEXPECT_EQ(t, walk32(TOP4G - 0x200, TOP4G - 0x100, ips, 8, 8), 2);
 	KEXPECT_EQ(t, ips[1], 0x8049000);
 	KEXPECT_EQ(t, stat_total(STAT_UNWIND_COMPAT_FP_REFUSED) - refused, 2);

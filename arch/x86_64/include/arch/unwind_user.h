@@ -81,6 +81,25 @@ static inline void unwind_user_dwarf_regs(const struct trap_frame *tf,
 	r[16] = tf->rip;
 }
 
+/* A compat (i386) frame's registers by the i386 psABI's DWARF numbers
+ * (eax, ecx, edx, ebx, esp, ebp, esi, edi, eip), for the same purpose:
+ * the low halves of the trap frame's, which is all a 32-bit program
+ * has. */
+#define UNWIND_COMPAT_DWARF_REGS 9
+static inline void unwind_compat_dwarf_regs(const struct trap_frame *tf,
+					    uint64_t r[UNWIND_COMPAT_DWARF_REGS])
+{
+	r[0] = (uint32_t)tf->rax;
+	r[1] = (uint32_t)tf->rcx;
+	r[2] = (uint32_t)tf->rdx;
+	r[3] = (uint32_t)tf->rbx;
+	r[4] = (uint32_t)tf->rsp;
+	r[5] = (uint32_t)tf->rbp;
+	r[6] = (uint32_t)tf->rsi;
+	r[7] = (uint32_t)tf->rdi;
+	r[8] = (uint32_t)tf->rip;
+}
+
 /*
  * A signal frame (include/stitch/signal.h): in the signal page's
  * trampoline, sp points at the frame's info, and the interrupted context
