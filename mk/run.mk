@@ -90,6 +90,11 @@ else ifeq ($(filter %.c,$(APP)),)
 $(error make run: APP=$(APP) is not a C file (name.c))
 endif
 endif
+ifeq ($(APP),)
+ifeq ($(origin APP_ARCH),command line)
+$(error make run: APP_ARCH=$(APP_ARCH) says how to build APP=prog.c: give one)
+endif
+endif
 ifneq ($(findstring $(run_comma),$(ARGS)),)
 $(error make run: ARGS="$(ARGS)": no commas (they separate init.args); arguments are split at spaces)
 endif
@@ -110,6 +115,13 @@ endif
 # Whether the initrd holds it is known once every fragment has added its
 # files (the Makefile runs LATE_CHECKS then).
 LATE_CHECKS += run_init_check
+endif
+# APP_ARCH: the instruction set APP is built for, whatever the goal
+# (mk/userland.mk: x86_64 with the 64-bit SDK, i386 with the 32-bit one).
+APP_ARCH ?= x86_64
+RUN_APP_ARCHS := x86_64 i386
+ifneq ($(filter-out $(RUN_APP_ARCHS),$(APP_ARCH))$(filter-out 1,$(words $(APP_ARCH))),)
+$(error APP_ARCH=$(APP_ARCH): one of $(RUN_APP_ARCHS))
 endif
 run_init_check = $(if $(filter $(patsubst /%,%,$(RUN_INIT)),$(USER_INITRD_NAMES)),,$(error make run: \
 	RUN_INIT=$(RUN_INIT) is not in the initrd (its programs are in /bin/, an APP in /app/: \

@@ -2,9 +2,12 @@
 #
 #   $(call user_program,ELF,SOURCES)  the one compile+link recipe for every
 #                                     program (workloads, tests, APP)
+#   $(call sdk_program,SDK,ELF,SOURCES,CFLAGS)  the same for either SDK:
+#                                     USER (64-bit) or USER32 (i386)
 #   $(INITRD)                         build/initrd.cpio: /bin/* and /data/*
 #   make run APP=path/to/prog.c       also puts prog.c into /app/<basename>
-#            [APP_CFLAGS=...]         (compiled with APP_CFLAGS added);
+#            [APP_CFLAGS=...]         (compiled with APP_CFLAGS added;
+#            [APP_ARCH=i386]          a 32-bit program with APP_ARCH=i386);
 #                                     RUN_INIT is what `make run` boots
 #
 # See docs/USERLAND.md.
@@ -53,17 +56,84 @@ $(USER_LIB): $(USER_LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-# $(call user_program,ELF,SOURCES[,CFLAGS]): one static ring-3 executable,
-# compiled with CFLAGS (default USER_CFLAGS). libc needs the glue (write,
+# What a program of the 64-bit SDK links with: the start code first, the
+# glue, then the libraries (sdk_program below).
+USER_START  := $(USER_CRT0)
+USER_LIBS   := $(NEWLIB_LIBC) $(NEWLIB_LIBM) $(USER_LIBGCC)
+USER_NEWLIB := $(NEWLIB_STAMP)
+
+# The 32-bit (i386) SDK: the same sources, compiled with gcc -m32 against
+# newlib's i386 build (mk/newlib.mk: no SFrame, .eh_frame only), linked
+# at ld's i386 default, 0x08048000, so the whole program lies below 4 GiB
+# (docs/USERLAND.md, "32-bit programs"). The glue is userland/lib/ but for
+# what the kernel refuses 32-bit programs: threads, signals, and the
+# shared-object loader (dl.c reads ELF64 objects). A program that calls one
+# of those fails to link, and the linker says why (refused.o below).
+USER32_OUT     := $(USER_OUT)/i386
+USER32_CFLAGS  := -std=gnu11 $(WARN) -m32 $(NEWLIB32_CFLAGS) $(NEWLIB32_ISYSTEM) \
+	-Iuserland/include -Iinclude
+USER32_LDFLAGS := $(USER_LDFLAGS)
+USER32_LEFT_OUT := thread signal dl
+USER32_LIB_OBJS := $(patsubst userland/lib/%.c,$(USER32_OUT)/lib/%.o,\
+	$(filter-out $(USER32_LEFT_OUT:%=userland/lib/%.c),$(USER_LIB_SRCS)))
+USER32_CRT0    := $(USER32_OUT)/crt0.o
+USER32_REFUSED := $(USER32_OUT)/refused.o
+USER32_LIB     := $(USER32_OUT)/libstitch.a
+USER32_START   := $(USER32_CRT0) $(USER32_REFUSED)
+# -lgcc: gcc -m32 finds gcc-multilib's libgcc itself (-nostdlib keeps its
+# search path), which need not be installed yet when this file is read.
+USER32_LIBS    := $(NEWLIB32_LIBC) $(NEWLIB32_LIBM) -lgcc
+USER32_NEWLIB  := $(NEWLIB32_STAMP)
+
+$(USER32_OUT)/lib/%.o: userland/lib/%.c $(USER_HEADERS) $(NEWLIB32_STAMP)
+	@mkdir -p $(@D)
+	$(HOST_CC) $(USER32_CFLAGS) -c -o $@ $<
+
+$(USER32_CRT0): userland/crt0.S mk/userland.mk
+	@mkdir -p $(@D)
+	$(HOST_CC) $(USER32_CFLAGS) -c -o $@ $<
+
+$(USER32_LIB): $(USER32_LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+# The refusals: for each global symbol that a left-out file defines in the
+# 64-bit glue and newlib's i386 libc does not (newlib's own signal() and
+# raise() stay: they work within the process), a .gnu.warning section whose
+# text ld prints at every reference to the symbol, just before it reports
+# the reference undefined. Every 32-bit program links this object.
+USER32_WHY_thread := threads are for 64-bit programs only
+USER32_WHY_signal := signals are for 64-bit programs only
+USER32_WHY_dl     := shared objects are for 64-bit programs only
+$(USER32_OUT)/refused.S: $(USER32_LEFT_OUT:%=$(USER_OUT)/lib/%.o) $(NEWLIB32_STAMP) mk/userland.mk
+	@mkdir -p $(@D)
+	nm -g --defined-only --format=posix $(NEWLIB32_LIBC) | awk 'NF == 4 { print $$1 }' | \
+		sort -u > $@.libc
+	printf '\t.section .note.GNU-stack, "", @progbits\n' > $@.tmp
+	$(foreach f,$(USER32_LEFT_OUT),nm -g --defined-only --format=posix $(USER_OUT)/lib/$(f).o | \
+		awk 'NF == 4 { print $$1 }' | sort -u | comm -23 - $@.libc | \
+		awk '{ printf "\t.section .gnu.warning.%s\n\t.string \"%s: %s (32-bit SDK, docs/USERLAND.md)\"\n", \
+			$$1, $$1, "$(USER32_WHY_$(f))" }' >> $@.tmp;) true
+	rm -f $@.libc
+	mv $@.tmp $@
+
+$(USER32_REFUSED): $(USER32_OUT)/refused.S
+	$(HOST_CC) $(USER32_CFLAGS) -c -o $@ $<
+
+# $(call sdk_program,SDK,ELF,SOURCES,CFLAGS): one static ring-3 executable
+# of SDK (USER or USER32), compiled with CFLAGS. libc needs the glue (write,
 # sbrk...) and the glue needs libc (errno), hence the group. The SDK's
 # flags are in this file: a change to them relinks every program.
-define user_program
-$(1): $(2) $(USER_CRT0) $(USER_LIB) $(USER_HEADERS) $(NEWLIB_STAMP) mk/userland.mk
+define sdk_program
+$(2): $(3) $($(1)_START) $($(1)_LIB) $(USER_HEADERS) $($(1)_NEWLIB) mk/userland.mk
 	@mkdir -p $$(@D)
-	$(HOST_CC) $(or $(3),$(USER_CFLAGS)) $(USER_LDFLAGS) -o $$@ $(USER_CRT0) $(2) \
-		-Wl,--start-group $(USER_LIB) $(NEWLIB_LIBC) $(NEWLIB_LIBM) \
-		$(USER_LIBGCC) -Wl,--end-group
+	$(HOST_CC) $(4) $($(1)_LDFLAGS) -o $$@ $($(1)_START) $(3) \
+		-Wl,--start-group $($(1)_LIB) $($(1)_LIBS) -Wl,--end-group
 endef
+
+# $(call user_program,ELF,SOURCES[,CFLAGS]): a 64-bit program, compiled with
+# CFLAGS (default USER_CFLAGS).
+user_program = $(call sdk_program,USER,$(1),$(2),$(or $(3),$(USER_CFLAGS)))
 
 # The programs: /bin/<name> in the initrd for each source file.
 USER_WORKLOADS := fib chain sort reader piper sigwork threads
@@ -79,15 +149,26 @@ $(foreach p,$(USER_SYSTEM),$(eval $(call user_program,$(USER_ROOT)/bin/$(p),user
 $(foreach p,$(USER_TESTS),$(eval $(call user_program,$(USER_ROOT)/bin/$(p),userland/tests/$(p).c)))
 $(foreach p,$(USER_EXTRA_PROGRAMS),$(eval $(call user_program,$(USER_ROOT)/bin/$(p),$(USER_SRCS_$(p)),$(USER_CFLAGS) $(USER_CFLAGS_$(p)))))
 
+# 32-bit builds of workloads: /bin/<w>32 with the i386 default (no frame
+# pointers), /bin/<w>32-fp with the frame-pointer flags of the 64-bit -fp
+# builds (mk/bench.mk), in every function of the program's own.
+USER32_WORKLOADS := fib chain sort
+USER32_PROGRAMS  := $(USER32_WORKLOADS:%=%32) $(USER32_WORKLOADS:%=%32-fp)
+$(foreach w,$(USER32_WORKLOADS),$(eval $(call sdk_program,USER32,$(USER_ROOT)/bin/$(w)32,userland/workloads/$(w).c,$(USER32_CFLAGS))))
+$(foreach w,$(USER32_WORKLOADS),$(eval $(call sdk_program,USER32,$(USER_ROOT)/bin/$(w)32-fp,userland/workloads/$(w).c,$(USER32_CFLAGS) $(BENCH_FP_CFLAGS))))
+USER_PROGRAMS += $(USER32_PROGRAMS)
+
 # make run APP=path/to/prog.c: one more program, and the one that boots.
 # It goes to /app/, a directory of its own, so that any name will do (fib.c
 # too). It is the user's code, not the project's: warnings are shown but
 # not errors, and APP_CFLAGS (-O0, -DN=3, -fno-omit-frame-pointer...) come
 # last, so they win.
+# APP_ARCH=i386 (checked in mk/run.mk) builds it with the 32-bit SDK.
+USER_APP_SDK := $(if $(filter i386,$(APP_ARCH)),USER32,USER)
 ifneq ($(APP),)
 USER_APP := app/$(basename $(notdir $(APP)))
-USER_APP_CFLAGS := $(filter-out -Werror,$(USER_CFLAGS)) $(APP_CFLAGS)
-$(eval $(call user_program,$(USER_ROOT)/$(USER_APP),$(APP),$(USER_APP_CFLAGS)))
+USER_APP_CFLAGS := $(filter-out -Werror,$($(USER_APP_SDK)_CFLAGS)) $(APP_CFLAGS)
+$(eval $(call sdk_program,$(USER_APP_SDK),$(USER_ROOT)/$(USER_APP),$(APP),$(USER_APP_CFLAGS)))
 # Other APP_CFLAGS, another build: the flags are a prerequisite, in a file
 # rewritten only when they change.
 USER_APP_FLAGS := $(USER_OUT)/app-cflags.txt

@@ -38,6 +38,7 @@ static inline void outl(uint16_t port, uint32_t v)
 #define MSR_EFER      0xc0000080u
 #define MSR_STAR      0xc0000081u
 #define MSR_LSTAR     0xc0000082u
+#define MSR_CSTAR     0xc0000083u /* SYSCALL from compatibility mode */
 #define MSR_FMASK     0xc0000084u
 #define MSR_FS_BASE   0xc0000100u
 #define MSR_GS_BASE   0xc0000101u

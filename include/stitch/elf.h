@@ -1,6 +1,7 @@
 /*
- * The ELF64 layouts and numbers Stitch reads (System V gABI "Object
- * Files"; the x86-64 psABI for EM_X86_64 and the relocations; GNU's
+ * The ELF64 layouts and numbers Stitch reads, and the ELF32 headers of
+ * i386 executables (System V gABI "Object Files"; the x86-64 psABI for
+ * EM_X86_64 and the relocations, the i386 psABI for EM_386; GNU's
  * PT_GNU_EH_FRAME and PT_GNU_SFRAME, binutils include/elf/common.h), in
  * one place for the kernel's loader and symbol reader and the user
  * programs: neither the freestanding kernel nor newlib has <elf.h>. Host
@@ -23,6 +24,21 @@ struct elf64_ehdr {
 struct elf64_phdr {
 	uint32_t type, flags;
 	uint64_t offset, vaddr, paddr, filesz, memsz, align;
+};
+
+/* ELF32: an i386 executable's file and program headers (the loader reads
+ * nothing else of a 32-bit file). */
+struct elf32_ehdr {
+	uint8_t ident[16];
+	uint16_t type, machine;
+	uint32_t version;
+	uint32_t entry, phoff, shoff;
+	uint32_t flags;
+	uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
+};
+
+struct elf32_phdr {
+	uint32_t type, offset, vaddr, paddr, filesz, memsz, flags, align;
 };
 
 struct elf64_shdr {
@@ -51,7 +67,10 @@ struct elf64_rela {
 
 #define ET_EXEC 2
 #define ET_DYN  3
+#define EM_386    3
 #define EM_X86_64 62
+#define ELFCLASS32 1 /* ident[4] */
+#define ELFCLASS64 2
 
 #define PT_LOAD         1
 #define PT_DYNAMIC      2

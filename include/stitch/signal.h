@@ -67,6 +67,9 @@ struct stitch_itimerval {
 	uint64_t interval_us; /* 0: one shot */
 	uint64_t value_us;    /* 0: disarm */
 };
+/* One layout for 64-bit and 32-bit programs (stitch/syscall.h): SYS_setitimer
+ * and SYS_sigprocmask (a uint64_t set) serve both. */
+_Static_assert(sizeof(struct stitch_itimerval) == 16, "stitch_itimerval: one layout");
 
 /* The siginfo a SA_SIGINFO handler receives: newlib's siginfo_t (signo,
  * code, value) followed by what the kernel adds. */

@@ -58,6 +58,8 @@
 #define STACKTRACE_EH_FRAME_REMOVE 4
 
 #ifndef __ASSEMBLER__
+#include <stdint.h>
+
 /* SYS_open flags (the subset the initrd supports: it is read-only). */
 #define STITCH_O_RDONLY 0
 
@@ -72,20 +74,29 @@
 #define STITCH_PROT_WRITE 2
 #define STITCH_PROT_EXEC  4
 
+/*
+ * The structures below have one layout for 64-bit programs and for 32-bit
+ * (compat, int $0x80) ones: fixed-width fields, 8-byte ones at 8-byte
+ * offsets. The asserts hold in both builds (the kernel's, and the 32-bit
+ * programs' that include this header with gcc -m32: mk/compat32.mk).
+ */
 struct stitch_stat {
-	unsigned long size;
-	unsigned int mode; /* S_IFREG | 0444, S_IFCHR | 0666 for the console */
-	unsigned int pad;
+	uint64_t size;
+	uint32_t mode; /* S_IFREG | 0444, S_IFCHR | 0666 for the console */
+	uint32_t pad;
 };
+_Static_assert(sizeof(struct stitch_stat) == 16, "stitch_stat: one layout");
 
 struct stitch_timeval {
-	long sec;
-	long usec;
+	int64_t sec;
+	int64_t usec;
 };
+_Static_assert(sizeof(struct stitch_timeval) == 16, "stitch_timeval: one layout");
 
 struct stitch_tms {
-	unsigned long utime, stime, cutime, cstime; /* in ticks, see times() */
+	uint64_t utime, stime, cutime, cstime; /* in ticks, see times() */
 };
+_Static_assert(sizeof(struct stitch_tms) == 32, "stitch_tms: one layout");
 
 /* The clock tick unit of SYS_times (sysconf(_SC_CLK_TCK) in the SDK). */
 #define STITCH_CLK_TCK 100

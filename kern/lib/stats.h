@@ -48,6 +48,7 @@
 	X(SFRAME_REFUSED_HEADER, "sframe_refused_header", SUM) /* no SFrame header */ \
 	X(SFRAME_REFUSED_OVERLAP, "sframe_refused_overlap", SUM) /* text already covered */ \
 	X(SFRAME_REFUSED_FULL, "sframe_refused_full", SUM) /* 16 per process, or no memory */ \
+	X(SFRAME_REFUSED_COMPAT, "sframe_refused_compat", SUM) /* in an i386 program: no ABI */ \
 	X(SFRAME_DROPPED_INVALID, "sframe_dropped_invalid", SUM) /* failed validation at use */ \
 	X(SFRAME_DROPPED_FAULT, "sframe_dropped_fault", SUM) /* unreadable at use */ \
 	X(SFRAME_REMOVED, "sframe_removed", SUM)   /* unregistered */         \
@@ -99,6 +100,10 @@
 	X(SIGNALS_DELIVERED, "signals_delivered", SUM) /* to a handler */     \
 	X(SIGRETURN_REFUSED, "sigreturn_refused", SUM) /* a frame that lied */ \
 	X(SIGNAL_FRAME_REFUSED, "signal_frame_refused", SUM) /* no room on the stack */ \
+	/* Compat (i386) processes (docs/PROCESSES.md, "32-bit programs"): */ \
+	X(COMPAT_SYSCALLS, "compat_syscalls", SUM) /* int $0x80 calls */       \
+	X(COMPAT_REFUSED, "compat_refused", SUM) /* ... refused: -ENOSYS */   \
+	X(COMPAT_SYSCALL_INSN, "compat_syscall_insn", SUM) /* syscall in 32-bit mode: killed */ \
 	/* The stack map (kern/profile/stackmap.h): every sample it takes is */ \
 	/* counted under one of the next ten names, or still owed an answer. */ \
 	X(MAP_SAMPLES, "map_samples", SUM)         /* NMIs the map took */   \

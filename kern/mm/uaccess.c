@@ -38,10 +38,11 @@ int put_user_int(uint64_t uaddr, int val)
 
 long strncpy_from_user(char *dst, uint64_t usrc, uint64_t max)
 {
-	if (usrc >= USER_END)
+	uint64_t end = current_user_end();
+	if (usrc >= end)
 		return -STITCH_EFAULT;
 	/* Never read past the user range, even looking for the NUL. */
-	uint64_t room = MIN(max, USER_END - usrc);
+	uint64_t room = MIN(max, end - usrc);
 	long n = arch_strncpy_user(dst, (const char *)usrc, room);
 	if (n < 0)
 		return -STITCH_EFAULT;

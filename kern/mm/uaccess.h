@@ -3,8 +3,8 @@
  * uint64_t, never pointers, so that nothing dereferences one by accident
  * (with SMAP on, that would fault anyway).
  *
- * Every helper first checks the range against the user range [0, USER_END)
- * (user_range_ok, kern/mm/uvm.h)
+ * Every helper first checks the range against the user range [0, USER_END),
+ * [0, 4 GiB) in a compat process (user_range_ok, kern/mm/uvm.h)
  * (NULL is simply unmapped), then accesses it through usercopy.S with
  * SMAP opened for that one access. A page that is part of a region but not
  * mapped yet is faulted in as if the program had touched it (so these may

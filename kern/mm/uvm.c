@@ -231,18 +231,19 @@ static long sbrk_locked(struct uvm *mm, long increment, irqflags_t *f)
 }
 
 /* The hint if [hint, hint + len) is free mmap space, else the highest
- * address below USER_MMAP_TOP where len bytes fit, above the heap's room;
+ * address below the mmap top (USER_MMAP_TOP, COMPAT_MMAP_TOP) where len bytes fit, above the heap's room;
  * 0 if none. (A user-space loader asks for the addresses that keep a
  * shared object's segments at their distances from one another.) */
 static uint64_t find_gap(struct uvm *mm, uint64_t hint, uint64_t len)
 {
 	uint64_t floor = mm->heap->start + USER_HEAP_MAX;
-	if (len > USER_MMAP_TOP - floor)
+	uint64_t top = mm->compat ? COMPAT_MMAP_TOP : USER_MMAP_TOP;
+	if (floor > top || len > top - floor)
 		return 0;
 	if (hint && hint % PAGE_SIZE == 0 && hint >= floor &&
-	    hint <= USER_MMAP_TOP - len && !first_overlap(mm, hint, hint + len))
+	    hint <= top - len && !first_overlap(mm, hint, hint + len))
 		return hint;
-	uint64_t at = USER_MMAP_TOP - len;
+	uint64_t at = top - len;
 	for (struct region *r; (r = first_overlap(mm, at, at + len));) {
 		if (r->start < floor + len)
 			return 0;
@@ -286,7 +287,7 @@ static bool is_mmap(const struct region *r)
 
 static int munmap_locked(struct uvm *mm, uint64_t addr, uint64_t len, irqflags_t *f)
 {
-	if (addr % PAGE_SIZE || len == 0 || !user_range_ok(addr, len))
+	if (addr % PAGE_SIZE || len == 0 || !range_below(addr, len, uvm_user_end(mm)))
 		return -STITCH_EINVAL;
 	uint64_t end = addr + PAGE_ROUND_UP(len);
 	struct region *split = NULL;

@@ -13,6 +13,12 @@
  *   ... USER_MMAP_TOP        mmap regions, placed top down
  *   (about 1 TiB unmapped)   the guard below the stack
  *   USER_STACK_BASE ...      the stack, fixed size, ends at USER_END
+ *
+ * A compat (i386) program's space is the same below 4 GiB
+ * (docs/PROCESSES.md, "32-bit programs"): segments below 2 GiB
+ * (ELF32_LOAD_MAX, kern/proc/elf.h),
+ * the heap, mmap regions top down from COMPAT_MMAP_TOP, the stack ending
+ * at COMPAT_STACK_END; the last page below 4 GiB stays unmapped.
  */
 #ifndef KERN_MM_UVM_H
 #define KERN_MM_UVM_H
@@ -32,12 +38,26 @@
 #define USER_MMAP_MAX   (1ull << 30) /* one mapping; more is -ENOMEM */
 #define UVM_MAX_REGIONS 64
 
-/* [addr, addr + n) lies in the user range (n == 0: always true). The one
- * range check of user addresses: the copy helpers, munmap and the SFrame
- * registry use it. */
+#define COMPAT_USER_END  (1ull << 32)
+#define COMPAT_STACK_END (COMPAT_USER_END - 0x1000)
+#define COMPAT_MMAP_TOP  0xf0000000ull
+
+/* [addr, addr + n) lies below end (n == 0: always true). */
+static inline bool range_below(uint64_t addr, uint64_t n, uint64_t end)
+{
+	return n == 0 || (addr < end && n <= end - addr);
+}
+
+/* The end of the calling task's user range: 4 GiB in a compat process,
+ * whichever way it entered the kernel (kern/mm/uvm_lock.c; the host
+ * fuzzers link a stand-in). */
+uint64_t current_user_end(void);
+
+/* [addr, addr + n) lies in the calling task's user range. The one range
+ * check of user addresses: the copy helpers and the system calls use it. */
 static inline bool user_range_ok(uint64_t addr, uint64_t n)
 {
-	return n == 0 || (addr < USER_END && n <= USER_END - addr);
+	return range_below(addr, n, current_user_end());
 }
 
 enum region_kind {
@@ -92,6 +112,12 @@ struct uvm {
 	uint8_t build_id[20];     /* NT_GNU_BUILD_ID: a SHA-1 at most */
 	uint32_t build_id_size;
 };
+
+/* The end of mm's user range. */
+static inline uint64_t uvm_user_end(const struct uvm *mm)
+{
+	return mm && mm->compat ? COMPAT_USER_END : USER_END;
+}
 
 /* An empty address space; NULL when out of memory. */
 struct uvm *uvm_create(void);

@@ -1,5 +1,5 @@
-/* The lock of a shared address space (kern/mm/uvm.h) and the wait for an
- * unmap in progress, apart from uvm.c so that the host fuzzers, which
+/* The lock of a shared address space (kern/mm/uvm.h), the wait for an
+ * unmap in progress and the calling task's user range, apart from uvm.c so that the host fuzzers, which
  * cannot turn interrupts off or sleep, link uvm.c with a stand-in
  * (test/fuzz/mock.c). */
 #include "kern/mm/uvm.h"
@@ -31,4 +31,9 @@ int uvm_wait_unmapping(struct uvm *mm)
 void uvm_wake_unmapping(struct uvm *mm)
 {
 	wakeup(&mm->unmapping);
+}
+
+uint64_t current_user_end(void)
+{
+	return uvm_user_end(current ? current->mm : NULL);
 }

@@ -16,21 +16,59 @@ static bool in_file(uint64_t off, uint64_t len, uint64_t size)
 	return off <= size && len <= size - off;
 }
 
-/* An ELF64 little-endian file whose program headers lie in the file. */
-static bool phdrs_ok(const struct elf64_ehdr *e, uint64_t size)
+/* The file header, an ELF32 one widened to ELF64's fields: true if the
+ * file is a little-endian ELF of either class whose program headers lie
+ * in the file. */
+static bool read_ehdr(const uint8_t *file, uint64_t size, struct elf64_ehdr *e)
 {
-	return size >= sizeof(*e) && memcmp(e->ident, "\x7f" "ELF", 4) == 0 &&
-	       e->ident[4] == 2 /* 64-bit */ && e->ident[5] == 1 /* LE */ &&
-	       e->ident[6] == 1 && e->phentsize == sizeof(struct elf64_phdr) &&
-	       e->phnum > 0 && e->phnum <= MAX_PHNUM &&
-	       in_file(e->phoff, (uint64_t)e->phnum * sizeof(struct elf64_phdr), size);
+	if (size < sizeof(struct elf32_ehdr) || memcmp(file, "\x7f" "ELF", 4) != 0 ||
+	    file[5] != 1 /* LE */ || file[6] != 1)
+		return false;
+	uint64_t phentsize;
+	if (file[4] == ELFCLASS64 && size >= sizeof(*e)) {
+		memcpy(e, file, sizeof(*e)); /* the file need not be aligned */
+		phentsize = sizeof(struct elf64_phdr);
+	} else if (file[4] == ELFCLASS32) {
+		struct elf32_ehdr h;
+		memcpy(&h, file, sizeof(h));
+		*e = (struct elf64_ehdr){
+			.type = h.type, .machine = h.machine, .version = h.version,
+			.entry = h.entry, .phoff = h.phoff, .shoff = h.shoff,
+			.flags = h.flags, .ehsize = h.ehsize, .phentsize = h.phentsize,
+			.phnum = h.phnum, .shentsize = h.shentsize, .shnum = h.shnum,
+			.shstrndx = h.shstrndx,
+		};
+		memcpy(e->ident, h.ident, sizeof(e->ident));
+		phentsize = sizeof(struct elf32_phdr);
+	} else {
+		return false;
+	}
+	return e->phentsize == phentsize && e->phnum > 0 && e->phnum <= MAX_PHNUM &&
+	       in_file(e->phoff, (uint64_t)e->phnum * phentsize, size);
 }
 
-/* ... and a static x86_64 executable. */
-static bool header_ok(const struct elf64_ehdr *e, uint64_t size)
+/* Program header i of a file read_ehdr accepted, widened to ELF64's. */
+static struct elf64_phdr read_phdr(const uint8_t *file, const struct elf64_ehdr *e, int i)
 {
-	return phdrs_ok(e, size) && e->type == ET_EXEC &&
-	       e->machine == EM_X86_64 && e->version == 1;
+	const uint8_t *at = file + e->phoff + (uint64_t)i * e->phentsize;
+	struct elf64_phdr p;
+	if (e->ident[4] == ELFCLASS64) {
+		memcpy(&p, at, sizeof(p));
+		return p;
+	}
+	struct elf32_phdr h;
+	memcpy(&h, at, sizeof(h));
+	return (struct elf64_phdr){
+		.type = h.type, .flags = h.flags, .offset = h.offset, .vaddr = h.vaddr,
+		.paddr = h.paddr, .filesz = h.filesz, .memsz = h.memsz, .align = h.align,
+	};
+}
+
+/* ... and a static executable: x86_64, or i386 in an ELF32 file. */
+static bool header_ok(const uint8_t *file, uint64_t size, struct elf64_ehdr *e)
+{
+	return read_ehdr(file, size, e) && e->type == ET_EXEC && e->version == 1 &&
+	       e->machine == (e->ident[4] == ELFCLASS64 ? EM_X86_64 : EM_386);
 }
 
 static int add_load(struct elf_image *img, const struct elf64_phdr *p,
@@ -38,9 +76,10 @@ static int add_load(struct elf_image *img, const struct elf64_phdr *p,
 {
 	if (p->memsz == 0)
 		return 0;
+	uint64_t max = img->compat ? ELF32_LOAD_MAX : ELF_LOAD_MAX;
 	if (img->nloads == ELF_MAX_LOADS || p->filesz > p->memsz ||
 	    !in_file(p->offset, p->filesz, size) || p->vaddr < ELF_LOAD_MIN ||
-	    p->memsz > ELF_LOAD_MAX || p->vaddr > ELF_LOAD_MAX - p->memsz)
+	    p->memsz > max || p->vaddr > max - p->memsz)
 		return NOEXEC;
 	/* Ascending, and no page shared with the previous segment: each page
 	 * belongs to one region with one set of permissions. */
@@ -82,14 +121,10 @@ uint32_t elf_build_id(const uint8_t *file, uint64_t size,
 		      uint8_t id[ELF_BUILD_ID_MAX])
 {
 	struct elf64_ehdr e;
-	if (size < sizeof(e))
-		return 0;
-	memcpy(&e, file, sizeof(e));
-	if (!phdrs_ok(&e, size))
+	if (!read_ehdr(file, size, &e))
 		return 0;
 	for (int i = 0; i < e.phnum; i++) {
-		struct elf64_phdr p;
-		memcpy(&p, file + e.phoff + i * sizeof(p), sizeof(p));
+		struct elf64_phdr p = read_phdr(file, &e, i);
 		uint32_t n;
 		if (p.type == PT_NOTE && in_file(p.offset, p.filesz, size) &&
 		    (n = find_build_id(id, file, p.offset, p.filesz)))
@@ -114,15 +149,12 @@ int elf_parse(const uint8_t *file, uint64_t size, struct elf_image *out)
 {
 	struct elf64_ehdr e;
 	memset(out, 0, sizeof(*out));
-	if (size < sizeof(e))
-		return NOEXEC;
-	memcpy(&e, file, sizeof(e)); /* the file need not be aligned */
-	if (!header_ok(&e, size))
+	if (!header_ok(file, size, &e))
 		return NOEXEC;
 	out->entry = e.entry;
+	out->compat = e.ident[4] == ELFCLASS32;
 	for (int i = 0; i < e.phnum; i++) {
-		struct elf64_phdr p;
-		memcpy(&p, file + e.phoff + i * sizeof(p), sizeof(p));
+		struct elf64_phdr p = read_phdr(file, &e, i);
 		if (p.type == PT_LOAD) {
 			int err = add_load(out, &p, file, size);
 			if (err)

@@ -1,5 +1,6 @@
 /*
- * ELF64 executables: validation and the facts the loader needs. The image
+ * ELF64 executables, and ELF32 i386 ones (compat programs: the headers
+ * are widened to ELF64's as they are read): validation and the facts the loader needs. The image
  * is untrusted (any initrd file can be spawned): every offset and size is
  * checked against the file and the user address range before use, and
  * anything malformed is -ENOEXEC.
@@ -7,6 +8,7 @@
 #ifndef KERN_PROC_ELF_H
 #define KERN_PROC_ELF_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "stitch/elf.h"
@@ -17,6 +19,9 @@
  * room, the mmap area and the stack begin (kern/mm/uvm.h). */
 #define ELF_LOAD_MIN 0x10000ull
 #define ELF_LOAD_MAX 0x0000100000000000ull
+/* A compat program's segments end below 2 GiB: the heap's room and the
+ * mmap area follow, under 4 GiB (kern/mm/uvm.h). */
+#define ELF32_LOAD_MAX 0x80000000ull
 
 struct elf_segment {
 	uint64_t vaddr, memsz;   /* memory image [vaddr, vaddr + memsz) */
@@ -27,6 +32,7 @@ struct elf_segment {
 };
 
 struct elf_image {
+	bool compat;             /* ELF32, EM_386: a compat (i386) program */
 	uint64_t entry;
 	int nloads;
 	struct elf_segment loads[ELF_MAX_LOADS]; /* ascending, no shared pages */
@@ -42,8 +48,9 @@ struct elf_image {
 /* 0 and *out, or -ENOEXEC. */
 int elf_parse(const uint8_t *file, uint64_t size, struct elf_image *out);
 
-/* The NT_GNU_BUILD_ID of any ELF64 file (a shared object too): its size,
- * copied to id, or 0 if there is none or the file is no ELF64. */
+/* The NT_GNU_BUILD_ID of any ELF file of either class (a shared object
+ * too): its size, copied to id, or 0 if there is none or the file is no
+ * ELF. */
 uint32_t elf_build_id(const uint8_t *file, uint64_t size,
 		      uint8_t id[ELF_BUILD_ID_MAX]);
 

@@ -59,12 +59,16 @@ int elf_map_image(struct uvm *mm, const struct elf_image *img, const char *path)
 
 int elf_load(struct uvm *mm, const struct elf_image *img, const char *path)
 {
+	/* First: the tables registered below are checked against mm's
+	 * range. */
+	mm->compat = img->compat;
 	if (elf_map_image(mm, img, path))
 		return -STITCH_ENOMEM;
 	uint64_t heap = PAGE_ROUND_UP(img->end);
+	uint64_t stack_end = img->compat ? COMPAT_STACK_END : USER_END;
 	struct region h = { .start = heap, .end = heap, .prot = VM_WRITE,
 			    .kind = REGION_HEAP };
-	struct region stack = { .start = USER_STACK_BASE, .end = USER_END,
+	struct region stack = { .start = stack_end - USER_STACK_SIZE, .end = stack_end,
 				.prot = VM_WRITE, .kind = REGION_STACK };
 	mm->heap = uvm_add_region(mm, &h);
 	if (!mm->heap || !uvm_add_region(mm, &stack))

@@ -161,3 +161,36 @@ KTEST(elf_build_id_any_type)
 	KEXPECT_EQ(t, elf_build_id((const uint8_t *)&e, sizeof(e), id), 0);
 	KEXPECT_EQ(t, elf_build_id((const uint8_t *)"not an ELF", 10, id), 0);
 }
+
+/* A 32-bit (i386) program and the loader's damaged copies of it
+ * (mk/compat32.mk): ELF32 headers widened, the segments below 2 GiB, its
+ * PT_GNU_EH_FRAME's segment found, its build id read from an ELF32 note. */
+KTEST(elf_parse_compat)
+{
+	struct initrd_file f;
+	struct elf_image img;
+	if (initrd_lookup("/bin/compat32", &f)) {
+		ktest_skip(t, "no /bin/compat32 in the initrd");
+		return;
+	}
+	KASSERT_EQ(t, elf_parse(f.data, f.size, &img), 0);
+	KEXPECT(t, img.compat);
+	KEXPECT_EQ(t, img.loads[img.text].prot, VM_EXEC);
+	KEXPECT(t, img.end <= ELF32_LOAD_MAX && img.entry >= img.loads[img.text].vaddr);
+	KEXPECT(t, img.eh_seg > 0 && img.eh_hdr_addr > img.loads[0].vaddr);
+	KEXPECT_EQ(t, img.sframe_addr, 0);
+	KEXPECT_EQ(t, img.build_id_size, 20);
+	uint8_t id[ELF_BUILD_ID_MAX];
+	KEXPECT_EQ(t, elf_build_id(f.data, f.size, id), 20);
+	KEXPECT(t, memcmp(id, img.build_id, 20) == 0);
+	static const char *const bad[] = {
+		"/data/compat32-truncated", "/data/compat32-high", "/data/compat32-machine",
+	};
+	for (unsigned i = 0; i < ARRAY_SIZE(bad); i++) {
+		KASSERT_EQ(t, initrd_lookup(bad[i], &f), 0);
+		KEXPECT_EQ(t, elf_parse(f.data, f.size, &img), -STITCH_ENOEXEC);
+	}
+	KASSERT_EQ(t, initrd_lookup("/data/compat32-sframe", &f), 0);
+	KASSERT_EQ(t, elf_parse(f.data, f.size, &img), 0);
+	KEXPECT(t, img.compat && img.sframe_addr != 0);
+}

@@ -70,18 +70,21 @@ static struct task *free_slot(void)
 }
 
 /*
- * The initial stack (docs/USERLAND.md): the argument strings end at
- * USER_END; below them, 16-byte aligned, argc, argv[], NULL, an empty
- * envp (NULL) and an empty auxv (AT_NULL, 0). Returns the rsp or -errno.
+ * The initial stack (docs/USERLAND.md): the argument strings end at the
+ * stack's top; below them, 16-byte aligned, argc, argv[], NULL, an empty
+ * envp (NULL) and an empty auxv (AT_NULL, 0), in words of the program's
+ * width: 8 bytes, or 4 in a compat program (docs/PROCESSES.md, "32-bit
+ * programs"). Returns the rsp or -errno.
  */
 static long build_stack(struct uvm *mm, char *const argv[], int argc)
 {
 	uint64_t strings = 0;
 	for (int i = 0; i < argc; i++)
 		strings += strlen(argv[i]) + 1;
+	unsigned word = mm->compat ? 4 : 8;
 	uint64_t words[1 + argc + 1 + 1 + 2];
-	uint64_t at = USER_END - strings;
-	uint64_t sp = ROUND_DOWN(at - sizeof(words), 16);
+	uint64_t at = (mm->compat ? COMPAT_STACK_END : USER_END) - strings;
+	uint64_t sp = ROUND_DOWN(at - ARRAY_SIZE(words) * word, 16);
 	words[0] = argc;
 	for (int i = 0; i < argc; i++) {
 		uint64_t len = strlen(argv[i]) + 1;
@@ -91,8 +94,10 @@ static long build_stack(struct uvm *mm, char *const argv[], int argc)
 		at += len;
 	}
 	memset(&words[1 + argc], 0, 4 * sizeof(words[0]));
-	if (uvm_write(mm, sp, words, sizeof(words)))
-		return -STITCH_ENOMEM;
+	/* Little-endian: a word's low bytes come first. */
+	for (uint64_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (uvm_write(mm, sp + i * word, &words[i], word))
+			return -STITCH_ENOMEM;
 	return (long)sp;
 }
 
@@ -149,7 +154,7 @@ static int setup_task(struct task *t, const struct elf_image *img,
 	if (sp < 0)
 		return (int)sp;
 	arch_task_init(&t->arch);
-	arch_task_start_user(&t->arch, t->kstack_top, img->entry, (uint64_t)sp);
+	arch_task_start_user(&t->arch, t->kstack_top, img->entry, (uint64_t)sp, img->compat);
 	return 0;
 }
 
@@ -261,7 +266,7 @@ long proc_exec(const char *path, char *const argv[], int argc)
 
 	strlcpy(t->name, argv[0], sizeof(t->name));
 	signal_exec(t);
-	arch_task_exec_user(&t->arch, t->kstack_top, img.entry, (uint64_t)sp);
+	arch_task_exec_user(&t->arch, t->kstack_top, img.entry, (uint64_t)sp, img.compat);
 	record_start(t, COMM_EXEC);
 	return 0;
 }

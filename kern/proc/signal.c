@@ -39,14 +39,22 @@ bool signal_page_present(void)
 	return have_page;
 }
 
+/* A compat program gets no signal page: it cannot install a handler
+ * (docs/PROCESSES.md, "32-bit programs"), and all it has lies below
+ * 4 GiB. */
+static bool gets_page(const struct uvm *mm)
+{
+	return have_page && !mm->compat;
+}
+
 int signal_map_page(struct uvm *mm)
 {
-	return have_page ? elf_map_image(mm, &sigpage, sigpage_file.name) : 0;
+	return gets_page(mm) ? elf_map_image(mm, &sigpage, sigpage_file.name) : 0;
 }
 
 void signal_record_page(const struct task *t)
 {
-	if (!have_page)
+	if (!gets_page(t->mm))
 		return;
 	const struct elf_segment *text = &sigpage.loads[sigpage.text];
 	record_mmap(t->pid, t->tid, text->vaddr, text->memsz, text->offset, 0,

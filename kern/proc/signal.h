@@ -55,7 +55,8 @@ struct signals {
 void signal_init(void);
 /* Whether there is a signal page to return from handlers through. */
 bool signal_page_present(void);
-/* A new address space gets the signal page: 0 or -ENOMEM. */
+/* A new address space gets the signal page (not a compat one): 0 or
+ * -ENOMEM. */
 int signal_map_page(struct uvm *mm);
 /* The profiler's REC_MMAP of the signal page in t's address space. */
 void signal_record_page(const struct task *t);

@@ -46,13 +46,15 @@ struct spawn_req {
 	char strings[SPAWN_ARG_BYTES];
 };
 
-/* The user's argv (pointers up to NULL) into req: argc or -errno. */
+/* The user's argv (pointers up to NULL, 4 bytes each in a compat
+ * process) into req: argc or -errno. */
 static long copy_argv(struct spawn_req *req, uint64_t uargv)
 {
 	uint64_t used = 0;
+	unsigned word = current->mm->compat ? 4 : 8;
 	for (int argc = 0;; argc++) {
-		uint64_t p;
-		if (get_user_u64(&p, uargv + argc * sizeof(p)))
+		uint64_t p = 0; /* little-endian: a 4-byte word fills the low half */
+		if (copy_from_user(&p, uargv + argc * word, word))
 			return -STITCH_EFAULT;
 		if (!p)
 			return argc;

@@ -7,9 +7,15 @@
 #ifndef KERN_PROC_SYSCALL_H
 #define KERN_PROC_SYSCALL_H
 
+#include <stdint.h>
+
 typedef long (*syscall_fn)(const long *arg);
 
 long syscall_dispatch(long nr, const long *arg);
+/* int $0x80 (docs/PROCESSES.md, "32-bit programs"): the six 32-bit
+ * argument registers widened as each call's arguments want, then
+ * syscall_dispatch; the calls a compat program cannot make are -ENOSYS. */
+long syscall_dispatch_compat(long nr, const uint32_t reg[6]);
 /* The call's name ("write"), or NULL for a number no call has. */
 const char *syscall_name(long nr);
 

@@ -118,7 +118,7 @@ static long thread_start(uint64_t entry, uint64_t sp, uint64_t clear_tid)
 	t->sig.blocked = me->sig.blocked;
 	spin_unlock_irqrestore(&sched_lock, f);
 	arch_task_init(&t->arch);
-	arch_task_start_user(&t->arch, t->kstack_top, entry, sp);
+	arch_task_start_user(&t->arch, t->kstack_top, entry, sp, t->mm->compat);
 	record_comm(t->pid, t->tid, t->parent ? t->parent->pid : 0, 0,
 		    proc_base_name(t->name));
 	long tid = t->tid;

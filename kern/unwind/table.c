@@ -41,11 +41,14 @@ void unwind_tables_init(void)
 /* The checks that need no list, in table.h's order: the ranges, the
  * lengths, the alignment, and, from user, the header (read now, the lock
  * not held: it may fault). */
-static int check(struct unwind_table *t, const struct unwind_table_spec *spec,
-		 enum unwind_origin from)
+static int check(const struct uvm *mm, struct unwind_table *t,
+		 const struct unwind_table_spec *spec, enum unwind_origin from)
 {
-	if (!user_range_ok(spec->addr, spec->len) || !user_range_ok(spec->text, spec->text_len) ||
-	    t->seg_end < t->seg_start || !user_range_ok(t->seg_start, t->seg_end - t->seg_start))
+	/* mm's own range: the loader registers a new program's tables
+	 * while its parent, maybe of the other width, is current. */
+	uint64_t end = uvm_user_end(mm);
+	if (!range_below(spec->addr, spec->len, end) || !range_below(spec->text, spec->text_len, end) ||
+	    t->seg_end < t->seg_start || !range_below(t->seg_start, t->seg_end - t->seg_start, end))
 		return -STITCH_EFAULT;
 	/* The formats' sources count a table's bytes in 32 bits. */
 	if (spec->len == 0 || spec->len > UINT32_MAX || spec->text_len == 0 ||
@@ -116,8 +119,15 @@ int unwind_table_register(struct uvm *mm, const struct unwind_format *fmt,
 		tmp.seg_start = spec->addr;
 		tmp.seg_end = spec->addr + spec->len;
 	}
+	/* SFrame defines no ABI for i386: a compat program's section,
+	 * from its file or its own call, is refused (its program runs). */
+	if (fmt == &sframe_format && mm->compat) {
+		stat_inc(STAT_SFRAME_DROPPED);
+		stat_inc(STAT_SFRAME_REFUSED_COMPAT);
+		return -STITCH_ENOEXEC;
+	}
 	struct unwind_table *t = NULL;
-	int err = check(&tmp, spec, from);
+	int err = check(mm, &tmp, spec, from);
 	if (!err && !(t = kzalloc(sizeof *t + fmt->state_size)))
 		err = -STITCH_ENOMEM;
 	if (!err) {

@@ -149,7 +149,8 @@ struct unwind_table_spec {
  * read), -EINVAL (a zero length, or a table or segment over 4 GiB),
  * -ENOEXEC (not at a 4-byte boundary, or, from user, no header of the
  * format), -EEXIST (the text overlaps a registered range of the format),
- * -ENOMEM (UNWIND_MAX_TABLES, or no memory). The table is built whole,
+ * -ENOMEM (UNWIND_MAX_TABLES, or no memory); -ENOEXEC for any SFrame
+ * section of a compat (i386) address space. The table is built whole,
  * then checked against the list and published under one lock. Counted by
  * the format (sframe_registered / sframe_refused_*, ehframe_registered /
  * ehframe_refused).

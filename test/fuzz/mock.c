@@ -73,6 +73,12 @@ void kfree(void *p)
 
 /* --- frames ------------------------------------------------------------- */
 
+/* No task: the 64-bit user range. */
+uint64_t current_user_end(void)
+{
+	return USER_END;
+}
+
 /* One thread, no interrupts: nothing to lock out. */
 irqflags_t uvm_lock(struct uvm *mm)
 {

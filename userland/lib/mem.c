@@ -18,7 +18,7 @@ void *sbrk(ptrdiff_t increment)
 
 void *stitch_mmap(void *hint, size_t len, int prot, int fd, long off)
 {
-	long ret = sys6(SYS_mmap, (long)hint, (long)len, prot, fd, off, 0);
+	long ret = sys5(SYS_mmap, (long)hint, (long)len, prot, fd, off);
 
 	if (ret < 0) {
 		errno = (int)-ret;

@@ -1,6 +1,10 @@
 /*
  * Raw system calls (include/stitch/syscall.h) and the errno convention.
  * Internal to the glue: programs call the libc names or <stitch.h>.
+ *
+ * The trap itself is the one thing that differs between 64-bit programs
+ * and 32-bit (i386) ones: each has its sys5() and sys6(); the numbers,
+ * the results and everything above them are shared.
  */
 #ifndef STITCH_LIB_SYS_H
 #define STITCH_LIB_SYS_H
@@ -8,28 +12,18 @@
 #include <errno.h>
 #include <stitch/syscall.h>
 
-/*
- * The SYSCALL instruction clobbers rcx (return rip) and r11 (rflags); the
- * kernel may read any user memory we pass, hence "memory".
- */
-static inline long sys6(long nr, long a, long b, long c, long d, long e, long f)
-{
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
-	long ret;
+#if defined(__x86_64__)
+#include "sys_x86_64.h"
+#elif defined(__i386__)
+#include "sys_i386.h"
+#else
+#error "the SDK's system calls are for x86_64 and i386 programs"
+#endif
 
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-
-static inline long sys0(long nr) { return sys6(nr, 0, 0, 0, 0, 0, 0); }
-static inline long sys1(long nr, long a) { return sys6(nr, a, 0, 0, 0, 0, 0); }
-static inline long sys2(long nr, long a, long b) { return sys6(nr, a, b, 0, 0, 0, 0); }
-static inline long sys3(long nr, long a, long b, long c) { return sys6(nr, a, b, c, 0, 0, 0); }
+static inline long sys0(long nr) { return sys5(nr, 0, 0, 0, 0, 0); }
+static inline long sys1(long nr, long a) { return sys5(nr, a, 0, 0, 0, 0); }
+static inline long sys2(long nr, long a, long b) { return sys5(nr, a, b, 0, 0, 0); }
+static inline long sys3(long nr, long a, long b, long c) { return sys5(nr, a, b, c, 0, 0); }
 
 /* -errno from the kernel becomes errno and -1, as POSIX callers expect. */
 static inline long sys_result(long ret)

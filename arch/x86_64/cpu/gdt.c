@@ -20,17 +20,20 @@ struct tss {
 static struct tss tss[ARCH_MAX_CPUS];
 static uint8_t ist_stacks[ARCH_MAX_CPUS][3][IST_STACK_SIZE] __attribute__((aligned(16)));
 
-/* Flat 64-bit segments; base and limit are ignored in long mode except
- * for the TSS descriptor, filled in by gdt_init. */
-static const uint64_t gdt_template[7] = {
+/* Flat segments; base and limit are ignored in 64-bit mode except for
+ * the TSS descriptor, filled in by gdt_init. The 32-bit code segment
+ * (compatibility mode) and the data segment a compat program uses are
+ * flat 4 GiB ones: base 0, limit 0xfffff pages. */
+static const uint64_t gdt_template[8] = {
 	0,
 	0x00af9a000000ffffull, /* 0x08 kernel code: present, DPL 0, L */
 	0x00cf92000000ffffull, /* 0x10 kernel data */
 	0x00cff2000000ffffull, /* 0x18 user data: DPL 3 */
 	0x00affa000000ffffull, /* 0x20 user code: DPL 3, L */
 	0, 0,                  /* 0x28 TSS (16 bytes) */
+	0x00cffa000000ffffull, /* 0x38 user code, 32-bit: DPL 3, D */
 };
-static uint64_t gdt[ARCH_MAX_CPUS][7];
+static uint64_t gdt[ARCH_MAX_CPUS][8];
 
 static void set_tss_descriptor(uint64_t *gdt, const struct tss *tss)
 {
@@ -43,7 +46,9 @@ static void set_tss_descriptor(uint64_t *gdt, const struct tss *tss)
 
 /* Loads the GDT, reloads every segment register (CS by a far return) and
  * the task register. FS and GS get the null selector; their bases are
- * MSRs. */
+ * MSRs. DS and ES get the user data segment: 64-bit code ignores them, but
+ * compatibility mode addresses memory through them, and iretq to ring 3
+ * would null a DPL 0 selector (Intel SDM vol. 3, 6.14.3 / IRET). */
 static void load(const uint64_t *gdt)
 {
 	struct {
@@ -58,15 +63,17 @@ static void load(const uint64_t *gdt)
 			 "lretq\n"
 			 "1:\n\t"
 			 "movw %w2, %%ax\n\t"
+			 "movw %%ax, %%ss\n\t"
+			 "movw %w4, %%ax\n\t"
 			 "movw %%ax, %%ds\n\t"
 			 "movw %%ax, %%es\n\t"
-			 "movw %%ax, %%ss\n\t"
 			 "xorl %%eax, %%eax\n\t"
 			 "movw %%ax, %%fs\n\t"
 			 "movw %%ax, %%gs\n\t"
 			 "ltr %w3"
 			 :
-			 : "m"(gdtr), "i"(SEG_KCODE), "r"(SEG_KDATA), "r"(SEG_TSS)
+			 : "m"(gdtr), "i"(SEG_KCODE), "r"(SEG_KDATA), "r"(SEG_TSS),
+			   "r"(SEG_UDATA | 3)
 			 : "rax", "memory");
 }
 

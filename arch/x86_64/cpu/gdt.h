@@ -1,7 +1,9 @@
 /*
  * Segments. The order is fixed by SYSCALL/SYSRET: STAR[47:32] = SEG_KCODE
  * gives CS = 0x08, SS = 0x10 on entry; STAR[63:48] = SEG_KDATA gives
- * SS = 0x18 | 3 and CS = 0x20 | 3 on SYSRET to 64-bit code.
+ * SS = 0x18 | 3 and CS = 0x20 | 3 on SYSRET to 64-bit code (the kernel
+ * never uses SYSRET to 32-bit code, whose CS would be STAR[63:48] itself).
+ * The 32-bit user code segment of compat programs comes after the TSS.
  */
 #ifndef ARCH_X86_64_CPU_GDT_H
 #define ARCH_X86_64_CPU_GDT_H
@@ -11,6 +13,7 @@
 #define SEG_UDATA 0x18 /* use with RPL 3: SEG_UDATA | 3 */
 #define SEG_UCODE 0x20
 #define SEG_TSS   0x28
+#define SEG_UCODE32 0x38 /* compat programs: DPL 3, L = 0, D = 1 */
 
 /* Interrupt stacks (TSS IST slots, 1-based as in the IDT gate). The NMI
  * can arrive anywhere, even on the first instruction of the syscall path

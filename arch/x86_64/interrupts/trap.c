@@ -66,6 +66,8 @@ void trap_init(void)
 	 * get SIGTRAP and SIGSEGV, as on Linux, not a #GP. */
 	set_gate(VEC_BP, &trap_stubs[16 * VEC_BP], 0, 3);
 	set_gate(VEC_OF, &trap_stubs[16 * VEC_OF], 0, 3);
+	/* int $0x80: compat programs' system calls (arch/x86_64/proc/syscall.c). */
+	set_gate(VEC_COMPAT_SYSCALL, &trap_stubs[16 * VEC_COMPAT_SYSCALL], 0, 3);
 	/* The NMI has its own entry (nmientry.S): no swapgs, no return-to-user
 	 * work; it still calls the handler set for VEC_NMI. */
 	set_gate(VEC_NMI, nmi_entry, IST_NMI, 0);
@@ -128,7 +130,7 @@ void trap_dispatch(struct trap_frame *tf)
 
 	if (user)
 		enter_from_user_mode(tf);
-	if (v < 32) {
+	if (v < 32 || v == VEC_COMPAT_SYSCALL) { /* raised by the CPU or by int n */
 		if (!fn)
 			unhandled(tf);
 		fn(tf);

@@ -18,11 +18,9 @@
 
 	.cfi_sections .debug_frame
 
-	.text
-	.globl syscall_entry
-syscall_entry:
-	/* Until the frame holds them, the caller's pc is in rcx and its sp
-	 * in rsp, then only in the per-CPU block: no caller for gdb there. */
+/* The frame, from the registers SYSCALL left: the CPU's part (cs is the
+ * selector the caller ran on) and the vector, then the registers. */
+.macro SYSCALL_FRAME cs, vector
 	.cfi_startproc simple
 	.cfi_signal_frame
 	.cfi_def_cfa %rsp, 0
@@ -34,15 +32,23 @@ syscall_entry:
 	pushq $(SEG_UDATA | 3)      /* ss */
 	pushq %gs:CPU_USER_RSP      /* rsp */
 	pushq %r11                  /* rflags */
-	pushq $(SEG_UCODE | 3)      /* cs */
+	pushq $(\cs | 3)            /* cs */
 	pushq %rcx                  /* rip */
 	CFI_TRAP_FRAME 40
 	pushq $0                    /* error */
 	.cfi_adjust_cfa_offset 8
-	pushq $VEC_SYSCALL          /* vector */
+	pushq $\vector              /* vector */
 	.cfi_adjust_cfa_offset 8
 	PUSH_GPRS
 	movq %rsp, %rdi
+.endm
+
+	.text
+	.globl syscall_entry
+syscall_entry:
+	/* Until the frame holds them, the caller's pc is in rcx and its sp
+	 * in rsp, then only in the per-CPU block: no caller for gdb there. */
+	SYSCALL_FRAME SEG_UCODE, VEC_SYSCALL
 	call x86_syscall
 	nop /* the return address is syscall_entry's (trap.h) */
 	.globl syscall_exit
@@ -61,6 +67,17 @@ syscall_exit:
 	.cfi_register %rip, %rcx
 	swapgs
 	sysretq
+	.cfi_endproc
+
+/* SYSCALL from compatibility mode (MSR_CSTAR): refused, the caller
+ * killed (x86_syscall32); what is left of the way out is the trap
+ * exit's iret. */
+	.globl syscall32_entry
+syscall32_entry:
+	SYSCALL_FRAME SEG_UCODE32, VEC_SYSCALL32
+	call x86_syscall32
+	nop /* the return address is syscall32_entry's (trap.h) */
+	jmp trap_exit
 	.cfi_endproc
 
 	.section .note.GNU-stack, "", @progbits

@@ -26,7 +26,8 @@
 #define FMASK_BITS (RFLAGS_IF | (1ull << 8) /* TF */ | (1ull << 10) /* DF */ | \
 		    (1ull << 14) /* NT */ | (1ull << 18) /* AC */)
 
-extern const char syscall_entry[], task_first_entry[];
+extern const char syscall_entry[], syscall32_entry[], task_first_entry[];
+void x86_int80(struct trap_frame *tf); /* syscall.c */
 void swtch(uint64_t *save_sp, uint64_t load_sp);
 
 struct cpu_local cpu_locals[ARCH_MAX_CPUS];
@@ -72,6 +73,9 @@ void arch_proc_init_cpu(unsigned cpu)
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
 	wrmsr(MSR_STAR, (uint64_t)SEG_KDATA << 48 | (uint64_t)SEG_KCODE << 32);
 	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
+	/* SYSCALL from compatibility mode: #UD on Intel CPUs, through CSTAR
+	 * on AMD's and QEMU's; the entry refuses it either way. */
+	wrmsr(MSR_CSTAR, (uint64_t)syscall32_entry);
 	wrmsr(MSR_FMASK, FMASK_BITS);
 	wrmsr(MSR_GS_BASE, (uint64_t)&cpu_locals[cpu]);
 	wrmsr(MSR_KERNEL_GS_BASE, 0); /* what ring 3 gets after swapgs */
@@ -80,6 +84,7 @@ void arch_proc_init_cpu(unsigned cpu)
 void arch_proc_init(void)
 {
 	arch_proc_init_cpu(arch_cpu_id());
+	trap_set_handler(VEC_COMPAT_SYSCALL, x86_int80);
 	kprintf("proc: SYSCALL at 0x%lx, SMEP %s, SMAP %s, UMIP %s\n",
 		(uint64_t)syscall_entry, smep ? "on" : "absent",
 		smap ? "on" : "absent", umip ? "on" : "absent");
@@ -107,12 +112,12 @@ void arch_task_init(struct arch_task *a)
 
 /* A program's first user frame: every register zero but these. */
 static struct trap_frame *user_frame_init(uint64_t kstack_top, uint64_t rip,
-					  uint64_t rsp)
+					  uint64_t rsp, bool compat)
 {
 	struct trap_frame *tf = arch_user_frame(kstack_top);
 	memset(tf, 0, sizeof(*tf));
 	tf->rip = rip;
-	tf->cs = SEG_UCODE | 3;
+	tf->cs = (compat ? SEG_UCODE32 : SEG_UCODE) | 3;
 	tf->rflags = RFLAGS_USER;
 	tf->rsp = rsp;
 	tf->ss = SEG_UDATA | 3;
@@ -120,9 +125,9 @@ static struct trap_frame *user_frame_init(uint64_t kstack_top, uint64_t rip,
 }
 
 void arch_task_exec_user(struct arch_task *a, uint64_t kstack_top,
-			 uint64_t rip, uint64_t rsp)
+			 uint64_t rip, uint64_t rsp, bool compat)
 {
-	user_frame_init(kstack_top, rip, rsp);
+	user_frame_init(kstack_top, rip, rsp, compat);
 	/* The task runs: its FPU state is in the registers, not in a->fpu
 	 * (saved at the next switch). */
 	memcpy(a->fpu, fpu_initial, sizeof(a->fpu));
@@ -135,9 +140,9 @@ void arch_fpu_load_initial(void)
 }
 
 void arch_task_start_user(struct arch_task *a, uint64_t kstack_top,
-			  uint64_t rip, uint64_t rsp)
+			  uint64_t rip, uint64_t rsp, bool compat)
 {
-	struct trap_frame *tf = user_frame_init(kstack_top, rip, rsp);
+	struct trap_frame *tf = user_frame_init(kstack_top, rip, rsp, compat);
 
 	/* What swtch pops: six callee-saved registers (zero: rbp = 0 ends
 	 * frame-pointer chains), then its return address. */
@@ -148,11 +153,23 @@ void arch_task_start_user(struct arch_task *a, uint64_t kstack_top,
 	a->ksp = (uint64_t)sp;
 }
 
+/* DS and ES as gdt.c loads them: the kernel keeps no per-task copy, so a
+ * program that reloaded them (ring 3 may) leaves them to the next task;
+ * put back here, they are never another program's. */
+static void user_data_segments(void)
+{
+	uint16_t ds, es, flat = SEG_UDATA | 3;
+	__asm__ volatile("movw %%ds, %0\n\tmovw %%es, %1" : "=r"(ds), "=r"(es));
+	if (ds != flat || es != flat)
+		__asm__ volatile("movw %0, %%ds\n\tmovw %0, %%es" : : "r"(flat));
+}
+
 void arch_switch(struct arch_task *prev, struct arch_task *next,
 		 uint64_t next_kstack_top)
 {
 	tss_set_rsp0(next_kstack_top);
 	this_cpu_local()->kstack_top = next_kstack_top;
+	user_data_segments();
 	__asm__ volatile("fxsave64 %0" : "=m"(prev->fpu));
 	__asm__ volatile("fxrstor64 %0" : : "m"(next->fpu));
 	swtch(&prev->ksp, next->ksp);

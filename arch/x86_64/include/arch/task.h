@@ -15,8 +15,10 @@
 #define CPU_KSTACK_TOP 0
 #define CPU_USER_RSP   8
 
-/* trap_frame.vector of a frame built by the SYSCALL entry (no IDT vector). */
-#define VEC_SYSCALL 0x100
+/* trap_frame.vector of a frame built by the SYSCALL entry (no IDT vector),
+ * and by its compatibility-mode twin (MSR_CSTAR), which refuses the call. */
+#define VEC_SYSCALL   0x100
+#define VEC_SYSCALL32 0x101
 
 #define RFLAGS_USER 0x202 /* IF and the always-one bit 1 */
 
@@ -65,15 +67,16 @@ void arch_fpu_load_initial(void);
 /*
  * Prepares a new task's kernel stack (top at kstack_top) so that the first
  * switch to it enters ring 3 at rip with rsp and RFLAGS_USER, through the
- * common return-to-user path (kern/proc/entry.c).
+ * common return-to-user path (kern/proc/entry.c); compat: in compatibility
+ * mode, on the 32-bit code segment (docs/PROCESSES.md, "32-bit programs").
  */
 void arch_task_start_user(struct arch_task *a, uint64_t kstack_top,
-			  uint64_t rip, uint64_t rsp);
+			  uint64_t rip, uint64_t rsp, bool compat);
 
 /* exec: the running task's user frame (top at kstack_top) starts over at
  * rip with rsp, every other register zero, and so does its FPU state. */
 void arch_task_exec_user(struct arch_task *a, uint64_t kstack_top,
-			 uint64_t rip, uint64_t rsp);
+			 uint64_t rip, uint64_t rsp, bool compat);
 
 /*
  * Switches the CPU from prev to next: TSS rsp0 and the SYSCALL stack become

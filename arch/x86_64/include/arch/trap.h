@@ -8,7 +8,8 @@
  *
  * The NMI has a path of its own (nmientry.S -> nmi_dispatch(), on IST1,
  * no return-to-user work) that builds the same frame and calls the
- * handler set for VEC_NMI. SYSCALL has its own entry too (syscallentry.S).
+ * handler set for VEC_NMI. SYSCALL has its own entry too (syscallentry.S);
+ * int $0x80, the compat system call, takes the trap path.
  *
  * A vector's handler is set with trap_set_handler(). Vectors without one:
  * exceptions print a register dump and a backtrace and panic; device
@@ -37,6 +38,9 @@
 #define VEC_AC  17 /* alignment check */
 #define VEC_MC  18 /* machine check */
 #define VEC_XM  19 /* SIMD floating point */
+/* int $0x80: the system call of compat (i386) programs, a DPL 3 gate;
+ * dispatched as the exceptions are, with no LAPIC acknowledgement. */
+#define VEC_COMPAT_SYSCALL 0x80
 #define VEC_IRQ0         32
 #define VEC_PIT          (VEC_IRQ0 + 0)
 #define VEC_LAPIC_TIMER  0xf0
