@@ -73,6 +73,8 @@ ok($con =~ /bsuite: 1 of 1 programs ok/ && $v >= 20 && $agree == $v && $all == $
 	or diag($out, $con =~ /(bsuite.*)/g);
 my ($deep) = grep { "@$_" =~ /chain_run chain_1 chain_2 .* chain_48 chain_leaf$/ } @{$st->{chain32} // []};
 ok($deep, '... through all 48 chain_ frames and the leaf');
+ok($con =~ /\bstack_copy_truncated=0\b/,
+   '... and no stack copy was cut short: each ends at the compat stack\'s top, below 4 GiB');
 
 # --- 2. fp: no frame pointers, no stacks ----------------------------------------
 ($con, $out, $js, $st) = run('fp', 'fp', '/bin/chain32:48:300');
