@@ -14,8 +14,9 @@
 #      its ebp is any register, and the walk past it reads whatever that
 #      points at.)
 #   4. eh-frame, /bin/chain32 and /bin/fib (64-bit) in one run: both
-#      processes' stacks reach _start, symbolised, and Debian's perf
-#      script reads both from stitch's perf.data.
+#      processes' stacks reach _start, symbolised; report.txt, speedscope
+#      and the flame graph show both, and Debian's perf script reads both
+#      from stitch's perf.data.
 use strict;
 use warnings;
 use File::Temp qw(tempdir);
@@ -100,6 +101,16 @@ my ($c32, $s32) = reach($st, 'chain32');
 my ($c64, $s64) = reach($st, 'fib');
 ok($con =~ /bsuite: 2 of 2 programs ok/ && $c32 >= 20 && $s32 == $c32 && $c64 >= 20 && $s64 == $c64,
    "eh-frame, chain32 beside fib: $s32 of $c32 and $s64 of $c64 samples reach _start") or diag($out);
+my $report = slurp("$tmp/mix/report.txt");
+my $speed = eval { decode_json(slurp("$tmp/mix/profile.speedscope.json")) } // {};
+my @profiles = map { $_->{name} } @{$speed->{profiles} // []};
+my $svg = slurp("$tmp/mix/flame.svg");
+ok($report =~ /^== chain32 \(pid \d+\)/m && $report =~ /^== fib \(pid \d+\)/m &&
+   $report =~ /chain_leaf\s+\/bin\/chain32\s+workload\.h/ &&
+   (grep { /^chain32 / } @profiles) && (grep { /^fib / } @profiles) &&
+   $svg =~ /chain32 \(\d+ samples/ && $svg =~ /fib \(\d+ samples/,
+   'report.txt (chain32\'s functions with their source files), speedscope (' .
+   join(', ', @profiles) . ') and the flame graph show both processes') or diag(substr($report, 0, 800));
 my $perf = `perf script -i $tmp/mix/perf.data --symfs $root -F comm,ip,sym 2>$tmp/perf.err`;
 my %syms;
 for my $s (split /\n\n/, $perf) {
