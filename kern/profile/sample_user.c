@@ -150,7 +150,7 @@ static void fp_chain(struct sample_ctx *ctx, const uint64_t r[REC_NREGS])
  * is not present ends the copy (counted). Returns the bytes copied. */
 static uint64_t copy_present(uint8_t *dst, uint64_t sp, uint64_t max)
 {
-	uint64_t done = 0, end = current->mm->compat ? COMPAT_STACK_END : USER_END;
+	uint64_t done = 0, end = uvm_stack_end(current->mm);
 	max = sp < end ? MIN(max, end - sp) : 0;
 	while (done < max) {
 		uint64_t at = sp + done;

@@ -13,6 +13,8 @@
 #      the 32-bit glue's stitch_start is built without a frame pointer,
 #      its ebp is any register, and the walk past it reads whatever that
 #      points at.)
+#   guess, /bin/chain32: the scan reads 4-byte words and finds the chain
+#      (and, as ever, stale return addresses too).
 #   4. eh-frame, /bin/chain32 and /bin/fib (64-bit) in one run: both
 #      processes' stacks reach _start, symbolised; report.txt, speedscope
 #      and the flame graph show both, and Debian's perf script reads both
@@ -94,6 +96,18 @@ for (@{$st->{'chain32-fp'} // []}) {
 ok($con =~ /bsuite: 1 of 1 programs ok/ && $pall >= 20 && $pmain == $pall,
    "fp, chain32-fp: $pmain of $pall samples' 4-byte frame chains run from the leaf through main " .
    "into stitch_start") or diag($out);
+
+# --- guess: the stack scanned by 4-byte words ------------------------------------
+($con, $out, $js, $st) = run('guess', 'guess', '/bin/chain32:48:300');
+my ($gall, $gfound) = (0, 0);
+for (@{$st->{chain32} // []}) {
+	my ($count, @frames) = @$_;
+	$gall += $count;
+	$gfound += $count if "@frames" =~ /^_start .* main chain_run chain_1 chain_2 /;
+}
+ok($con =~ /bsuite: 1 of 1 programs ok/ && $gall >= 20 && $gfound == $gall,
+   "guess, chain32: $gfound of $gall samples' scans of 4-byte words find _start, main and the chain " .
+   "(text by the process's .eh_frame)") or diag($out);
 
 # --- 4. a 32-bit and a 64-bit process in one run ---------------------------------
 ($con, $out, $js, $st) = run('mix', 'eh-frame', '/bin/chain32:48:300,/bin/fib:30');
