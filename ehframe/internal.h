@@ -79,8 +79,15 @@ int64_t eh_sleb(struct eh_cur *c);
  */
 uint64_t eh_ptr(struct eh_cur *c, uint8_t enc, uint64_t datarel);
 
-/* Bytes a fixed-size format takes, or 0 (LEB128, unknown). */
-uint32_t eh_fmt_size(uint8_t enc);
+/* Bytes a fixed-size format takes in s's ABI, or 0 (LEB128, unknown). */
+uint32_t eh_fmt_size(const struct eh_src *s, uint8_t enc);
+
+/* One past the highest address of s's ABI, less one: addresses are
+ * computed modulo it plus one. */
+static inline uint64_t eh_addr_max(const struct eh_src *s)
+{
+	return s->abi == EH_ABI_I386 ? UINT32_MAX : UINT64_MAX;
+}
 
 /* Parse the CIE at .eh_frame offset off (cie.c). */
 int eh_cie_at(const struct eh_table *t, uint64_t off, struct eh_cie *cie);
@@ -97,7 +104,8 @@ enum eh_how {
 	EH_OFFSET,     /* saved at CFA + off */
 	EH_VAL_OFFSET, /* value is CFA + off */
 	EH_REGISTER,   /* value is in register reg */
-	EH_EXPR,       /* a DWARF expression: not interpreted */
+	EH_AT_REG,     /* saved at reg + off: the expression DW_OP_breg<reg> off */
+	EH_EXPR,       /* any other DWARF expression: not interpreted */
 };
 
 struct eh_col {
@@ -107,7 +115,10 @@ struct eh_col {
 };
 
 /* How the CFA is computed. */
-enum eh_cfa_how { EH_CFA_NONE, EH_CFA_REG, EH_CFA_EXPR };
+/* How the CFA is computed: reg + off; *(reg + off), the expression
+ * DW_OP_breg<reg> off; DW_OP_deref that gcc's stack realignment writes
+ * (its DRAP: main on i386); or another expression, not interpreted. */
+enum eh_cfa_how { EH_CFA_NONE, EH_CFA_REG, EH_CFA_DEREF, EH_CFA_EXPR };
 
 /* One row of the table the program describes, for the columns Stitch
  * needs: the CFA, the return address (col[0]) and rbp (col[1]). */

@@ -32,17 +32,24 @@ static struct eh_state *eh_of(struct unwind_table *t)
 	return (struct eh_state *)t->state;
 }
 
-/* The rules' ABI, for sf_step_rule and sf_quick_of (x86-64's registers:
- * the only one the .eh_frame library reads). */
+/* The rules' ABI, for sf_step_rule and sf_quick_of: x86-64's registers,
+ * or a compat process's i386 ones (its table read as EH_ABI_I386). */
 static const struct sf_table amd64 = { .abi = SF_ABI_AMD64_LE };
+static const struct sf_table i386 = { .abi = SF_ABI_I386_EH };
+
+static const struct sf_table *rules_abi(const struct unwind_table *t)
+{
+	return t->compat ? &i386 : &amd64;
+}
 
 /* Opens t's header and .eh_frame into *eh: eh_frame_ptr must lie in the
  * segment; its reads are charged to *read_left (NULL: not charged). */
 static int open_eh(const struct unwind_table *t, struct eh_table *eh, uint64_t *read_left)
 {
+	uint8_t abi = t->compat ? EH_ABI_I386 : EH_ABI_X86_64;
 	struct eh_src hdr = { .in_place = true, .size = t->len, .vaddr = t->addr,
-			      .read_left = read_left };
-	struct eh_src frame = { .in_place = true, .read_left = read_left };
+			      .read_left = read_left, .abi = abi };
+	struct eh_src frame = { .in_place = true, .read_left = read_left, .abi = abi };
 	int err = eh_hdr_frame_ptr(&hdr, &frame.vaddr);
 	if (err)
 		return err;
@@ -111,7 +118,7 @@ static __attribute__((noinline)) int answer_error(struct eh_state *s, int err)
 		return SF_E_NO_FDE;
 	case EH_E_BUDGET:
 		return SF_E_BUDGET;
-	case EH_E_EXPRESSION:     /* the PLT's CFA; a realignment's rbp */
+	case EH_E_EXPRESSION:     /* the PLT's CFA */
 	case EH_E_UNSUPPORTED:    /* DW_CFA_set_loc, vendor opcodes */
 	case EH_E_NOT_EXPRESSIBLE:
 		stat_inc(STAT_EHFRAME_UNSUPPORTED);
@@ -155,9 +162,9 @@ static int find_rule(struct unwind_table *t, uint64_t pc, struct unwind_rule *r,
 	r->indexed += s->eh.index != NULL;
 	int err = answer(s, eh_find_rule(&s->eh, pc, &r->rule, &insns));
 	charge(budget, insns, start, left);
-	if (err || sf_quick_of(&amd64, &r->rule, &r->quick))
+	if (err || sf_quick_of(rules_abi(t), &r->rule, &r->quick))
 		return err;
-	r->abi = &amd64;
+	r->abi = rules_abi(t);
 	return SF_E_NOT_QUICK;
 }
 

@@ -74,6 +74,7 @@ struct unwind_table {
 	struct unwind_registry *owner;   /* the registry it is in */
 	bool opened;                     /* the format opened it at first use */
 	bool indexing;                   /* index being built (unwind_index_more) */
+	bool compat;                     /* its process is 32-bit (mm->compat) */
 	int busy;                        /* a lookup holds it (lookup.c) */
 	void *index;                     /* its format's index, or NULL */
 	uint64_t index_bytes;            /* ... its size, held in owner->index_bytes */

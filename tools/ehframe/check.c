@@ -35,14 +35,17 @@ static bool unsupported(int err)
 	       err == EH_E_LENGTH64 || err == EH_E_CIE_ADVANCE;
 }
 
-/* libdw's CFA: DW_OP_bregx reg, off (or a short bregN). */
+/* libdw's CFA: DW_OP_bregx reg, off (or a short bregN), alone or
+ * followed by DW_OP_deref (a realigned stack's CFA, loaded). */
 static bool libdw_cfa(Dwarf_Frame *f, struct sf_rule *r)
 {
 	Dwarf_Op *ops;
 	size_t n;
 
-	if (dwarf_frame_cfa(f, &ops, &n) || n != 1)
+	if (dwarf_frame_cfa(f, &ops, &n) || n < 1 || n > 2 ||
+	    (n == 2 && ops[1].atom != DW_OP_deref))
 		return false;
+	r->cfa_deref = n == 2;
 	if (ops[0].atom == DW_OP_bregx) {
 		r->cfa_reg = (uint8_t)ops[0].number;
 		r->cfa_off = (int32_t)(int64_t)ops[0].number2;
@@ -80,6 +83,14 @@ static bool libdw_where(Dwarf_Frame *f, int regno, struct sf_where *w)
 	}
 	if (ops[0].atom != DW_OP_call_frame_cfa)
 		return false;
+	/* DW_CFA_expression's DW_OP_breg<reg> off, run with the CFA pushed
+	 * first (DWARF 5, 6.4.2.3), which it leaves below: saved at reg + off. */
+	if (n == 2 && ops[1].atom >= DW_OP_breg0 && ops[1].atom <= DW_OP_breg31) {
+		w->how = SF_AT_REG;
+		w->reg = (uint8_t)(ops[1].atom - DW_OP_breg0);
+		w->off = (int32_t)(int64_t)ops[1].number;
+		return (int64_t)ops[1].number == w->off;
+	}
 	size_t i = 1;
 	int64_t off = 0;
 	if (i < n && ops[i].atom == DW_OP_plus_uconst)
@@ -94,8 +105,10 @@ static bool libdw_where(Dwarf_Frame *f, int regno, struct sf_where *w)
 }
 
 /* libdw's rule at pc: 1 found, 0 no answer (no frame), -1 an expression
- * or other shape sf_rule does not hold. */
-static int libdw_rule(Dwarf_CFI *cfi, uint64_t pc, struct sf_rule *r)
+ * or other shape sf_rule does not hold. libdw takes the ABI from the ELF
+ * file (its i386 or x86-64 backend); abi names the same one, for the
+ * return-address and frame-pointer columns. */
+static int libdw_rule(Dwarf_CFI *cfi, uint8_t abi, uint64_t pc, struct sf_rule *r)
 {
 	Dwarf_Frame *f;
 	bool signal;
@@ -106,8 +119,11 @@ static int libdw_rule(Dwarf_CFI *cfi, uint64_t pc, struct sf_rule *r)
 	*r = (struct sf_rule){ 0 };
 	dwarf_frame_info(f, NULL, NULL, &signal);
 	r->signal = signal;
-	if (libdw_cfa(f, r) && libdw_where(f, EH_REG_RA, &r->ra) &&
-	    libdw_where(f, EH_REG_RBP, &r->fp))
+	/* The psABIs' numbers, not the library's eh_fp_reg: a wrong one
+	 * there must show as a difference. */
+	bool i386 = abi == EH_ABI_I386;
+	if (libdw_cfa(f, r) && libdw_where(f, i386 ? EH_REG_I386_RA : EH_REG_RA, &r->ra) &&
+	    libdw_where(f, i386 ? EH_REG_I386_EBP : EH_REG_RBP, &r->fp))
 		found = 1;
 	free(f);
 	return found;
@@ -183,7 +199,7 @@ static void check_pc(const char *path, const struct eh_table *t, const struct eh
 {
 	struct sf_rule ours, theirs;
 	int err = our_rule(t, fde, pc, &ours);
-	int found = libdw_rule(cfi, pc, &theirs);
+	int found = libdw_rule(cfi, t->frame.abi, pc, &theirs);
 
 	if (xt)
 		check_index(path, t, xt, pc, c);
@@ -205,8 +221,9 @@ static bool report(const char *path, const struct eh_table *t, const struct coun
 {
 	bool damaged = walk_err != EH_E_END;
 
-	printf("%s: %s, %" PRIu64 " FDEs, %" PRIu64 " pcs: %" PRIu64 " agree, %" PRIu64
+	printf("%s: %s%s, %" PRIu64 " FDEs, %" PRIu64 " pcs: %" PRIu64 " agree, %" PRIu64
 	       " differ, %" PRIu64 " libdw-no-answer", path,
+	       t->frame.abi == EH_ABI_I386 ? "i386 " : "",
 	       t->has_table ? "table" : "no .eh_frame_hdr", c->fdes, c->pcs, c->agree,
 	       c->differ, c->libdw_none);
 	for (int e = 1; e < EH_E_NERR; e++) {
