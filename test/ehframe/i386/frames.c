@@ -1,5 +1,5 @@
 /*
- * Frames of every shape gcc gives an i386 function, for test 95: with and
+ * Frames of every shape gcc gives an i386 function, for test 92: with and
  * without a frame pointer, a CFA on ebp (alloca), a realigned stack (a
  * DRAP register and CFA expressions), callee-saved registers pushed, a
  * tail call, a noreturn leaf. Linked alone (-nostdlib): _start is the

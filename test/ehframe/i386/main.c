@@ -1,4 +1,4 @@
-/* A small static glibc program for test 95: what matters is the C
+/* A small static glibc program for test 92: what matters is the C
  * library linked with it (stdio, qsort, the string functions). */
 #include <stdio.h>
 #include <stdlib.h>
