@@ -50,6 +50,8 @@ struct unwind_registry {
 	 * until the count falls to 0. */
 	int readers;
 	struct unwind_table *dead;
+	/* Bytes the tables' rows hold (kern/unwind/ehframe_rows.c). */
+	uint64_t eh_rows_held;
 };
 
 /*
@@ -85,6 +87,7 @@ struct unwind_rule {
 	const struct sf_table *abi;  /* ... and what sf_step_rule reads of a table */
 	uint32_t finds, indexed, quick_finds; /* lookups, those through an
 					       * index, those in one pass */
+	uint32_t rows;               /* ... those rows kept in memory answered */
 };
 
 /* A registry event, for the format's counters. */
