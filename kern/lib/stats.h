@@ -86,6 +86,7 @@
 	X(EHROWS_ROWS, "ehrows_rows", SUM) /* ... the rows they hold */       \
 	X(EHROWS_CHUNKS, "ehrows_chunks", SUM) /* conversion chunks run */    \
 	X(EHROWS_CYCLES, "ehrows_cycles", SUM) /* ... cycles they took */     \
+	X(EHROWS_CHUNK_MAX, "ehrows_chunk_cycles_max", MAX) /* ... the longest */ \
 	X(EHROWS_INTERPRETED, "ehrows_interpreted", SUM) /* FDEs left to the interpreter */ \
 	X(EHROWS_FALLBACK, "ehrows_fallback", SUM) /* tables over budget: interpreted */ \
 	X(EHROWS_CACHE_HITS, "ehrows_cache_hits", SUM) /* row cache: answers */ \

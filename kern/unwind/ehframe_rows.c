@@ -21,8 +21,8 @@
  * instructions; one that needs more, or fails, is left to the
  * interpreter, exactly as the interpreter would answer it.
  */
-#define EH_ROWS_FDE_INSNS 2048
-#define EH_CONVERT_CHUNK (8 * EH_ROWS_FDE_INSNS)
+#define EH_ROWS_FDE_INSNS 1024
+#define EH_CONVERT_CHUNK (4 * EH_ROWS_FDE_INSNS)
 /* The most rows a table may hold (1 MiB), and a process's tables
  * together (eh-convert and eh-rowcache alike): past them the table falls
  * back to interpreting, counted (ehframe_rows_fallback). */
@@ -170,8 +170,10 @@ static void convert_chunk(struct eh_rows_state *s, struct eh_table *eh)
 		chunk -= EH_ROWS_FDE_INSNS - budget;
 		s->next++;
 	}
+	uint64_t cycles = arch_cycles() - t0;
 	stat_inc(STAT_EHROWS_CHUNKS);
-	stat_add(STAT_EHROWS_CYCLES, arch_cycles() - t0);
+	stat_add(STAT_EHROWS_CYCLES, cycles);
+	stat_max(STAT_EHROWS_CHUNK_MAX, cycles);
 	if (s->phase == CONVERT_PART && s->next == eh->count) {
 		s->phase = CONVERT_WHOLE;
 		stat_inc(STAT_EHROWS_CONVERTED);
