@@ -84,11 +84,14 @@
 	X(EHROWS_LOOKUPS, "ehrows_lookups", SUM) /* lookups the rows answered */ \
 	X(EHROWS_CONVERTED, "ehrows_converted", SUM) /* tables converted whole */ \
 	X(EHROWS_ROWS, "ehrows_rows", SUM) /* ... the rows they hold */       \
+	X(EHROWS_WHOLE_BYTES, "ehrows_whole_bytes", SUM) /* ... their memory */ \
+	X(EHROWS_FDES, "ehrows_fdes", SUM) /* ... the FDEs they cover */      \
 	X(EHROWS_CHUNKS, "ehrows_chunks", SUM) /* conversion chunks run */    \
 	X(EHROWS_CYCLES, "ehrows_cycles", SUM) /* ... cycles they took */     \
 	X(EHROWS_CHUNK_MAX, "ehrows_chunk_cycles_max", MAX) /* ... the longest */ \
 	X(EHROWS_INTERPRETED, "ehrows_interpreted", SUM) /* FDEs left to the interpreter */ \
 	X(EHROWS_FALLBACK, "ehrows_fallback", SUM) /* tables over budget: interpreted */ \
+	X(EHROWS_CACHES, "ehrows_caches", SUM) /* row caches made (a table each) */ \
 	X(EHROWS_CACHE_HITS, "ehrows_cache_hits", SUM) /* row cache: answers */ \
 	X(EHROWS_CACHE_FILLS, "ehrows_cache_fills", SUM) /* ... FDEs kept */ \
 	X(EHROWS_EVICTED, "ehrows_evicted", SUM) /* ... FDEs evicted */        \

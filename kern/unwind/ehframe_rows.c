@@ -178,6 +178,8 @@ static void convert_chunk(struct eh_rows_state *s, struct eh_table *eh)
 		s->phase = CONVERT_WHOLE;
 		stat_inc(STAT_EHROWS_CONVERTED);
 		stat_add(STAT_EHROWS_ROWS, s->rows.n);
+		stat_add(STAT_EHROWS_WHOLE_BYTES, s->held);
+		stat_add(STAT_EHROWS_FDES, eh->count);
 	}
 }
 
@@ -268,6 +270,7 @@ static int cache_find(struct eh_rows_state *s, const struct eh_table *eh, uint64
 		if (!s->cache)
 			return EH_E_END;
 		s->cache->used = s->cache->hand = 0;
+		stat_inc(STAT_EHROWS_CACHES);
 	}
 	int slot = slot_of(s->cache, pc, &k);
 	if (slot >= 0) {

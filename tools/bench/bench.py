@@ -21,7 +21,9 @@ emptied by another program between samples, fdesearch.csv), rulecache
 rulecache.csv), stackmap (the record stream against the kernel's stack map,
 profile.consumer=stream|map, from 1 to 20 kHz, on the suite and on a
 program of many distinct stacks, stackmap.csv), host
-(host-unwind.csv);
+(host-unwind.csv), tables (.eh_frame interpreted, its rows cached or
+converted, and SFrame, on both suites: time, kernel memory, conversion,
+file size, tables.csv);
 tables.md has every table in
 Markdown. Every boot's stream, console and stitch numbers stay in
 DIR/runs/NAME/. The boots run side by side, --jobs at a time (class
@@ -51,6 +53,7 @@ import guest  # noqa: E402
 import job  # noqa: E402
 import metrics  # noqa: E402
 import output  # noqa: E402
+import sizes  # noqa: E402
 
 ALL_MODES = output.MODE_ORDER
 UNWIND_MODES = ["fp", "fp-deferred", "sframe", "stack-copy", "guess"]
@@ -115,6 +118,14 @@ FDESEARCH = {"funcs": [10, 100, 1000, 10000, 100000], "rounds": 20000, "lines": 
 STACKMAP = {"hz": [1000, 2000, 5000, 10000, 20000],
             "progs": {"suite": SUITE, "stacks": [["/bin/spread-4096", "28000"]]}}
 
+# The tables part: the ways a lookup is served from a table, on the suite
+# and the real suite (docs/EHFRAME.md): (label, profile.mode, extra
+# command line). .eh_frame interpreted in place, its rows kept per FDE,
+# converted whole; SFrame v2 as the programs carry it. A design of another
+# mode or switch is one more line.
+TABLE_DESIGNS = [("eh-frame", "eh-frame", ""), ("eh-rowcache", "eh-rowcache", ""),
+                 ("eh-convert", "eh-convert", ""), ("sframe", "sframe", "")]
+
 CONFIGS = {
     # make bench
     "full": {
@@ -136,6 +147,7 @@ CONFIGS = {
         "fdesearch": FDESEARCH,
         "rulecache": {"callers": [16, 256, 4096, 16384], "rounds": 28000, "hz": 1000},
         "stackmap": STACKMAP,
+        "tables": TABLE_DESIGNS,
         "host": True,
     },
     # development: every part, fewer points, shorter runs
@@ -158,6 +170,7 @@ CONFIGS = {
         "stackmap": {"hz": [1000, 20000],
                      "progs": {"suite": [["/bin/chain", "16", "1000"]],
                                "stacks": [["/bin/spread-4096", "7000"]]}},
+        "tables": TABLE_DESIGNS,
         "host": True,
     },
     # test/t/72-bench-determinism.t: two modes, one small program;
@@ -718,6 +731,61 @@ class Bench:
         self.say("\n" + output.table(rows, output.RULECACHE_COLUMNS))
         return {"what": f"/bin/spread-K {c['rounds']}, {c['hz']} Hz, sframe", "rows": rows}
 
+    # --- the table designs: time, memory, conversion, file size ----------
+    def tables(self):
+        """The suite and the real suite once per design of TABLE_DESIGNS
+        (the modes and real parts' boots where they are the same): a
+        deferred unwind's guest instructions (1 TSC cycle = 1 instruction)
+        and, under the plugin, modelled cycles, per frame and per rule
+        cache miss (a lookup in a table); the longest unwind (the first,
+        which opens, indexes or converts); the kernel memory the rows hold
+        per table and per FDE; a conversion's instructions per table and
+        per FDE; the programs' .sframe and .eh_frame + .eh_frame_hdr
+        bytes (sizes.py)."""
+        hz, plugin = self.cfg["hz"], bool(self.args.insnprof)
+        self.say(f"tables: the suite and the real suite at {hz} Hz, once per design: "
+                 + ", ".join(label for label, _, _ in self.cfg["tables"]))
+        named = {(suite, label): self.boot(f"{suite}-{label}", progs, mode, hz,
+                                           self.kind(mode, plugin), extra=extra)
+                 for suite, progs in (("suite", self.cfg["suite"]), ("real", self.cfg["real"]))
+                 for label, mode, extra in self.cfg["tables"]}
+        rows = [self.table_row(suite, label, name) for (suite, label), name in named.items()]
+        output.write_csv(os.path.join(self.args.out, "tables.csv"), rows, output.TABLES_KEYS)
+        self.say("\n" + output.table(rows, output.TABLES_COLUMNS))
+        return {"hz": hz, "rows": rows}
+
+    def table_row(self, suite, label, name):
+        prof, s = self.profile(name) if self.args.insnprof else (None, self.stats(name))
+        k = s["kernel"]
+        progs = self.cfg[suite]
+        r = metrics.run_metrics(s["stream"]["mode"], s, [comm(p) for p in progs], None)
+
+        def ratio(a, b):
+            return a / b if a is not None and b else None
+        misses = k.get("rule_cache_misses", 0)
+        convert = label == "eh-convert"
+        files = [sizes.sizes(os.path.join(self.args.symfs, p[0].lstrip("/"))) for p in progs]
+        table = (".sframe",) if label.startswith("sframe") else (".eh_frame", ".eh_frame_hdr")
+        return {
+            "suite": suite, "design": label, "status": r["status"],
+            "samples": r["samples"], "user_frames_per_sample": r["user_frames_per_sample"],
+            "unwind_insns_per_frame": r["unwind_cycles_per_frame"],
+            "unwind_insns_per_miss": ratio(k.get("unwind_cycles_total"), misses),
+            "unwind_modelled_per_frame": ratio(prof and prof["unwind_user"]["cycles"],
+                                               k.get("frames_unwound")),
+            "unwind_modelled_per_miss": ratio(prof and prof["unwind_user"]["cycles"], misses),
+            "first_unwind_insns": r["unwind_cycles_max"],
+            "rows_answered_pct": ratio(100 * k.get("ehrows_lookups", 0), k.get("ehframe_lookups")),
+            "bytes_per_table": (ratio(k.get("ehrows_whole_bytes"), k.get("ehrows_converted"))
+                                if convert else ratio(k.get("ehrows_bytes"), k.get("ehrows_caches"))),
+            "bytes_per_fde": ratio(k.get("ehrows_whole_bytes"), k.get("ehrows_fdes")) if convert else None,
+            "convert_insns_per_table": ratio(k.get("ehrows_cycles"), k.get("ehrows_converted")) if convert else None,
+            "convert_insns_per_fde": ratio(k.get("ehrows_cycles"), k.get("ehrows_fdes")) if convert else None,
+            "fallbacks": k.get("ehrows_fallback"),
+            "evicted": k.get("ehrows_evicted") if label == "eh-rowcache" else None,
+            "file_bytes": sum(f[x] for f in files for x in table),
+        }
+
     # --- host-side comparison -------------------------------------------
     def host(self):
         """Our SFrame unwinder, a frame-pointer walk, libunwind and libdw on
@@ -738,14 +806,14 @@ class Bench:
 
 
 PARTS = ("modes", "real", "depth", "funcs", "kentry", "rate", "cpus", "cache", "breakdown",
-         "memory", "fdesearch", "rulecache", "stackmap", "host")
+         "memory", "fdesearch", "rulecache", "stackmap", "host", "tables")
 
 
 def run_part(b, part, results):
     """Part's code: in the planning pass, up to its first wish for numbers."""
     b.part = part
     if part in ("modes", "real", "breakdown", "memory", "fdesearch", "rulecache", "cache",
-                "stackmap"):
+                "stackmap", "tables"):
         results[part] = getattr(b, part)()
     elif part == "host":
         results["host"] = b.host()

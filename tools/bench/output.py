@@ -322,6 +322,25 @@ RULECACHE_COLUMNS = [("callers", "K", "{}"), ("cache", "rule cache", "{}")] + UN
     ("rule_cache_hits", "cache hits", "{}"), ("rule_cache_misses", "cache misses", "{}")]
 RULECACHE_KEYS = [key for key, _, _ in RULECACHE_COLUMNS] + UNWIND_KEYS
 
+# The tables part: the table designs on the two suites (bench.py tables).
+TABLES_COLUMNS = [
+    ("suite", "suite", "{}"),
+    ("design", "design", "{}"),
+    ("unwind_insns_per_frame", "insns/frame", "{:.0f}"),
+    ("unwind_modelled_per_frame", "modelled/frame", "{:.0f}"),
+    ("unwind_insns_per_miss", "insns/miss", "{:.0f}"),
+    ("unwind_modelled_per_miss", "modelled/miss", "{:.0f}"),
+    ("first_unwind_insns", "first unwind insns", "{:.0f}"),
+    ("rows_answered_pct", "lookups from rows %", "{:.1f}"),
+    ("bytes_per_table", "kernel bytes/table", "{:.0f}"),
+    ("bytes_per_fde", "kernel bytes/FDE", "{:.1f}"),
+    ("convert_insns_per_table", "conversion insns/table", "{:.0f}"),
+    ("convert_insns_per_fde", "conversion insns/FDE", "{:.0f}"),
+    ("file_bytes", "table bytes in the files", "{}"),
+]
+TABLES_KEYS = [key for key, _, _ in TABLES_COLUMNS] + [
+    "status", "samples", "user_frames_per_sample", "fallbacks", "evicted"]
+
 # The stackmap part: the stream against the map (metrics.stackmap_metrics).
 STACKMAP_COLUMNS = [
     ("programs", "programs", "{}"),
@@ -503,6 +522,7 @@ TABLES = {
     "memory": lambda r: markdown(part(r, "memory")["rows"], MEMORY_COLUMNS),
     "fdesearch": lambda r: markdown(part(r, "fdesearch")["rows"], FDESEARCH_COLUMNS),
     "rulecache": lambda r: markdown(part(r, "rulecache")["rows"], RULECACHE_COLUMNS),
+    "tables": lambda r: markdown(part(r, "tables")["rows"], TABLES_COLUMNS),
     "stackmap": lambda r: markdown(part(r, "stackmap")["rows"], STACKMAP_COLUMNS),
     "curve": curve_table,
     "eh-curve": lambda r, name: side_by_side(
@@ -531,6 +551,9 @@ def write_tables(out, results):
     if "rulecache" in results:
         text += [f"## rulecache: the rule cache on and off against the pcs it must hold "
                  f"({results['rulecache']['what']})\n", TABLES["rulecache"](results)]
+    if "tables" in results:
+        text += [f"## tables: .eh_frame interpreted, its rows cached or converted, and SFrame "
+                 f"({results['tables']['hz']} Hz)\n", TABLES["tables"](results)]
     if "stackmap" in results:
         text += [f"## stackmap: the record stream against the stack map "
                  f"({results['stackmap']['what']})\n", TABLES["stackmap"](results)]
