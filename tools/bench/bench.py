@@ -734,35 +734,41 @@ class Bench:
     # --- the table designs: time, memory, conversion, file size ----------
     def tables(self):
         """The suite and the real suite once per design of TABLE_DESIGNS
-        (the modes and real parts' boots where they are the same): a
-        deferred unwind's guest instructions (1 TSC cycle = 1 instruction)
-        and, under the plugin, modelled cycles, per frame and per rule
-        cache miss (a lookup in a table); the longest unwind (the first,
-        which opens, indexes or converts); the kernel memory the rows hold
-        per table and per FDE; a conversion's instructions per table and
-        per FDE; the programs' .sframe and .eh_frame + .eh_frame_hdr
-        bytes (sizes.py)."""
+        (the modes and real parts' boots where they are the same), and
+        again with the rule cache off (unwind.rule_cache=0: every step a
+        lookup in a table, a miss): a deferred unwind's guest instructions
+        (1 TSC cycle = 1 instruction) and, under the plugin, modelled
+        cycles, per frame (cache on) and per miss (cache off); the longest
+        unwind (the first, which opens, indexes or converts); the kernel
+        memory the rows hold per table and per FDE; a conversion's
+        instructions per table and per FDE; the programs' .sframe and
+        .eh_frame + .eh_frame_hdr bytes (sizes.py)."""
         hz, plugin = self.cfg["hz"], bool(self.args.insnprof)
-        self.say(f"tables: the suite and the real suite at {hz} Hz, once per design: "
-                 + ", ".join(label for label, _, _ in self.cfg["tables"]))
-        named = {(suite, label): self.boot(f"{suite}-{label}", progs, mode, hz,
-                                           self.kind(mode, plugin), extra=extra)
+        self.say(f"tables: the suite and the real suite at {hz} Hz, the rule cache on and off, "
+                 "once per design: " + ", ".join(label for label, _, _ in self.cfg["tables"]))
+        named = {(suite, label): [self.boot(name, progs, mode, hz, self.kind(mode, plugin),
+                                            extra=(extra + off).strip())
+                                  for name, off in ((f"{suite}-{label}", ""),
+                                                    (f"tables-{suite}-{label}-nocache",
+                                                     " unwind.rule_cache=0"))]
                  for suite, progs in (("suite", self.cfg["suite"]), ("real", self.cfg["real"]))
                  for label, mode, extra in self.cfg["tables"]}
-        rows = [self.table_row(suite, label, name) for (suite, label), name in named.items()]
+        rows = [self.table_row(suite, label, *names) for (suite, label), names in named.items()]
         output.write_csv(os.path.join(self.args.out, "tables.csv"), rows, output.TABLES_KEYS)
         self.say("\n" + output.table(rows, output.TABLES_COLUMNS))
         return {"hz": hz, "rows": rows}
 
-    def table_row(self, suite, label, name):
-        prof, s = self.profile(name) if self.args.insnprof else (None, self.stats(name))
-        k = s["kernel"]
+    def table_row(self, suite, label, name, nocache):
+        """One design's row: name with the rule cache, nocache without."""
+        got = [self.profile(n) if self.args.insnprof else (None, self.stats(n))
+               for n in (name, nocache)]
+        (prof, s), (prof0, s0) = got
+        k, k0 = s["kernel"], s0["kernel"]
         progs = self.cfg[suite]
         r = metrics.run_metrics(s["stream"]["mode"], s, [comm(p) for p in progs], None)
 
         def ratio(a, b):
             return a / b if a is not None and b else None
-        misses = k.get("rule_cache_misses", 0)
         convert = label == "eh-convert"
         files = [sizes.sizes(os.path.join(self.args.symfs, p[0].lstrip("/"))) for p in progs]
         table = (".sframe",) if label.startswith("sframe") else (".eh_frame", ".eh_frame_hdr")
@@ -770,19 +776,21 @@ class Bench:
             "suite": suite, "design": label, "status": r["status"],
             "samples": r["samples"], "user_frames_per_sample": r["user_frames_per_sample"],
             "unwind_insns_per_frame": r["unwind_cycles_per_frame"],
-            "unwind_insns_per_miss": ratio(k.get("unwind_cycles_total"), misses),
             "unwind_modelled_per_frame": ratio(prof and prof["unwind_user"]["cycles"],
                                                k.get("frames_unwound")),
-            "unwind_modelled_per_miss": ratio(prof and prof["unwind_user"]["cycles"], misses),
+            # Without the cache each frame is a lookup: a miss.
+            "unwind_insns_per_miss": ratio(k0.get("unwind_cycles_total"), k0.get("frames_unwound")),
+            "unwind_modelled_per_miss": ratio(prof0 and prof0["unwind_user"]["cycles"],
+                                              k0.get("frames_unwound")),
             "first_unwind_insns": r["unwind_cycles_max"],
-            "rows_answered_pct": ratio(100 * k.get("ehrows_lookups", 0), k.get("ehframe_lookups")),
+            "rows_answered_pct": ratio(100 * k0.get("ehrows_lookups", 0), k0.get("ehframe_lookups")),
             "bytes_per_table": (ratio(k.get("ehrows_whole_bytes"), k.get("ehrows_converted"))
                                 if convert else ratio(k.get("ehrows_bytes"), k.get("ehrows_caches"))),
             "bytes_per_fde": ratio(k.get("ehrows_whole_bytes"), k.get("ehrows_fdes")) if convert else None,
             "convert_insns_per_table": ratio(k.get("ehrows_cycles"), k.get("ehrows_converted")) if convert else None,
             "convert_insns_per_fde": ratio(k.get("ehrows_cycles"), k.get("ehrows_fdes")) if convert else None,
             "fallbacks": k.get("ehrows_fallback"),
-            "evicted": k.get("ehrows_evicted") if label == "eh-rowcache" else None,
+            "evicted": k0.get("ehrows_evicted") if label == "eh-rowcache" else None,
             "file_bytes": sum(f[x] for f in files for x in table),
         }
 
