@@ -52,7 +52,7 @@ struct eh_slot {
 
 struct eh_rowcache {
 	uint32_t used;                 /* slots filled */
-	uint32_t hand;                 /* the next victim, round robin */
+	uint32_t seed;                 /* the victims' pseudo-random sequence */
 	uint8_t order[EH_CACHE_FDES];  /* the filled slots by lo */
 	struct eh_slot slot[EH_CACHE_FDES];
 };
@@ -133,6 +133,22 @@ static bool grow(struct eh_rows_state *s)
 	return true;
 }
 
+/* A table converted whole keeps only the rows it has (the doubling left
+ * up to half of its room empty); without memory for the copy, the room. */
+static void shrink(struct eh_rows_state *s)
+{
+	uint32_t n = s->rows.n ? s->rows.n : 1;
+	if (n == s->rows.cap)
+		return;
+	struct eh_krow *mem = rows_alloc(s, (uint64_t)n * sizeof *mem);
+	if (!mem)
+		return;
+	memcpy(mem, s->rows.row, (uint64_t)s->rows.n * sizeof *mem);
+	rows_free(s, s->rows.row, (uint64_t)s->rows.cap * sizeof *mem);
+	s->rows.row = mem;
+	s->rows.cap = n;
+}
+
 static bool convert_start(struct eh_rows_state *s, const struct eh_table *eh)
 {
 	uint64_t base;
@@ -175,6 +191,7 @@ static void convert_chunk(struct eh_rows_state *s, struct eh_table *eh)
 	stat_add(STAT_EHROWS_CYCLES, cycles);
 	stat_max(STAT_EHROWS_CHUNK_MAX, cycles);
 	if (s->phase == CONVERT_PART && s->next == eh->count) {
+		shrink(s);
 		s->phase = CONVERT_WHOLE;
 		stat_inc(STAT_EHROWS_CONVERTED);
 		stat_add(STAT_EHROWS_ROWS, s->rows.n);
@@ -245,11 +262,14 @@ static int cache_fill(struct eh_rowcache *c, const struct eh_table *eh, uint64_t
 		stat_inc(STAT_EHROWS_UNCACHED);
 		return err;
 	}
+	/* A victim at random: a walk visits its functions in the same order
+	 * each time, and one deeper than the slots would miss every one of
+	 * them under round robin or LRU; at random most stay. */
 	bool evict = c->used == EH_CACHE_FDES;
-	uint32_t victim = evict ? c->hand : c->used;
+	c->seed = c->seed * 1664525u + 1013904223u;
+	uint32_t victim = evict ? (c->seed >> 16) % EH_CACHE_FDES : c->used;
 	if (evict) {
 		unorder(c, victim);
-		c->hand = (c->hand + 1) % EH_CACHE_FDES;
 		stat_inc(STAT_EHROWS_EVICTED);
 	}
 	struct eh_slot *sl = &c->slot[victim];
@@ -269,7 +289,7 @@ static int cache_find(struct eh_rows_state *s, const struct eh_table *eh, uint64
 		s->cache = rows_alloc(s, sizeof *s->cache);
 		if (!s->cache)
 			return EH_E_END;
-		s->cache->used = s->cache->hand = 0;
+		s->cache->used = s->cache->seed = 0;
 		stat_inc(STAT_EHROWS_CACHES);
 	}
 	int slot = slot_of(s->cache, pc, &k);
