@@ -40,6 +40,8 @@ struct run {
 	uint64_t pc;
 	uint64_t fp_reg;             /* the ABI's frame pointer (eh_fp_reg) */
 	bool done;                   /* advanced past pc */
+	eh_row_fn emit;              /* NULL, or told each row as it ends */
+	void *ctx;
 };
 
 /* The tracked columns reg names (RA and the frame pointer may not be the
@@ -105,10 +107,15 @@ static void advance(struct eh_cur *c, struct run *r, uint64_t delta)
 		return;
 	}
 	uint64_t next = *r->loc + delta * r->cie->code_align;
-	if (next > r->pc)
+	if (next > r->pc) {
 		r->done = true;
-	else
-		*r->loc = next;
+		return;
+	}
+	/* The row that ends here covers [*loc, next): told before it
+	 * changes (an advance by 0 starts no row). */
+	if (r->emit && next != *r->loc)
+		eh_fail(c, r->emit(r->ctx, *r->loc, r->row));
+	*r->loc = next;
 }
 
 static void def_cfa(struct run *r, uint64_t reg, int64_t off)
@@ -292,21 +299,43 @@ static void one(struct eh_cur *c, struct run *r)
 	extended(c, r, op);
 }
 
-int eh_run(const struct eh_table *t, const struct eh_cie *cie, uint64_t insns,
-	   uint64_t end, const struct eh_row *init, uint64_t *loc, uint64_t loc_end,
-	   uint64_t pc, struct eh_row *row, uint32_t *budget)
+/* Runs the program of r from insns to end, or to the row past r->pc. */
+static int run(const struct eh_table *t, uint64_t insns, uint64_t end, struct run *r,
+	       uint32_t *budget)
 {
 	/* An operand cut off by the end of the program is a truncated
 	 * instruction, whatever entry holds it. */
 	struct eh_cur c = eh_cur(&t->frame, insns, end, EH_E_TRUNCATED);
-	struct run r = { .cie = cie, .init = init, .row = row, .loc = loc,
-			 .loc_end = loc_end, .pc = pc, .fp_reg = eh_fp_reg(t->frame.abi) };
+	r->fp_reg = eh_fp_reg(t->frame.abi);
 
-	while (!c.err && !r.done && c.pos < c.end) {
+	while (!c.err && !r->done && c.pos < c.end) {
 		if (*budget == 0)
 			return EH_E_BUDGET;
 		--*budget;
-		one(&c, &r);
+		one(&c, r);
 	}
 	return c.err;
+}
+
+int eh_run(const struct eh_table *t, const struct eh_cie *cie, uint64_t insns,
+	   uint64_t end, const struct eh_row *init, uint64_t *loc, uint64_t loc_end,
+	   uint64_t pc, struct eh_row *row, uint32_t *budget)
+{
+	struct run r = { .cie = cie, .init = init, .row = row, .loc = loc,
+			 .loc_end = loc_end, .pc = pc };
+	return run(t, insns, end, &r, budget);
+}
+
+int eh_run_rows(const struct eh_table *t, const struct eh_cie *cie, uint64_t insns,
+		uint64_t end, const struct eh_row *init, uint64_t loc, uint64_t loc_end,
+		eh_row_fn emit, void *ctx, uint32_t *budget)
+{
+	struct eh_row row = *init;
+	/* No pc: the run goes to the program's end, telling each row. */
+	struct run r = { .cie = cie, .init = init, .row = &row, .loc = &loc,
+			 .loc_end = loc_end, .pc = UINT64_MAX, .emit = emit, .ctx = ctx };
+	int err = run(t, insns, end, &r, budget);
+	if (err || loc == loc_end)
+		return err;
+	return emit(ctx, loc, &row); /* the last row, to the function's end */
 }

@@ -119,6 +119,7 @@ enum eh_err {
 	EH_E_NO_CFA,         /* CFA offset or register changed, or needed, before def_cfa */
 	EH_E_OVERFLOW,       /* an offset overflows 64 bits */
 	EH_E_NOT_EXPRESSIBLE,/* valid, but struct sf_rule cannot hold it */
+	EH_E_FULL,           /* no room left for rows (eh_rows_add) */
 	EH_E_NERR
 };
 
@@ -262,6 +263,72 @@ int eh_index_build(struct eh_table *t, void *mem, uint64_t size);
  * table), or the build's error. */
 int eh_index_begin(const struct eh_table *t, void *mem, uint64_t size);
 int eh_index_more(struct eh_table *t, void *mem, uint32_t *work);
+/*
+ * Rows (ehframe/rows.c): the table a CFA program describes, computed
+ * once and kept in the caller's memory, so that a lookup is a binary
+ * search instead of a program run. Each row holds what eh_find_rule
+ * answers at every pc from its own to the next row's: a rule (in 16
+ * bytes, SFrame's information: CFA register and offset, how RA and rbp
+ * are recovered, the signal flag), "no FDE", the error that refuses a
+ * rule there (an expression...), or "interpret": the rows do not know
+ * (an FDE whose program failed or ran out of its budget, a rule whose
+ * offsets need more than 16 bits), and the caller asks eh_find_rule.
+ * Rows are added search-table entry by entry, in the table's order, by
+ * eh_run_rows: the interpreter's own run, told each row as it ends.
+ * Equal neighbours are merged. A pc before the first row is "no FDE".
+ */
+enum eh_krow_kind { EH_KROW_RULE, EH_KROW_NONE, EH_KROW_REFUSED, EH_KROW_INTERPRET };
+
+struct eh_krow {
+	uint32_t pc;         /* from the rows' base */
+	uint8_t kind;        /* enum eh_krow_kind | EH_KROW_SIGNAL */
+	uint8_t cfa_reg;
+	uint8_t ra_how, fp_how;  /* enum sf_how */
+	int32_t cfa_off;     /* EH_KROW_REFUSED: the error */
+	int16_t ra, fp;      /* the offset, or the register (SF_REG) */
+};
+#define EH_KROW_SIGNAL 0x80
+
+struct eh_rows {
+	uint64_t base;       /* pcs from here to base + 4 GiB */
+	struct eh_krow *row; /* the caller's, cap of them */
+	uint32_t n, cap;
+	uint64_t last_loc;   /* the last entry added: the next may not be lower */
+	uint32_t entries, interpreted; /* entries added; left to the interpreter */
+};
+
+/* Empty rows in mem (cap rows) for pcs from base. */
+void eh_rows_init(struct eh_rows *x, uint64_t base, struct eh_krow *mem, uint32_t cap);
+
+/*
+ * Adds search-table entry i (entries in increasing order; a later entry
+ * takes the pcs from its initial location on, as the table's search
+ * does). The FDE's program runs whole, spending from *budget; when it
+ * fails, or the budget runs out, the entry's pcs are left to the
+ * interpreter (counted in x->interpreted). EH_OK; EH_E_FULL: no room
+ * (x unchanged but for rows of earlier entries past the entry's start,
+ * which it takes anyway: call again with more room); or the table's own
+ * error (an entry that cannot be read, out of order or out of reach of
+ * base): the table cannot be converted.
+ */
+int eh_rows_add(const struct eh_table *t, uint64_t i, struct eh_rows *x, uint32_t *budget);
+
+/* Ends what the rows answer at loc: pcs from loc on are the
+ * interpreter's (a later entry's rows, kept apart). EH_E_FULL, or EH_OK. */
+int eh_rows_cut(struct eh_rows *x, uint64_t loc);
+
+/* The lowest pc a sorted table's rows hold: its first entry's location
+ * (a base for eh_rows_init). */
+int eh_rows_base(const struct eh_table *t, uint64_t *base);
+
+/* Adds to empty rows x those of the entry the table's search gives for
+ * pc, cut where the next entry begins: EH_OK, EH_E_NO_FDE (no entry at
+ * or before pc), or eh_rows_add's error. */
+int eh_rows_of_pc(const struct eh_table *t, uint64_t pc, struct eh_rows *x, uint32_t *budget);
+
+/* pc's answer from the rows: EH_OK and *rule, EH_E_NO_FDE, the error the
+ * interpreter gives there, or EH_E_END: ask eh_find_rule. */
+int eh_rows_find(const struct eh_rows *x, uint64_t pc, struct sf_rule *rule);
 
 /* A short English name for an error code. */
 const char *eh_strerror(int err);

@@ -112,7 +112,7 @@ int eh_hdr_entry(const struct eh_table *t, uint64_t i, uint64_t *loc, uint64_t *
 }
 
 /* The entry's FDE, which must begin where the entry says. */
-static int entry_fde(const struct eh_table *t, uint64_t i, struct eh_fde *fde)
+int eh_hdr_entry_fde(const struct eh_table *t, uint64_t i, struct eh_fde *fde)
 {
 	uint64_t loc, off;
 	int err = eh_hdr_entry(t, i, &loc, &off);
@@ -130,7 +130,7 @@ int eh_check_table(const struct eh_table *t)
 	if (!t || !t->has_table)
 		return t ? EH_E_HDR_NO_TABLE : EH_E_INVAL;
 	for (uint64_t i = 0; i < t->count; i++) {
-		int err = entry_fde(t, i, &fde);
+		int err = eh_hdr_entry_fde(t, i, &fde);
 		if (err)
 			return err;
 		if (i > 0 && fde.start < prev)
@@ -147,7 +147,7 @@ int eh_check_table(const struct eh_table *t)
  * (A table sorted everywhere but on the search path is still searched
  * right; eh_check_table checks every entry.)
  */
-static int search(const struct eh_table *t, uint64_t pc, uint64_t *found)
+int eh_hdr_search(const struct eh_table *t, uint64_t pc, uint64_t *found)
 {
 	uint64_t lo = 0, hi = t->count;     /* answer in [lo, hi) */
 	uint64_t lo_loc = 0, hi_loc = UINT64_MAX, loc;
@@ -179,7 +179,7 @@ int eh_fde_find(const struct eh_table *t, uint64_t pc, struct eh_fde *fde)
 		return EH_E_INVAL;
 	if (!t->has_table)
 		return EH_E_HDR_NO_TABLE;
-	if ((err = search(t, pc, &i)) || (err = entry_fde(t, i, fde)))
+	if ((err = eh_hdr_search(t, pc, &i)) || (err = eh_hdr_entry_fde(t, i, fde)))
 		return err;
 	return pc - fde->start < fde->size ? EH_OK : EH_E_NO_FDE;
 }

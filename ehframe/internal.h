@@ -136,6 +136,27 @@ int eh_run(const struct eh_table *t, const struct eh_cie *cie, uint64_t insns,
 	   uint64_t end, const struct eh_row *init, uint64_t *loc, uint64_t loc_end,
 	   uint64_t pc, struct eh_row *row, uint32_t *budget);
 
+/* What eh_run_rows tells of each row: it begins at loc (and runs to the
+ * next row's loc, or the function's end). Non-zero stops the run with
+ * that error. */
+typedef int (*eh_row_fn)(void *ctx, uint64_t loc, const struct eh_row *row);
+
+/* Every row of the program [insns, end) of an FDE whose CIE left init,
+ * for the function [loc, loc_end), in order (cfa.c): the interpreter's
+ * run, told each row as an advance ends it. */
+int eh_run_rows(const struct eh_table *t, const struct eh_cie *cie, uint64_t insns,
+		uint64_t end, const struct eh_row *init, uint64_t loc, uint64_t loc_end,
+		eh_row_fn emit, void *ctx, uint32_t *budget);
+
+/* A row as struct sf_rule (rule.c): EH_OK, or why it has none. */
+int eh_translate(const struct eh_row *row, bool signal, struct sf_rule *rule);
+
+/* The last entry of the search table at or before pc (hdr.c). */
+int eh_hdr_search(const struct eh_table *t, uint64_t pc, uint64_t *found);
+
+/* Entry i's FDE, which must begin where the entry says (hdr.c). */
+int eh_hdr_entry_fde(const struct eh_table *t, uint64_t i, struct eh_fde *fde);
+
 /* The row at pc of an FDE whose CIE left init: the FDE's instructions
  * [insns, insns_end) from start towards pc, translated (rule.c). */
 int eh_rule_from(const struct eh_table *t, const struct eh_cie *cie, const struct eh_row *init,

@@ -46,7 +46,7 @@ static int where_of(const struct eh_col *col, struct sf_where *w)
 	return EH_E_EXPRESSION;
 }
 
-static int translate(const struct eh_row *row, bool signal, struct sf_rule *rule)
+int eh_translate(const struct eh_row *row, bool signal, struct sf_rule *rule)
 {
 	int err;
 
@@ -77,7 +77,7 @@ int eh_rule_from(const struct eh_table *t, const struct eh_cie *cie, const struc
 		return err;
 	if (row_start)
 		*row_start = loc;
-	return translate(&row, cie->signal, rule);
+	return eh_translate(&row, cie->signal, rule);
 }
 
 int eh_rule_at(const struct eh_table *t, const struct eh_fde *fde, uint64_t pc,

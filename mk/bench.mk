@@ -144,7 +144,7 @@ TEST_PREREQS += $(CACHESIM_TRACE) $(CACHEPAT)
 # BENCH_REUSE=1 boots nothing that out/bench/runs/ already holds (to redo
 # the tables and plots from the same streams).
 BENCH_CONFIG ?= full
-BENCH_PARTS  ?= modes,real,depth,funcs,kentry,rate,cpus,cache,breakdown,memory,fdesearch,rulecache,stackmap,host,sframe-v3
+BENCH_PARTS  ?= modes,real,depth,funcs,kentry,rate,cpus,cache,breakdown,memory,fdesearch,rulecache,stackmap,host,sframe-v3,tables
 BENCH_DRIVER = python3 tools/bench/bench.py --qemu-run tools/qemu-run \
 	--stitch $(STITCH_TOOL) --symfs $(USER_SYMFS) --kernel $(KERNEL_ELF) --initrd $(SFRAME_INITRD) \
 	--insnprof $(INSNPROF) $(if $(BENCH_JOBS),--jobs $(BENCH_JOBS)) \

@@ -5,6 +5,7 @@
 #   /bin/regrace                         registrations racing under --parallel (test 60)
 #   /bin/sfbad, /bin/sf246
 #   /bin/manyrows                        a function of a million rows (test 55)
+#   /bin/ehrows                          .eh_frame too big or slow to convert (test 96)
 #   /bin/execwork                        works, then execs /bin/fib (test 44)
 #   /bin/sigwork-fp                      the workload sigwork with frame pointers (test 45)
 #   /lib/libdeep.so                      the PIC shared object dlwork loads
@@ -19,7 +20,7 @@
 
 DEFERRED_ROOT := $(BUILD)/userland/root
 
-DEFERRED_PROGRAMS := cold dlwork dlthreads regrace sfreg sfbad sf246 manyrows ehbad execwork sigwork-fp
+DEFERRED_PROGRAMS := cold dlwork dlthreads regrace sfreg sfbad sf246 manyrows ehbad ehrows execwork sigwork-fp
 USER_EXTRA_PROGRAMS += $(DEFERRED_PROGRAMS)
 USER_SRCS_cold   := userland/deferred/cold.c
 USER_SRCS_dlwork := userland/deferred/dlwork.c
@@ -28,6 +29,7 @@ USER_SRCS_regrace := userland/deferred/regrace.c
 USER_SRCS_sfreg  := userland/deferred/sfreg.c
 USER_SRCS_sfbad  := userland/deferred/sfbad.c
 USER_SRCS_ehbad  := userland/deferred/ehbad.c
+USER_SRCS_ehrows := userland/deferred/ehrows.c
 USER_SRCS_manyrows := userland/deferred/manyrows.c
 USER_SRCS_execwork := userland/deferred/execwork.c
 # The workload sigwork with frame pointers, for the fp-deferred mode

@@ -41,7 +41,7 @@ FUZZ_KERN_HDRS := $(wildcard kern/*.h kern/*/*.h) $(wildcard include/stitch/*.h)
 # tables, whose formats call the SFrame library and the .eh_frame library
 # (whose in-place reads, without the kernel's load, fail).
 FUZZ_UVM_SRCS := kern/proc/elf_load.c kern/mm/uvm.c kern/unwind/table.c kern/unwind/sframe_format.c \
-	kern/unwind/ehframe_format.c test/fuzz/mock.c test/fuzz/mock_sframe.c \
+	kern/unwind/ehframe_format.c kern/unwind/ehframe_rows.c test/fuzz/mock.c test/fuzz/mock_sframe.c \
 	$(wildcard sframe/*.c) $(wildcard ehframe/*.c)
 FUZZ_UVM_DEPS := $(FUZZ_UVM_SRCS) $(FUZZ_MOCK) $(FUZZ_KERN_HDRS) $(wildcard sframe/*.h) \
 	$(wildcard ehframe/*.h) \

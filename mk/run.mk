@@ -43,7 +43,7 @@ RUN_CMDLINE = $(strip init=$(RUN_INIT) $(RUN_ARGS) profile.mode=$(MODE) profile.
 # What make run and qemu-gdb were given is checked here, before anything
 # is built or booted: one line saying what is wrong, and make stops with
 # status 2. The kernel checks its command line again (kern/profile/profile.c).
-RUN_MODES := sframe fp fp-deferred stack-copy guess validate eh-frame validate-eh none
+RUN_MODES := sframe fp fp-deferred stack-copy guess validate eh-frame eh-rowcache eh-convert validate-eh none
 RUN_CONSUMERS := stream map both
 # $(call run_uint,VALUE,MIN,MAX): y if VALUE is one decimal number in
 # [MIN, MAX] (the shell compares only what is known to be digits).
@@ -62,7 +62,7 @@ $(error make run: CONSUMER=$(CONSUMER): one of $(RUN_CONSUMERS))
 endif
 ifneq ($(filter map both,$(CONSUMER)),)
 ifneq ($(filter fp stack-copy none,$(MODE)),)
-$(error make run: CONSUMER=$(CONSUMER) counts deferred user stacks: MODE=$(MODE) has none (a deferred mode: sframe fp-deferred guess validate eh-frame validate-eh))
+$(error make run: CONSUMER=$(CONSUMER) counts deferred user stacks: MODE=$(MODE) has none (a deferred mode: sframe fp-deferred guess validate eh-frame eh-rowcache eh-convert validate-eh))
 endif
 endif
 ifeq ($(call run_uint,$(HZ),100,20000),)

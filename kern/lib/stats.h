@@ -90,6 +90,24 @@
 	X(EHFRAME_BAD_CIE, "ehframe_bad_cie", SUM) /* CIE pointer, version, augmentation */ \
 	X(EHFRAME_BAD_FDE, "ehframe_bad_fde", SUM) /* lengths, ranges, encodings, LEB128 */ \
 	X(EHFRAME_BAD_PROGRAM, "ehframe_bad_program", SUM) /* CFA program: state, advance, CFA */ \
+	/* ... their rows kept in kernel memory (eh-convert, eh-rowcache): */ \
+	X(EHROWS_LOOKUPS, "ehrows_lookups", SUM) /* lookups the rows answered */ \
+	X(EHROWS_CONVERTED, "ehrows_converted", SUM) /* tables converted whole */ \
+	X(EHROWS_ROWS, "ehrows_rows", SUM) /* ... the rows they hold */       \
+	X(EHROWS_WHOLE_BYTES, "ehrows_whole_bytes", SUM) /* ... their memory */ \
+	X(EHROWS_FDES, "ehrows_fdes", SUM) /* ... the FDEs they cover */      \
+	X(EHROWS_CHUNKS, "ehrows_chunks", SUM) /* conversion chunks run */    \
+	X(EHROWS_CYCLES, "ehrows_cycles", SUM) /* ... cycles they took */     \
+	X(EHROWS_CHUNK_MAX, "ehrows_chunk_cycles_max", MAX) /* ... the longest */ \
+	X(EHROWS_INTERPRETED, "ehrows_interpreted", SUM) /* FDEs left to the interpreter */ \
+	X(EHROWS_FALLBACK, "ehrows_fallback", SUM) /* tables over budget: interpreted */ \
+	X(EHROWS_CACHES, "ehrows_caches", SUM) /* row caches made (a table each) */ \
+	X(EHROWS_CACHE_HITS, "ehrows_cache_hits", SUM) /* row cache: answers */ \
+	X(EHROWS_CACHE_FILLS, "ehrows_cache_fills", SUM) /* ... FDEs kept */ \
+	X(EHROWS_EVICTED, "ehrows_evicted", SUM) /* ... FDEs evicted */        \
+	X(EHROWS_UNCACHED, "ehrows_uncached", SUM) /* ... FDEs not kept (rows) */ \
+	X(EHROWS_BYTES, "ehrows_bytes", SUM) /* kernel memory taken for rows */ \
+	X(EHROWS_FREED, "ehrows_freed", SUM) /* ... and given back */          \
 	X(UNWIND_IPI_OTHER_TASK, "unwind_ipi_other_task", SUM)                \
 	/* ... of which the task was running on another CPU: */               \
 	X(UNWIND_IPI_REMOTE_TASK, "unwind_ipi_remote_task", SUM)              \

@@ -31,8 +31,17 @@ static const char *const consumer_names[] = {
 static bool sampling;
 static bool finished;
 
+/* The .eh_frame format's other designs (kern/unwind/ehframe_rows.h): the
+ * same walk and records as eh-frame, its lookups served by rows. */
+static const char *const eh_row_modes[] = { "eh-rowcache", "eh-convert" };
+
 static bool parse_mode(const char *s, uint32_t *mode)
 {
+	for (uint32_t i = 0; i < ARRAY_SIZE(eh_row_modes); i++)
+		if (strcmp(s, eh_row_modes[i]) == 0) {
+			*mode = MODE_EH_FRAME;
+			return true;
+		}
 	for (uint32_t m = 0; m < ARRAY_SIZE(mode_names); m++)
 		if (strcmp(s, mode_names[m]) == 0) {
 			*mode = m;
@@ -65,7 +74,8 @@ static uint32_t parse_consumer(uint32_t mode)
 	}
 	if (c & PROFILE_CONSUMER_MAP && !deferred_mode(mode)) {
 		kprintf("profile: profile.consumer=%s needs a deferred mode (sframe eh-frame "
-			"fp-deferred guess validate validate-eh), not %s; using stream\n",
+			"eh-rowcache eh-convert fp-deferred guess validate validate-eh), not %s; "
+			"using stream\n",
 			s, mode_names[mode]);
 		return PROFILE_CONSUMER_STREAM;
 	}
@@ -82,7 +92,8 @@ bool profile_parse(struct profile_config *c)
 	c->mode = MODE_SFRAME;
 	if (mode && !parse_mode(mode, &c->mode)) {
 		kprintf("profile: unknown profile.mode=%s (none sframe fp fp-deferred "
-			"stack-copy guess validate eh-frame validate-eh); using none\n", mode);
+			"stack-copy guess validate eh-frame eh-rowcache eh-convert validate-eh); "
+			"using none\n", mode);
 		c->mode = MODE_NONE;
 		ok = false;
 	}

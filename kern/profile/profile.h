@@ -3,6 +3,7 @@
  *
  * Kernel command line:
  *   profile.mode=none|sframe|fp|fp-deferred|stack-copy|guess|validate|eh-frame|validate-eh
+ *   (and eh-rowcache, eh-convert: eh-frame with rows, kern/unwind/ehframe_rows.h)
  *                        (enum rec_mode; default sframe). none: no
  *                        sampling NMIs, the record stream is still written
  *                        (the benchmarks' baseline).

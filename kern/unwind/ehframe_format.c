@@ -1,5 +1,6 @@
 #include "kern/unwind/ehframe_format.h"
 #include "ehframe/ehframe.h"
+#include "kern/unwind/ehframe_rows.h"
 #include "kern/kernel.h"
 #include "kern/lib/stats.h"
 #include "stitch/syscall.h"
@@ -20,11 +21,13 @@
  */
 #define EH_BYTES_PER_UNIT 8
 
-/* A table's own state: the library's open table, and the error a lookup
- * found it damaged by (the drop counts it by reason). */
+/* A table's own state: the library's open table, the error a lookup
+ * found it damaged by (the drop counts it by reason), and the rows kept
+ * of it (eh-convert, eh-rowcache: kern/unwind/ehframe_rows.h). */
 struct eh_state {
 	struct eh_table eh;
 	int err;
+	struct eh_rows_state rows;
 };
 
 static struct eh_state *eh_of(struct unwind_table *t)
@@ -40,6 +43,13 @@ static const struct sf_table i386 = { .abi = SF_ABI_I386_EH };
 static const struct sf_table *rules_abi(const struct unwind_table *t)
 {
 	return t->compat ? &i386 : &amd64;
+}
+
+/* Boot: the rows' own switch (unwind.eh_rows, kern/unwind/ehframe_rows.c). */
+static void init(bool index_on)
+{
+	(void)index_on;
+	eh_rows_setup();
 }
 
 /* Opens t's header and .eh_frame into *eh: eh_frame_ptr must lie in the
@@ -160,7 +170,11 @@ static int find_rule(struct unwind_table *t, uint64_t pc, struct unwind_rule *r,
 	s->eh.hdr.read_left = s->eh.frame.read_left = &left;
 	r->finds++;
 	r->indexed += s->eh.index != NULL;
-	int err = answer(s, eh_find_rule(&s->eh, pc, &r->rule, &insns));
+	/* The rows answer if they can; else the interpreter, in place. */
+	int err = eh_rows_answer(&s->rows, &s->eh, pc, &r->rule, r);
+	if (err == EH_E_END)
+		err = eh_find_rule(&s->eh, pc, &r->rule, &insns);
+	err = answer(s, err);
 	charge(budget, insns, start, left);
 	if (err || sf_quick_of(rules_abi(t), &r->rule, &r->quick))
 		return err;
@@ -172,6 +186,12 @@ static void counted(const struct unwind_rule *r, unsigned cpu)
 {
 	stat_add_on(cpu, STAT_EHFRAME_LOOKUPS, r->finds);
 	stat_add_on(cpu, STAT_EHFRAME_INDEX_LOOKUPS, r->indexed);
+	stat_add_on(cpu, STAT_EHROWS_LOOKUPS, r->rows);
+}
+
+static void free_state(struct unwind_table *t)
+{
+	eh_rows_free(&eh_of(t)->rows);
 }
 
 /* The counter of the reason a table was dropped. */
@@ -220,6 +240,7 @@ static void count(enum unwind_table_event ev, const struct unwind_table *t, int 
 const struct unwind_format ehframe_format = {
 	.id = UNWIND_EH_FRAME,
 	.state_size = sizeof(struct eh_state),
+	.init = init,
 	.check = check_header,
 	.open = open_table,
 	.index_size = index_size,
@@ -227,5 +248,6 @@ const struct unwind_format ehframe_format = {
 	.index_more = index_more,
 	.find = find_rule,
 	.counted = counted,
+	.free = free_state,
 	.count = count,
 };

@@ -35,7 +35,7 @@ void lookup_begin(struct rule_lookup *l, struct uvm *mm, enum unwind_format_id f
 	l->cache = cache;
 	l->budget = budget;
 	l->lookups = l->cache_fills = l->last_hits = 0;
-	l->r.finds = l->r.indexed = l->r.quick_finds = 0;
+	l->r.finds = l->r.indexed = l->r.quick_finds = l->r.rows = 0;
 	l->last = NULL;
 	l->indexed_chunk = false;
 	/* The threads using mm: current, and those it made; a thread that

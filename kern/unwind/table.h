@@ -53,6 +53,8 @@ struct unwind_registry {
 	/* Bytes of kernel memory its tables' indexes hold (unwind_index_*):
 	 * at most unwind.index_process_kib KiB. */
 	uint64_t index_bytes;
+	/* Bytes the tables' rows hold (kern/unwind/ehframe_rows.c). */
+	uint64_t eh_rows_held;
 };
 
 /*
@@ -93,6 +95,7 @@ struct unwind_rule {
 	const struct sf_table *abi;  /* ... and what sf_step_rule reads of a table */
 	uint32_t finds, indexed, quick_finds; /* lookups, those through an
 					       * index, those in one pass */
+	uint32_t rows;               /* ... those rows kept in memory answered */
 };
 
 /* A registry event, for the format's counters. */

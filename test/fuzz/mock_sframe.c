@@ -28,6 +28,11 @@ long cmdline_int(const struct cmdline *c, const char *key, long def, long min, l
 	(void)c, (void)key, (void)min, (void)max;
 	return def;
 }
+const char *cmdline_get(const struct cmdline *c, const char *key)
+{
+	(void)c, (void)key;
+	return NULL;
+}
 
 static struct task task;
 struct task *cpu_current[ARCH_MAX_CPUS] = { &task };

@@ -43,7 +43,7 @@ my $dir = tempdir('make-run-XXXXXX', TMPDIR => 1, CLEANUP => 1);
 
 # ---- 1. bad variables ----
 my %bad = (
-	'MODE=bogus'          => qr/^mk\/run\.mk:\d+: \*\*\* make run: MODE=bogus is no mode: one of sframe fp fp-deferred stack-copy guess validate eh-frame validate-eh none\.  Stop\.$/,
+	'MODE=bogus'          => qr/^mk\/run\.mk:\d+: \*\*\* make run: MODE=bogus is no mode: one of sframe fp fp-deferred stack-copy guess validate eh-frame eh-rowcache eh-convert validate-eh none\.  Stop\.$/,
 	'HZ=999999'           => qr/^mk\/run\.mk:\d+: \*\*\* make run: HZ=999999 is not a number of samples per second from 100 to 20000\.  Stop\.$/,
 	'HZ=1e3'              => qr/make run: HZ=1e3 is not a number/,
 	'CPUS=0'              => qr/make run: CPUS=0 is not a number of CPUs from 1 to 8/,

@@ -66,7 +66,7 @@ for my $extra ('', ' profile.ring=3') {
 	my ($status, $log, $stream) = boot("init=/bin/fib profile.mode=bogus$extra");
 	my $what = "profile.mode=bogus$extra";
 	no_panic($status, $log, $what);
-	is(lines($log, qr/profile: unknown profile\.mode=bogus \(none sframe fp fp-deferred stack-copy guess validate eh-frame validate-eh\); using none/),
+	is(lines($log, qr/profile: unknown profile\.mode=bogus \(none sframe fp fp-deferred stack-copy guess validate eh-frame eh-rowcache eh-convert validate-eh\); using none/),
 	   1, "$what: one line names the bad mode, the good ones and the fall-back");
 	is(lines($log, qr/profile: mode none: no sampling; records still written/), 1,
 	   "$what: the kernel runs in mode none");

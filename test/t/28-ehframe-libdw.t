@@ -6,7 +6,9 @@
 # in the guest's lib/, the SFrame tests' linked inputs and checked-in
 # fixtures, and a hand-written CFI fixture (test/ehframe/cfi.S); the only
 # pcs allowed to differ are those whose rule is a DWARF expression, which
-# the library refuses by name. Through the table's index (eh_index_build)
+# the library refuses by name. The rows the library computes once
+# (eh_rows_add, eh_rows_of_pc: what the kernel's eh-convert and
+# eh-rowcache modes keep) answer as the interpreter at every pc. Through the table's index (eh_index_build)
 # every program's lookups give the same answers and budget as without it
 # (`ehframe check` looks each pc up both ways). Then the same rule struct from both
 # formats: `ehframe lookup` and `sframe lookup` agree at every pc of each
@@ -29,7 +31,8 @@ sub counts {
 		$line =~ /: (?:i386 )?(table|no \.eh_frame_hdr), (\d+) FDEs, (\d+) pcs: (\d+) agree, (\d+) differ, (\d+) libdw-no-answer/
 		or return undef;
 	$c{refused}{$2} += $1 while $line =~ /, (\d+) ours-\w+ \(([^)]+)\)/g;
-	@c{qw(index_same index_differ)} = $line =~ /; index: (\d+) same, (\d+) differ$/;
+	@c{qw(index_same index_differ rows_same rows_differ rows_kept rows_libdw)} =
+		$line =~ /; index: (\d+) same, (\d+) differ; rows: (\d+) same, (\d+) differ, (\d+) from rows, (\d+) libdw-agree$/;
 	return \%c;
 }
 
@@ -41,11 +44,9 @@ sub check {
 }
 
 # --- every user program: 100 % agreement, through the search table --------
-# The 64-bit ones (ELFCLASS64): the library reads x86_64 CFI, not i386's.
-sub elf64 { open(my $f, '<:raw', $_[0]) or return 0; read($f, my $h, 5); return $h eq "\x7fELF\x02" }
-my @progs = grep { -f $_ && elf64($_) } glob('build/userland/root/bin/*');
-my ($pcs, $bad, $indexed) = (0, 0, 0);
-my (@bad, @xbad);
+my @progs = grep { -f $_ } glob('build/userland/root/bin/*');
+my ($pcs, $bad, $indexed, $rowed) = (0, 0, 0, 0);
+my (@bad, @xbad, @rbad);
 for my $p (@progs) {
 	my ($c, $status, $out) = check($p);
 	my $good = $c && $status == 0 && $c->{table} eq 'table' && $c->{pcs} > 1000 &&
@@ -55,13 +56,23 @@ for my $p (@progs) {
 	# past each function, the same answer and budget left as without it.
 	push @xbad, $out unless $c && defined $c->{index_differ} && $c->{index_differ} == 0 &&
 		$c->{index_same} == $c->{pcs} + 2 * $c->{fdes};
+	# The rows (eh_rows_add: the table converted whole, and each entry
+	# alone, as the kernel's eh-convert and eh-rowcache keep them): the
+	# interpreter's answer at every pc and the pcs around each function,
+	# every one from the rows themselves, and libdw's rule at every pc.
+	push @rbad, $out unless $c && defined $c->{rows_differ} && $c->{rows_differ} == 0 &&
+		$c->{rows_same} == $c->{pcs} + 2 * $c->{fdes} &&
+		$c->{rows_kept} == $c->{rows_same} && $c->{rows_libdw} == $c->{agree};
 	$pcs += $c->{pcs} if $c;
 	$indexed += $c->{index_same} // 0;
+	$rowed += $c->{rows_same} // 0;
 }
 ok(@progs >= 20 && !@bad, scalar(@progs) . " user programs: every one has .eh_frame_hdr, " .
    "and all $pcs pcs agree with libdw") or diag(@bad);
 ok(@progs >= 20 && !@xbad, "... and the table's index changes no answer: $indexed lookups " .
    "through it give the same rule or error and leave the same budget") or diag(@xbad);
+ok(@progs >= 20 && !@rbad, "... and their rows, converted whole or one FDE at a time, answer " .
+   "as the interpreter at all $rowed pcs, and as libdw wherever it does") or diag(@rbad);
 
 # --- fixtures: all agree but the pcs of expression rules -------------------
 my $expr = 'CFA, RA or rbp given by a DWARF expression';
@@ -73,7 +84,9 @@ for my $f (@fixtures) {
 	my $refused = $c ? $c->{refused}{$expr} // 0 : 0;
 	my @other = $c ? grep { $_ ne $expr } keys %{$c->{refused}} : ();
 	ok($c && $status == 0 && $c->{pcs} > 0 && $c->{differ} == 0 && !@other &&
-	   $c->{agree} + $refused == $c->{pcs},
+	   $c->{agree} + $refused == $c->{pcs} &&
+	   (!defined $c->{rows_differ} || ($c->{rows_differ} == 0 &&
+	    $c->{rows_kept} == $c->{pcs} + 2 * $c->{fdes})),
 	   "$f: " . ($c ? "$c->{agree} of $c->{pcs} pcs agree, $refused refused (expression)" : 'no report'))
 		or diag($out);
 }

@@ -25,7 +25,9 @@ profile.consumer=stream|map, from 1 to 20 kHz, on the suite and on a
 program of many distinct stacks, stackmap.csv), host
 (host-unwind.csv), sframe-v3 (the suite and the real suite with the
 programs' .sframe in versions 1, 2 and 3: per frame and in bytes,
-sframe-v3.csv and sframe-v3-sizes.csv);
+sframe-v3.csv and sframe-v3-sizes.csv), tables (.eh_frame interpreted, its rows cached or
+converted, and SFrame, on both suites: time, kernel memory, conversion,
+file size, tables.csv);
 tables.md has every table in
 Markdown. Every boot's stream, console and stitch numbers stay in
 DIR/runs/NAME/. The boots run side by side, --jobs at a time (class
@@ -120,6 +122,14 @@ FDESEARCH = {"funcs": [10, 100, 1000, 10000, 100000], "rounds": 20000, "lines": 
 STACKMAP = {"hz": [1000, 2000, 5000, 10000, 20000],
             "progs": {"suite": SUITE, "stacks": [["/bin/spread-4096", "28000"]]}}
 
+# The tables part: the ways a lookup is served from a table, on the suite
+# and the real suite (docs/EHFRAME.md): (label, profile.mode, extra
+# command line). .eh_frame interpreted in place, its rows kept per FDE,
+# converted whole; SFrame v2 as the programs carry it. A design of another
+# mode or switch is one more line.
+TABLE_DESIGNS = [("eh-frame", "eh-frame", ""), ("eh-rowcache", "eh-rowcache", ""),
+                 ("eh-convert", "eh-convert", ""), ("sframe", "sframe", "")]
+
 CONFIGS = {
     # make bench
     "full": {
@@ -142,6 +152,7 @@ CONFIGS = {
         "rulecache": {"callers": [16, 256, 4096, 16384], "rounds": 28000, "hz": 1000},
         "stackmap": STACKMAP,
         "sframe-v3": True,
+        "tables": TABLE_DESIGNS,
         "host": True,
     },
     # development: every part, fewer points, shorter runs
@@ -165,6 +176,7 @@ CONFIGS = {
                      "progs": {"suite": [["/bin/chain", "16", "1000"]],
                                "stacks": [["/bin/spread-4096", "7000"]]}},
         "sframe-v3": True,
+        "tables": TABLE_DESIGNS,
         "host": True,
     },
     # test/t/72-bench-determinism.t: two modes, one small program;
@@ -824,6 +836,68 @@ class Bench:
             out[f"sframe_{v}"] = s[".sframe"]
             out["eh_bytes"] = s[".eh_frame"] + s[".eh_frame_hdr"]
         return out
+    # --- the table designs: time, memory, conversion, file size ----------
+    def tables(self):
+        """The suite and the real suite once per design of TABLE_DESIGNS
+        (the modes and real parts' boots where they are the same), and
+        again with the rule cache off (unwind.rule_cache=0: every step a
+        lookup in a table, a miss): a deferred unwind's guest instructions
+        (1 TSC cycle = 1 instruction) and, under the plugin, modelled
+        cycles, per frame (cache on) and per miss (cache off); the longest
+        unwind (the first, which opens, indexes or converts); the kernel
+        memory the rows hold per table and per FDE; a conversion's
+        instructions per table and per FDE; the programs' .sframe and
+        .eh_frame + .eh_frame_hdr bytes (sizes.py)."""
+        hz, plugin = self.cfg["hz"], bool(self.args.insnprof)
+        self.say(f"tables: the suite and the real suite at {hz} Hz, the rule cache on and off, "
+                 "once per design: " + ", ".join(label for label, _, _ in self.cfg["tables"]))
+        named = {(suite, label): [self.boot(name, progs, mode, hz, self.kind(mode, plugin),
+                                            extra=(extra + off).strip())
+                                  for name, off in ((f"{suite}-{label}", ""),
+                                                    (f"tables-{suite}-{label}-nocache",
+                                                     " unwind.rule_cache=0"))]
+                 for suite, progs in (("suite", self.cfg["suite"]), ("real", self.cfg["real"]))
+                 for label, mode, extra in self.cfg["tables"]}
+        rows = [self.table_row(suite, label, *names) for (suite, label), names in named.items()]
+        output.write_csv(os.path.join(self.args.out, "tables.csv"), rows, output.TABLES_KEYS)
+        self.say("\n" + output.table(rows, output.TABLES_COLUMNS))
+        return {"hz": hz, "rows": rows}
+
+    def table_row(self, suite, label, name, nocache):
+        """One design's row: name with the rule cache, nocache without."""
+        got = [self.profile(n) if self.args.insnprof else (None, self.stats(n))
+               for n in (name, nocache)]
+        (prof, s), (prof0, s0) = got
+        k, k0 = s["kernel"], s0["kernel"]
+        progs = self.cfg[suite]
+        r = metrics.run_metrics(s["stream"]["mode"], s, [comm(p) for p in progs], None)
+
+        def ratio(a, b):
+            return a / b if a is not None and b else None
+        convert = label == "eh-convert"
+        files = [sizes.sizes(os.path.join(self.args.symfs, p[0].lstrip("/"))) for p in progs]
+        table = (".sframe",) if label.startswith("sframe") else (".eh_frame", ".eh_frame_hdr")
+        return {
+            "suite": suite, "design": label, "status": r["status"],
+            "samples": r["samples"], "user_frames_per_sample": r["user_frames_per_sample"],
+            "unwind_insns_per_frame": r["unwind_cycles_per_frame"],
+            "unwind_modelled_per_frame": ratio(prof and prof["unwind_user"]["cycles"],
+                                               k.get("frames_unwound")),
+            # Without the cache each frame is a lookup: a miss.
+            "unwind_insns_per_miss": ratio(k0.get("unwind_cycles_total"), k0.get("frames_unwound")),
+            "unwind_modelled_per_miss": ratio(prof0 and prof0["unwind_user"]["cycles"],
+                                              k0.get("frames_unwound")),
+            "first_unwind_insns": r["unwind_cycles_max"],
+            "rows_answered_pct": ratio(100 * k0.get("ehrows_lookups", 0), k0.get("ehframe_lookups")),
+            "bytes_per_table": (ratio(k.get("ehrows_whole_bytes"), k.get("ehrows_converted"))
+                                if convert else ratio(k.get("ehrows_bytes"), k.get("ehrows_caches"))),
+            "bytes_per_fde": ratio(k.get("ehrows_whole_bytes"), k.get("ehrows_fdes")) if convert else None,
+            "convert_insns_per_table": ratio(k.get("ehrows_cycles"), k.get("ehrows_converted")) if convert else None,
+            "convert_insns_per_fde": ratio(k.get("ehrows_cycles"), k.get("ehrows_fdes")) if convert else None,
+            "fallbacks": k.get("ehrows_fallback"),
+            "evicted": k0.get("ehrows_evicted") if label == "eh-rowcache" else None,
+            "file_bytes": sum(f[x] for f in files for x in table),
+        }
 
     # --- host-side comparison -------------------------------------------
     def host(self):
@@ -845,14 +919,14 @@ class Bench:
 
 
 PARTS = ("modes", "real", "depth", "funcs", "kentry", "rate", "cpus", "cache", "breakdown",
-         "memory", "fdesearch", "rulecache", "stackmap", "host", "sframe-v3")
+         "memory", "fdesearch", "rulecache", "stackmap", "host", "sframe-v3", "tables")
 
 
 def run_part(b, part, results):
     """Part's code: in the planning pass, up to its first wish for numbers."""
     b.part = part
     if part in ("modes", "real", "breakdown", "memory", "fdesearch", "rulecache", "cache",
-                "stackmap"):
+                "stackmap", "tables"):
         results[part] = getattr(b, part)()
     elif part == "host":
         results["host"] = b.host()

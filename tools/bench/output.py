@@ -358,6 +358,24 @@ SFRAMEV_SIZE_COLUMNS = [
     ("eh_bytes", ".eh_frame + hdr", "{:,}"),
 ]
 SFRAMEV_SIZE_KEYS = [key for key, _, _ in SFRAMEV_SIZE_COLUMNS]
+# The tables part: the table designs on the two suites (bench.py tables).
+TABLES_COLUMNS = [
+    ("suite", "suite", "{}"),
+    ("design", "design", "{}"),
+    ("unwind_insns_per_frame", "insns/frame", "{:.0f}"),
+    ("unwind_modelled_per_frame", "modelled/frame", "{:.0f}"),
+    ("unwind_insns_per_miss", "insns/miss (cache off)", "{:.0f}"),
+    ("unwind_modelled_per_miss", "modelled/miss (cache off)", "{:.0f}"),
+    ("first_unwind_insns", "first unwind insns", "{:.0f}"),
+    ("rows_answered_pct", "lookups from rows % (cache off)", "{:.1f}"),
+    ("bytes_per_table", "kernel bytes/table", "{:.0f}"),
+    ("bytes_per_fde", "kernel bytes/FDE", "{:.1f}"),
+    ("convert_insns_per_table", "conversion insns/table", "{:.0f}"),
+    ("convert_insns_per_fde", "conversion insns/FDE", "{:.0f}"),
+    ("file_bytes", "table bytes in the files", "{}"),
+]
+TABLES_KEYS = [key for key, _, _ in TABLES_COLUMNS] + [
+    "status", "samples", "user_frames_per_sample", "fallbacks", "evicted"]
 
 # The stackmap part: the stream against the map (metrics.stackmap_metrics).
 STACKMAP_COLUMNS = [
@@ -541,6 +559,7 @@ TABLES = {
     "memory": lambda r: markdown(part(r, "memory")["rows"], MEMORY_COLUMNS),
     "fdesearch": lambda r: markdown(part(r, "fdesearch")["rows"], FDESEARCH_COLUMNS),
     "rulecache": lambda r: markdown(part(r, "rulecache")["rows"], RULECACHE_COLUMNS),
+    "tables": lambda r: markdown(part(r, "tables")["rows"], TABLES_COLUMNS),
     "stackmap": lambda r: markdown(part(r, "stackmap")["rows"], STACKMAP_COLUMNS),
     "sframe-v3": lambda r: markdown(part(r, "sframe_v3")["rows"], SFRAMEV_COLUMNS),
     "sframe-v3-sizes": lambda r: markdown(part(r, "sframe_v3")["programs"], SFRAMEV_SIZE_COLUMNS),
@@ -574,6 +593,9 @@ def write_tables(out, results):
     if "rulecache" in results:
         text += [f"## rulecache: the rule cache on and off against the pcs it must hold "
                  f"({results['rulecache']['what']})\n", TABLES["rulecache"](results)]
+    if "tables" in results:
+        text += [f"## tables: .eh_frame interpreted, its rows cached or converted, and SFrame "
+                 f"({results['tables']['hz']} Hz)\n", TABLES["tables"](results)]
     if "stackmap" in results:
         text += [f"## stackmap: the record stream against the stack map "
                  f"({results['stackmap']['what']})\n", TABLES["stackmap"](results)]

@@ -24,6 +24,8 @@
 struct counts {
 	uint64_t fdes, pcs, agree, differ, libdw_none;
 	uint64_t index_same, index_differ; /* through the index: answer, budget */
+	uint64_t rows_same, rows_differ, rows_kept; /* rows: answer; answered by them */
+	uint64_t rows_libdw;                 /* ... a rule from them libdw agrees with */
 	uint64_t ours[EH_E_NERR];   /* our errors, by code */
 };
 
@@ -194,8 +196,97 @@ static void check_index(const char *path, const struct eh_table *t, const struct
 	}
 }
 
+/* The table's rows (eh_rows_add, as a conversion keeps them) and one
+ * entry's (eh_rows_of_pc, as the row cache keeps them), built once. */
+struct rowsets {
+	struct eh_rows all, one;
+	struct eh_krow *one_mem;
+};
+
+/* pc's answer from rows x: the rows', or the interpreter's where they
+ * leave it; *kept says which. */
+static int rows_answer(const struct eh_table *t, const struct eh_rows *x, uint64_t pc,
+		       struct sf_rule *r, bool *kept)
+{
+	uint32_t budget = EHFRAME_BUDGET;
+	int err = eh_rows_find(x, pc, r);
+	*kept = err != EH_E_END;
+	return *kept ? err : eh_find_rule(t, pc, r, &budget);
+}
+
+static void rows_differ(const char *path, const char *which, uint64_t pc, int ea,
+			const struct sf_rule *a, int eb, const struct sf_rule *b, struct counts *c)
+{
+	char sa[128], sb[128];
+
+	if (c->rows_differ++ >= SHOW_DIFFS)
+		return;
+	if (ea)
+		snprintf(sa, sizeof sa, "%s", eh_strerror(ea));
+	else
+		rule_str(a, sa, sizeof sa);
+	if (eb)
+		snprintf(sb, sizeof sb, "%s", eh_strerror(eb));
+	else
+		rule_str(b, sb, sizeof sb);
+	printf("%s: ROWS (%s) DIFFER at 0x%" PRIx64 ": interpreter %s, rows %s\n", path,
+	       which, pc, sa, sb);
+}
+
+/* Both rows against the interpreter at pc (its answer ea, *a); a rule of
+ * the table's rows against libdw's (found, *theirs). */
+static void check_rows(const char *path, const struct eh_table *t, struct rowsets *rs,
+		       uint64_t pc, int ea, const struct sf_rule *a, int found,
+		       const struct sf_rule *theirs, struct counts *c)
+{
+	struct sf_rule b;
+	bool kept;
+	int eb = rows_answer(t, &rs->all, pc, &b, &kept);
+
+	c->rows_kept += kept;
+	if (ea != eb || (!ea && !same_rule(a, &b)))
+		rows_differ(path, "table", pc, ea, a, eb, &b, c);
+	else
+		c->rows_same++;
+	if (!eb && found > 0 && same_rule(&b, theirs))
+		c->rows_libdw++;
+	/* One entry's rows, built again when pc leaves them. */
+	eb = eh_rows_find(&rs->one, pc, &b);
+	if (eb == EH_E_END || rs->one.n == 0 || pc < rs->one.base + rs->one.row[0].pc) {
+		uint32_t budget = EHFRAME_BUDGET;
+		eh_rows_init(&rs->one, rs->all.base, rs->one_mem, rs->all.cap);
+		eb = eh_rows_of_pc(t, pc, &rs->one, &budget);
+		if (!eb)
+			eb = rows_answer(t, &rs->one, pc, &b, &kept);
+	}
+	if (ea != eb || (!ea && !same_rule(a, &b)))
+		rows_differ(path, "entry", pc, ea, a, eb, &b, c);
+}
+
+/* The table's rows, all entries added in order; false, said, when they
+ * cannot be built (the table is then damaged). */
+static bool build_rows(const char *path, const struct eh_table *t, struct rowsets *rs)
+{
+	uint64_t base = 0;
+	uint32_t cap = 1u << 22;
+	struct eh_krow *mem = malloc(cap * sizeof *mem);
+	int err = mem ? eh_rows_base(t, &base) : EH_E_INVAL;
+
+	rs->one_mem = malloc(cap * sizeof *mem);
+	eh_rows_init(&rs->all, base, mem, cap);
+	eh_rows_init(&rs->one, base, rs->one_mem, cap);
+	for (uint64_t i = 0; !err && i < t->count; i++) {
+		uint32_t budget = EHFRAME_BUDGET;
+		err = eh_rows_add(t, i, &rs->all, &budget);
+	}
+	if (err || !rs->one_mem)
+		printf("%s: DAMAGED: rows: %s\n", path, eh_strerror(err));
+	return !err && rs->one_mem;
+}
+
 static void check_pc(const char *path, const struct eh_table *t, const struct eh_table *xt,
-		     Dwarf_CFI *cfi, const struct eh_fde *fde, uint64_t pc, struct counts *c)
+		     struct rowsets *rs, Dwarf_CFI *cfi, const struct eh_fde *fde, uint64_t pc,
+		     struct counts *c)
 {
 	struct sf_rule ours, theirs;
 	int err = our_rule(t, fde, pc, &ours);
@@ -203,6 +294,8 @@ static void check_pc(const char *path, const struct eh_table *t, const struct eh
 
 	if (xt)
 		check_index(path, t, xt, pc, c);
+	if (rs)
+		check_rows(path, t, rs, pc, err, &ours, found, &theirs, c);
 	c->pcs++;
 	if (found == 0) {
 		c->libdw_none++;
@@ -234,12 +327,14 @@ static bool report(const char *path, const struct eh_table *t, const struct coun
 		damaged |= !unsupported(e);
 	}
 	if (t->has_table)
-		printf("; index: %" PRIu64 " same, %" PRIu64 " differ", c->index_same,
-		       c->index_differ);
+		printf("; index: %" PRIu64 " same, %" PRIu64 " differ; rows: %" PRIu64 " same, %"
+		       PRIu64 " differ, %" PRIu64 " from rows, %" PRIu64 " libdw-agree",
+		       c->index_same, c->index_differ, c->rows_same, c->rows_differ, c->rows_kept,
+		       c->rows_libdw);
 	printf("\n");
 	if (walk_err != EH_E_END)
 		printf("%s: DAMAGED: .eh_frame walk stopped: %s\n", path, eh_strerror(walk_err));
-	return !damaged && c->differ == 0 && c->index_differ == 0;
+	return !damaged && c->differ == 0 && c->index_differ == 0 && c->rows_differ == 0;
 }
 
 static bool check_file(const char *path)
@@ -274,18 +369,26 @@ static bool check_file(const char *path)
 			return false;
 		}
 	}
+	struct rowsets rows = { 0 };
+	bool rows_ok = !mem || build_rows(path, &t, &rows);
 	Dwarf_CFI *cfi = dwarf_getcfi_elf(in.elf);
-	while ((err = eh_fde_next(&t, &off, &fde)) == EH_OK) {
+	while (rows_ok && (err = eh_fde_next(&t, &off, &fde)) == EH_OK) {
 		c.fdes++;
 		for (uint64_t pc = fde.start; pc - fde.start < fde.size; pc++)
-			check_pc(path, &t, mem ? &xt : NULL, cfi, &fde, pc, &c);
+			check_pc(path, &t, mem ? &xt : NULL, mem ? &rows : NULL, cfi, &fde, pc, &c);
 		/* Also the pcs just outside: before the function, past its end. */
-		if (mem) {
-			check_index(path, &t, &xt, fde.start - 1, &c);
-			check_index(path, &t, &xt, fde.start + fde.size, &c);
+		for (int k = 0; mem && k < 2; k++) {
+			uint64_t pc = k ? fde.start + fde.size : fde.start - 1;
+			struct sf_rule r;
+			uint32_t budget = EHFRAME_BUDGET;
+			int e = eh_find_rule(&t, pc, &r, &budget);
+			check_index(path, &t, &xt, pc, &c);
+			check_rows(path, &t, &rows, pc, e, &r, 0, NULL, &c);
 		}
 	}
-	bool ok = report(path, &t, &c, err);
+	bool ok = rows_ok && report(path, &t, &c, err);
+	free(rows.all.row);
+	free(rows.one_mem);
 	free(mem);
 	if (cfi)
 		dwarf_cfi_end(cfi);
