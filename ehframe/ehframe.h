@@ -281,13 +281,17 @@ enum eh_krow_kind { EH_KROW_RULE, EH_KROW_NONE, EH_KROW_REFUSED, EH_KROW_INTERPR
 
 struct eh_krow {
 	uint32_t pc;         /* from the rows' base */
-	uint8_t kind;        /* enum eh_krow_kind | EH_KROW_SIGNAL */
+	uint8_t kind;        /* enum eh_krow_kind | EH_KROW_SIGNAL | EH_KROW_DEREF */
 	uint8_t cfa_reg;
 	uint8_t ra_how, fp_how;  /* enum sf_how */
 	int32_t cfa_off;     /* EH_KROW_REFUSED: the error */
-	int16_t ra, fp;      /* the offset, or the register (SF_REG) */
+	int16_t ra, fp;      /* the offset; or, by a register (SF_REG,
+			      * SF_AT_REG), the register in the low byte
+			      * and an offset of -128..127 in the high */
 };
 #define EH_KROW_SIGNAL 0x80
+#define EH_KROW_DEREF  0x40 /* CFA = *(reg + off): i386's realigned frames */
+#define EH_KROW_FLAGS  (EH_KROW_SIGNAL | EH_KROW_DEREF)
 
 struct eh_rows {
 	uint64_t base;       /* pcs from here to base + 4 GiB */

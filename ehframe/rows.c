@@ -66,10 +66,20 @@ int eh_rows_cut(struct eh_rows *x, uint64_t loc)
 /* A where of the rule in 16 bits; false when it does not fit. */
 static bool pack_where(const struct sf_where *w, uint8_t *how, int16_t *v)
 {
-	int32_t val = w->how == SF_REG ? w->reg : w->off;
 	*how = w->how;
-	*v = (int16_t)val;
-	return *v == val;
+	if (w->how == SF_REG || w->how == SF_AT_REG) {
+		*v = (int16_t)(uint16_t)((uint16_t)(uint8_t)(int8_t)w->off << 8 | w->reg);
+		return w->off >= INT8_MIN && w->off <= INT8_MAX;
+	}
+	*v = (int16_t)w->off;
+	return *v == w->off;
+}
+
+static struct sf_where unpack_where(uint8_t how, int16_t v)
+{
+	if (how == SF_REG || how == SF_AT_REG)
+		return (struct sf_where){ how, (uint8_t)v, (int8_t)((uint16_t)v >> 8) };
+	return (struct sf_where){ how, 0, v };
 }
 
 /* One row, as the lookup at its pcs would answer. */
@@ -81,7 +91,8 @@ static void pack(const struct eh_row *row, bool signal, uint32_t pc, struct eh_k
 	*k = (struct eh_krow){ .pc = pc, .kind = EH_KROW_REFUSED, .cfa_off = err };
 	if (err)
 		return;
-	k->kind = EH_KROW_RULE | (signal ? EH_KROW_SIGNAL : 0);
+	k->kind = EH_KROW_RULE | (signal ? EH_KROW_SIGNAL : 0) |
+		  (rule.cfa_deref ? EH_KROW_DEREF : 0);
 	k->cfa_reg = rule.cfa_reg;
 	k->cfa_off = rule.cfa_off;
 	if (!pack_where(&rule.ra, &k->ra_how, &k->ra) || !pack_where(&rule.fp, &k->fp_how, &k->fp))
@@ -190,7 +201,7 @@ int eh_rows_find(const struct eh_rows *x, uint64_t pc, struct sf_rule *rule)
 			hi = mid;
 	}
 	const struct eh_krow *k = &x->row[lo];
-	switch (k->kind & ~EH_KROW_SIGNAL) {
+	switch (k->kind & ~EH_KROW_FLAGS) {
 	case EH_KROW_NONE:
 		return EH_E_NO_FDE;
 	case EH_KROW_REFUSED:
@@ -200,10 +211,9 @@ int eh_rows_find(const struct eh_rows *x, uint64_t pc, struct sf_rule *rule)
 	}
 	*rule = (struct sf_rule){
 		.cfa_reg = k->cfa_reg, .cfa_off = k->cfa_off,
-		.ra = { k->ra_how, k->ra_how == SF_REG ? (uint8_t)k->ra : 0,
-			k->ra_how == SF_REG ? 0 : k->ra },
-		.fp = { k->fp_how, k->fp_how == SF_REG ? (uint8_t)k->fp : 0,
-			k->fp_how == SF_REG ? 0 : k->fp },
+		.cfa_deref = (k->kind & EH_KROW_DEREF) != 0,
+		.ra = unpack_where(k->ra_how, k->ra),
+		.fp = unpack_where(k->fp_how, k->fp),
 		.signal = (k->kind & EH_KROW_SIGNAL) != 0,
 	};
 	return EH_OK;
