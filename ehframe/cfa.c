@@ -1,7 +1,8 @@
 /*
  * The CFA program interpreter (DWARF 5, 6.4.2): runs a CIE's initial
  * instructions, then an FDE's, until the row that covers pc. Only the
- * columns Stitch's unwinder uses are kept (CFA, return address, rbp);
+ * columns Stitch's unwinder uses are kept (CFA, return address, frame
+ * pointer: rbp, or an i386 program's ebp);
  * instructions for other registers are decoded, bounds-checked and
  * dropped. Each instruction costs one unit of the caller's budget, so a
  * hostile program costs what the caller allows.
@@ -37,14 +38,15 @@ struct run {
 	uint64_t *loc;
 	uint64_t loc_end;
 	uint64_t pc;
+	uint64_t fp_reg;             /* the ABI's frame pointer (eh_fp_reg) */
 	bool done;                   /* advanced past pc */
 };
 
-/* The tracked columns reg names (RA and rbp may not be the same, but if a
- * CIE says so, both follow it). */
+/* The tracked columns reg names (RA and the frame pointer may not be the
+ * same, but if a CIE says so, both follow it). */
 static void set_col(struct run *r, uint64_t reg, uint8_t how, uint64_t base, int64_t off)
 {
-	uint64_t cols[2] = { r->cie->ra_reg, EH_REG_RBP };
+	uint64_t cols[2] = { r->cie->ra_reg, r->fp_reg };
 	for (int i = 0; i < 2; i++) {
 		if (cols[i] == reg) {
 			r->row->col[i].how = how;
@@ -57,7 +59,7 @@ static void set_col(struct run *r, uint64_t reg, uint8_t how, uint64_t base, int
 /* DW_CFA_restore: the rule the CIE left; in the CIE itself, none yet. */
 static void restore(struct run *r, uint64_t reg)
 {
-	uint64_t cols[2] = { r->cie->ra_reg, EH_REG_RBP };
+	uint64_t cols[2] = { r->cie->ra_reg, r->fp_reg };
 	for (int i = 0; i < 2; i++) {
 		if (cols[i] != reg)
 			continue;
@@ -272,7 +274,7 @@ int eh_run(const struct eh_table *t, const struct eh_cie *cie, uint64_t insns,
 	 * instruction, whatever entry holds it. */
 	struct eh_cur c = eh_cur(&t->frame, insns, end, EH_E_TRUNCATED);
 	struct run r = { .cie = cie, .init = init, .row = row, .loc = loc,
-			 .loc_end = loc_end, .pc = pc };
+			 .loc_end = loc_end, .pc = pc, .fp_reg = eh_fp_reg(t->frame.abi) };
 
 	while (!c.err && !r.done && c.pos < c.end) {
 		if (*budget == 0)

@@ -61,8 +61,8 @@ static void skip_ptr(struct eh_cur *c, uint8_t enc)
 		eh_uleb(c);
 	else if (EH_PE_FMT(enc) == EH_PE_SLEB128)
 		eh_sleb(c);
-	else if (eh_fmt_size(enc))
-		eh_skip(c, eh_fmt_size(enc));
+	else if (eh_fmt_size(c->s, enc))
+		eh_skip(c, eh_fmt_size(c->s, enc));
 	else
 		eh_fail(c, EH_E_PTR_ENC);
 }

@@ -55,11 +55,35 @@
 #define EH_REG_RBP 6
 #define EH_REG_RSP 7
 #define EH_REG_RA  16
+/* And of the i386 psABI (eax 0, ecx 1, edx 2, ebx 3, esp 4, ebp 5, esi 6,
+ * edi 7, eip 8: the return-address column gcc's i386 CIEs name). */
+#define EH_REG_I386_EBP 5
+#define EH_REG_I386_ESP 4
+#define EH_REG_I386_RA  8
+
+/*
+ * The ABI of the program a section describes (struct eh_src's abi): how
+ * wide an absolute pointer is (EH_PE_absptr), where computed addresses
+ * wrap, and which DWARF register is the frame pointer, the one register
+ * besides the CFA and the return address the rule follows. The CFA
+ * programs themselves carry the rest (register numbers, the data
+ * alignment factor, the return-address column).
+ */
+enum eh_abi {
+	EH_ABI_X86_64 = 0, /* 8-byte pointers; rbp is 6 */
+	EH_ABI_I386,       /* 4-byte pointers, addresses wrap at 4 GiB; ebp is 5 */
+};
+
+/* The frame pointer's DWARF number in abi. */
+static inline uint64_t eh_fp_reg(uint8_t abi)
+{
+	return abi == EH_ABI_I386 ? EH_REG_I386_EBP : EH_REG_RBP;
+}
 
 /* Every way a call can fail. 0 is success; eh_strerror() names them. */
 enum eh_err {
 	EH_OK = 0,
-	EH_E_INVAL,          /* bad argument (NULL, empty section) */
+	EH_E_INVAL,          /* bad argument (NULL, empty section, unknown ABI) */
 	EH_E_FAULT,          /* the section reader failed */
 	EH_E_TRUNCATED,      /* a field runs past the end of its CIE, FDE or section */
 	EH_E_LEB,            /* LEB128 number truncated or wider than 64 bits */
@@ -115,6 +139,8 @@ struct eh_src {
 	 * a read past it fails with EH_E_BUDGET. The kernel points both
 	 * sources of a table at one allowance. */
 	uint64_t *read_left;
+	/* enum eh_abi (0: x86-64); both sources of a table name the same. */
+	uint8_t abi;
 };
 
 /* What eh_open checked: the two sections and the search table. */

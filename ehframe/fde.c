@@ -22,8 +22,9 @@ static int range(struct eh_cur *c, const struct eh_cie *cie, struct eh_fde *fde)
 	fde->size = eh_ptr(c, EH_PE_FMT(cie->fde_enc), 0);
 	if (c->err)
 		return c->err;
-	/* start + size is the end the interpreter advances towards. */
-	if (fde->size > UINT64_MAX - fde->start)
+	/* start + size is the end the interpreter advances towards, no
+	 * further than the ABI's last address. */
+	if (fde->size > eh_addr_max(c->s) - fde->start)
 		return EH_E_FDE_RANGE;
 	return EH_OK;
 }

@@ -12,7 +12,8 @@
 
 static bool src_ok(const struct eh_src *s)
 {
-	return s && s->size && (s->base || s->read || s->in_place);
+	return s && s->size && (s->base || s->read || s->in_place) &&
+	       (s->abi == EH_ABI_X86_64 || s->abi == EH_ABI_I386);
 }
 
 int eh_hdr_frame_ptr(const struct eh_src *hdr, uint64_t *frame)
@@ -42,9 +43,9 @@ int eh_open_frame(struct eh_table *t, const struct eh_src *frame)
 
 /* The table's encoding: fixed size, and relative to something a
  * freestanding reader knows (nothing, the field, the header). */
-static int table_enc(uint8_t enc, uint8_t *size)
+static int table_enc(const struct eh_src *hdr, uint8_t enc, uint8_t *size)
 {
-	uint32_t n = eh_fmt_size(enc);
+	uint32_t n = eh_fmt_size(hdr, enc);
 	uint8_t app = EH_PE_APP(enc);
 	if (enc == EH_PE_OMIT)
 		return EH_E_HDR_NO_TABLE;
@@ -60,7 +61,7 @@ int eh_open(struct eh_table *t, const struct eh_src *hdr, const struct eh_src *f
 	int err = eh_open_frame(t, frame);
 	if (err)
 		return err;
-	if (!src_ok(hdr))
+	if (!src_ok(hdr) || hdr->abi != frame->abi)
 		return EH_E_INVAL;
 	t->hdr = *hdr;
 	struct eh_cur c = eh_cur(&t->hdr, 0, hdr->size, EH_E_TRUNCATED);
@@ -82,7 +83,7 @@ int eh_open(struct eh_table *t, const struct eh_src *hdr, const struct eh_src *f
 	t->count = eh_ptr(&c, count_enc, hdr->vaddr);
 	if (c.err)
 		return c.err;
-	if ((err = table_enc(tenc, &t->field_size)))
+	if ((err = table_enc(hdr, tenc, &t->field_size)))
 		return err;
 	t->table_enc = tenc;
 	t->table = c.pos;

@@ -79,8 +79,15 @@ int64_t eh_sleb(struct eh_cur *c);
  */
 uint64_t eh_ptr(struct eh_cur *c, uint8_t enc, uint64_t datarel);
 
-/* Bytes a fixed-size format takes, or 0 (LEB128, unknown). */
-uint32_t eh_fmt_size(uint8_t enc);
+/* Bytes a fixed-size format takes in s's ABI, or 0 (LEB128, unknown). */
+uint32_t eh_fmt_size(const struct eh_src *s, uint8_t enc);
+
+/* One past the highest address of s's ABI, less one: addresses are
+ * computed modulo it plus one. */
+static inline uint64_t eh_addr_max(const struct eh_src *s)
+{
+	return s->abi == EH_ABI_I386 ? UINT32_MAX : UINT64_MAX;
+}
 
 /* Parse the CIE at .eh_frame offset off (cie.c). */
 int eh_cie_at(const struct eh_table *t, uint64_t off, struct eh_cie *cie);

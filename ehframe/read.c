@@ -131,10 +131,11 @@ int64_t eh_sleb(struct eh_cur *c)
 	return (int64_t)leb(c, true);
 }
 
-uint32_t eh_fmt_size(uint8_t enc)
+uint32_t eh_fmt_size(const struct eh_src *s, uint8_t enc)
 {
 	switch (EH_PE_FMT(enc)) {
 	case EH_PE_ABSPTR:
+		return s->abi == EH_ABI_I386 ? 4 : 8;
 	case EH_PE_UDATA8:
 	case EH_PE_SDATA8:
 		return 8;
@@ -153,6 +154,7 @@ static uint64_t raw(struct eh_cur *c, uint8_t enc)
 {
 	switch (EH_PE_FMT(enc)) {
 	case EH_PE_ABSPTR:
+		return c->s->abi == EH_ABI_I386 ? eh_u32(c) : eh_u64(c);
 	case EH_PE_UDATA8:
 	case EH_PE_SDATA8:
 		return eh_u64(c);
@@ -199,5 +201,6 @@ uint64_t eh_ptr(struct eh_cur *c, uint8_t enc, uint64_t datarel)
 		base = 0;
 	}
 	uint64_t v = raw(c, enc);
-	return c->err ? 0 : base + v;
+	/* An i386 program's addresses wrap at 4 GiB, as its pc does. */
+	return c->err ? 0 : (base + v) & eh_addr_max(c->s);
 }

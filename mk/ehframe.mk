@@ -14,7 +14,7 @@
 # The library returns sframe/'s struct sf_rule, so it includes sframe.h
 # (a header of types only: no sframe/ object is linked in).
 
-PACKAGES += libelf-dev libdw-dev
+PACKAGES += libelf-dev libdw-dev gcc-multilib
 
 EHFRAME_DIR  := $(BUILD)/ehframe
 EHFRAME_SRCS := $(wildcard ehframe/*.c)

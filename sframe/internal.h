@@ -31,6 +31,9 @@
 #define SF_AMD64_FP  6
 #define SF_AARCH64_SP 31
 #define SF_AARCH64_FP 29
+/* And those of i386 (SF_ABI_I386_EH). */
+#define SF_I386_SP 4
+#define SF_I386_FP 5
 
 #define SF_INLINE inline __attribute__((always_inline))
 
@@ -145,12 +148,27 @@ static SF_INLINE uint64_t sf_le64(const uint8_t *p)
 /* The two base registers of a default FDE, as DWARF numbers. */
 static inline uint8_t sf_sp_reg(const struct sf_table *t)
 {
-	return t->abi == SF_ABI_AMD64_LE ? SF_AMD64_SP : SF_AARCH64_SP;
+	return t->abi == SF_ABI_AMD64_LE ? SF_AMD64_SP :
+	       t->abi == SF_ABI_I386_EH  ? SF_I386_SP : SF_AARCH64_SP;
 }
 
 static inline uint8_t sf_fp_reg(const struct sf_table *t)
 {
-	return t->abi == SF_ABI_AMD64_LE ? SF_AMD64_FP : SF_AARCH64_FP;
+	return t->abi == SF_ABI_AMD64_LE ? SF_AMD64_FP :
+	       t->abi == SF_ABI_I386_EH  ? SF_I386_FP : SF_AARCH64_FP;
+}
+
+/* A stack word's bytes: 4 on i386, 8 on both SFrame ABIs. */
+static inline uint32_t sf_word(const struct sf_table *t)
+{
+	return t->abi == SF_ABI_I386_EH ? 4 : 8;
+}
+
+/* Whether the return address lies between a frame and its caller's (x86),
+ * so that the CFA is strictly above sp. */
+static inline bool sf_strict(const struct sf_table *t)
+{
+	return t->abi == SF_ABI_AMD64_LE || t->abi == SF_ABI_I386_EH;
 }
 
 /* Width in bytes of an FRE start address of the given FRE type. */

@@ -333,7 +333,8 @@ static SF_INLINE bool sf_quick_from(const struct sf_table *t, const struct sf_ru
 	q->fp_off = r->fp.off;
 	q->cfa_fp = r->cfa_reg == sf_fp_reg(t);
 	q->fp_saved = r->fp.how == SF_AT_CFA;
-	q->strict = t->abi == SF_ABI_AMD64_LE;
+	q->strict = sf_strict(t);
+	q->word = (uint8_t)sf_word(t);
 	return true;
 }
 

@@ -39,6 +39,12 @@
 #define SF_ABI_AARCH64_BE 1
 #define SF_ABI_AARCH64_LE 2
 #define SF_ABI_AMD64_LE   3
+/* Not an SFrame ABI: SFrame defines none for i386, and sf_open refuses
+ * this one. The .eh_frame unwinder hands the step i386 rules under it
+ * (a struct sf_table with only abi set): esp 4 and ebp 5 by DWARF
+ * number, 4-byte stack words, the CFA 4-byte aligned and strictly above
+ * sp. */
+#define SF_ABI_I386_EH    0x80
 
 #define SF_FRE_ADDR1 0 /* FRE start addresses are 1, 2 or 4 bytes */
 #define SF_FRE_ADDR2 1
@@ -360,7 +366,9 @@ struct sf_quick {
 	int32_t fp_off;
 	bool cfa_fp;    /* CFA from fp, else from sp */
 	bool fp_saved;  /* FP at CFA + fp_off, else unchanged */
-	bool strict;    /* the CFA must lie strictly above sp (AMD64) */
+	bool strict;    /* the CFA must lie strictly above sp (AMD64, i386) */
+	uint8_t word;   /* a stack word's bytes: 8, or 4 (i386): the CFA's
+			 * alignment, and what sf_quick_step's load reads */
 };
 
 /* Fills *q and returns true when rule has that shape. */
@@ -383,12 +391,13 @@ bool sf_quick_of(const struct sf_table *t, const struct sf_rule *rule,
 int sf_find_quick(const struct sf_table *t, uint64_t pc, struct sf_quick *q,
 		  uint32_t *work);
 
-/* The caller's frame lies above this one (on AMD64 strictly: the return
- * address sits between), and frames are word-aligned. A step that breaks
- * this would loop or wander, so it ends the walk. */
-static inline bool sf_cfa_ok(uint64_t cfa, uint64_t sp, bool strict)
+/* The caller's frame lies above this one (on x86 strictly: the return
+ * address sits between), and frames are aligned to the stack's words
+ * (word bytes, a power of 2). A step that breaks this would loop or
+ * wander, so it ends the walk. */
+static inline bool sf_cfa_ok(uint64_t cfa, uint64_t sp, bool strict, uint32_t word)
 {
-	return (strict ? cfa > sp : cfa >= sp) && !(cfa & 7);
+	return (strict ? cfa > sp : cfa >= sp) && !(cfa & (word - 1));
 }
 
 /*
@@ -409,12 +418,13 @@ static inline int sf_frame_up(struct sf_frame *f, uint64_t ra, uint64_t cfa,
 
 /*
  * One step by a quick rule: the checks of sf_step_rule (the CFA above sp
- * and 8-byte aligned, SF_E_END for a return address 0), the stack read
- * with load(ctx, addr, &word), false on a fault (SF_E_STACK_READ). Inline,
+ * and word-aligned, SF_E_END for a return address 0), each stack word
+ * read with load(ctx, addr, q->word, &v) (a little-endian word of that
+ * many bytes, zero-extended), false on a fault (SF_E_STACK_READ). Inline,
  * so that a constant load is inlined too.
  */
 static inline int sf_quick_step(const struct sf_quick *q, struct sf_frame *f,
-				bool (*load)(void *ctx, uint64_t addr, uint64_t *v),
+				bool (*load)(void *ctx, uint64_t addr, uint32_t size, uint64_t *v),
 				void *ctx)
 {
 	/* The rule's fields read once, before the loads (which a compiler
@@ -423,10 +433,10 @@ static inline int sf_quick_step(const struct sf_quick *q, struct sf_frame *f,
 	uint64_t cfa = (r.cfa_fp ? f->fp : f->sp) + (uint64_t)(int64_t)r.cfa_off;
 	uint64_t ra, fp = f->fp;
 
-	if (!sf_cfa_ok(cfa, f->sp, r.strict))
+	if (!sf_cfa_ok(cfa, f->sp, r.strict, r.word))
 		return SF_E_BAD_FRAME;
-	if (!load(ctx, cfa + (uint64_t)(int64_t)r.ra_off, &ra) ||
-	    (r.fp_saved && !load(ctx, cfa + (uint64_t)(int64_t)r.fp_off, &fp)))
+	if (!load(ctx, cfa + (uint64_t)(int64_t)r.ra_off, r.word, &ra) ||
+	    (r.fp_saved && !load(ctx, cfa + (uint64_t)(int64_t)r.fp_off, r.word, &fp)))
 		return SF_E_STACK_READ;
 	return sf_frame_up(f, ra, cfa, fp);
 }

@@ -28,15 +28,15 @@ static int reg_value(const struct sf_table *t, const struct sf_frame *f,
 	return SF_OK;
 }
 
-/* Stacks hold little-endian 64-bit words on both supported ABIs. Without
- * a reader, one checked load in place. */
-static inline int load(sf_read_fn read, void *ctx, uint64_t addr, uint64_t *v)
+/* Stacks hold little-endian words of size bytes (sf_word: 8 on both
+ * SFrame ABIs, 4 on i386). Without a reader, one checked load in place. */
+static inline int load(sf_read_fn read, void *ctx, uint64_t addr, uint32_t size, uint64_t *v)
 {
 	uint8_t b[8];
 
-	if (read ? !read(ctx, addr, b, sizeof b) : !sf_env_load(addr, 8, b))
+	if (read ? !read(ctx, addr, b, size) : !sf_env_load(addr, size, b))
 		return SF_E_STACK_READ;
-	*v = sf_le64(b);
+	*v = size == 4 ? sf_le32(b) : sf_le64(b);
 	return SF_OK;
 }
 
@@ -53,7 +53,7 @@ static int recover(const struct sf_table *t, const struct sf_frame *f,
 		*out = cur;
 		return SF_OK;
 	case SF_AT_CFA:
-		return load(read, ctx, cfa + off, out);
+		return load(read, ctx, cfa + off, sf_word(t), out);
 	case SF_VAL_CFA:
 		*out = cfa + off;
 		return SF_OK;
@@ -62,7 +62,7 @@ static int recover(const struct sf_table *t, const struct sf_frame *f,
 		if ((err = reg_value(t, f, regs, w->reg, &base)))
 			return err;
 		if (w->how == SF_AT_REG)
-			return load(read, ctx, base + off, out);
+			return load(read, ctx, base + off, sf_word(t), out);
 		*out = base + off;
 		return SF_OK;
 	}
@@ -78,9 +78,9 @@ static int cfa_of(const struct sf_table *t, const struct sf_frame *f,
 	if ((err = reg_value(t, f, regs, r->cfa_reg, cfa)))
 		return err;
 	*cfa += (uint64_t)(int64_t)r->cfa_off;
-	if (r->cfa_deref && (err = load(read, ctx, *cfa, cfa)))
+	if (r->cfa_deref && (err = load(read, ctx, *cfa, sf_word(t), cfa)))
 		return err;
-	return sf_cfa_ok(*cfa, f->sp, t->abi == SF_ABI_AMD64_LE) ? SF_OK : SF_E_BAD_FRAME;
+	return sf_cfa_ok(*cfa, f->sp, sf_strict(t), sf_word(t)) ? SF_OK : SF_E_BAD_FRAME;
 }
 
 bool sf_quick_of(const struct sf_table *t, const struct sf_rule *r, struct sf_quick *q)
@@ -94,10 +94,10 @@ struct stack_reader {
 	void *ctx;
 };
 
-static bool quick_load(void *ctx, uint64_t addr, uint64_t *v)
+static bool quick_load(void *ctx, uint64_t addr, uint32_t size, uint64_t *v)
 {
 	const struct stack_reader *r = ctx;
-	return load(r->read, r->ctx, addr, v) == SF_OK;
+	return load(r->read, r->ctx, addr, size, v) == SF_OK;
 }
 
 /* The rule r applied to *f: the quick path for the common shape. */

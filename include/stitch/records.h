@@ -83,6 +83,11 @@ struct rec_comm {
 #define COMM_EXEC 0x1
 
 #define MMAP_KERNEL 0x1 /* the kernel image; pid is 0 */
+/* A 32-bit (i386, compat) program: its code is ELF32, and its samples'
+ * registers and stack copies are those of a 32-bit context (the low
+ * halves of the regs hold eax..eip; the stack's words are 4 bytes). Set
+ * on the program's mapping, the process's first. */
+#define MMAP_COMPAT 0x2
 
 struct rec_mmap {
 	struct rec_header h;

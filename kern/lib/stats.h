@@ -59,6 +59,8 @@
 	X(UNWIND_REUSED, "unwind_reused", SUM)     /* consumer served from the entry's trace */ \
 	X(UNWIND_FP_FALLBACK, "unwind_fp_fallback", SUM) /* steps by fp: no SFrame for the pc */ \
 	X(UNWIND_SIGNAL_FRAMES, "unwind_signal_frames", SUM) /* steps out of a signal frame */ \
+	X(UNWIND_COMPAT_FP_REFUSED, "unwind_compat_fp_refused", SUM) /* compat fp frames reaching 4 GiB */ \
+	X(UNWIND_COMPAT_NO_SFRAME, "unwind_compat_no_sframe", SUM) /* compat walks in sframe mode: no i386 SFrame */ \
 	X(RULE_CACHE_HITS, "rule_cache_hits", SUM) /* steps whose rule the cache had */ \
 	X(RULE_CACHE_MISSES, "rule_cache_misses", SUM) /* ... that were looked up and cached */ \
 	X(SFRAME_LAST_HITS, "sframe_last_hits", SUM) /* lookups in the previous step's section */ \

@@ -178,7 +178,8 @@ static void record_start(const struct task *t, uint32_t flags)
 	record_comm(t->pid, t->tid, t->parent ? t->parent->pid : 0, flags,
 		    proc_base_name(t->name));
 	record_mmap(t->pid, t->tid, mm->text_start, mm->text_end - mm->text_start,
-		    mm->text_pgoff, 0, mm->build_id, mm->build_id_size, path);
+		    mm->text_pgoff, mm->compat ? MMAP_COMPAT : 0, mm->build_id,
+		    mm->build_id_size, path);
 	signal_record_page(t);
 }
 

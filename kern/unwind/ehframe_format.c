@@ -33,9 +33,15 @@ static struct eh_state *eh_of(struct unwind_table *t)
 	return (struct eh_state *)t->state;
 }
 
-/* The rules' ABI, for sf_step_rule and sf_quick_of (x86-64's registers:
- * the only one the .eh_frame library reads). */
+/* The rules' ABI, for sf_step_rule and sf_quick_of: x86-64's registers,
+ * or a compat process's i386 ones (its table read as EH_ABI_I386). */
 static const struct sf_table amd64 = { .abi = SF_ABI_AMD64_LE };
+static const struct sf_table i386 = { .abi = SF_ABI_I386_EH };
+
+static const struct sf_table *rules_abi(const struct unwind_table *t)
+{
+	return t->compat ? &i386 : &amd64;
+}
 
 /* unwind.fde_index=0 turns the index off (docs/DEFERRED.md). */
 static bool fde_index_on = true;
@@ -49,9 +55,10 @@ static void init(bool index_on)
  * segment; its reads are charged to *read_left (NULL: not charged). */
 static int open_eh(const struct unwind_table *t, struct eh_table *eh, uint64_t *read_left)
 {
+	uint8_t abi = t->compat ? EH_ABI_I386 : EH_ABI_X86_64;
 	struct eh_src hdr = { .in_place = true, .size = t->len, .vaddr = t->addr,
-			      .read_left = read_left };
-	struct eh_src frame = { .in_place = true, .read_left = read_left };
+			      .read_left = read_left, .abi = abi };
+	struct eh_src frame = { .in_place = true, .read_left = read_left, .abi = abi };
 	int err = eh_hdr_frame_ptr(&hdr, &frame.vaddr);
 	if (err)
 		return err;
@@ -161,9 +168,9 @@ static int find_rule(struct unwind_table *t, uint64_t pc, struct unwind_rule *r,
 	r->indexed += s->eh.index != NULL;
 	int err = answer(s, eh_find_rule(&s->eh, pc, &r->rule, &insns));
 	charge(budget, insns, start, left);
-	if (err || sf_quick_of(&amd64, &r->rule, &r->quick))
+	if (err || sf_quick_of(rules_abi(t), &r->rule, &r->quick))
 		return err;
-	r->abi = &amd64;
+	r->abi = rules_abi(t);
 	return SF_E_NOT_QUICK;
 }
 

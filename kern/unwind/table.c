@@ -112,6 +112,7 @@ int unwind_table_register(struct uvm *mm, const struct unwind_format *fmt,
 		.fmt = fmt, .addr = spec->addr, .len = spec->len,
 		.text_start = spec->text, .text_end = spec->text + spec->text_len,
 		.seg_start = spec->seg_start, .seg_end = spec->seg_end,
+		.compat = mm->compat,
 	};
 	/* A table of a self-contained format points only into itself. */
 	if (fmt->self_contained) {

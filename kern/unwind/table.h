@@ -69,6 +69,7 @@ struct unwind_table {
 					  * table itself, or the PT_LOAD that
 					  * holds .eh_frame */
 	bool opened;                     /* the format opened it at first use */
+	bool compat;                     /* its process is 32-bit (mm->compat) */
 	int busy;                        /* a lookup holds it (lookup.c) */
 	struct unwind_table *dead_next;  /* on the registry's dead list */
 	_Alignas(16) unsigned char state[]; /* the format's own, fmt->state_size bytes */

@@ -52,39 +52,69 @@ bool unwind_user_walks_tables(void)
 	return method < UNWIND_METHOD_FP;
 }
 
-typedef int (*read_word_fn)(uint64_t *val, uint64_t uaddr);
+/* A little-endian stack word of size (4 or 8) bytes at uaddr into *val. */
+typedef int (*read_word_fn)(uint64_t *val, uint64_t uaddr, uint32_t size);
 
-static int read_faulting(uint64_t *val, uint64_t uaddr)
+static int read_faulting(uint64_t *val, uint64_t uaddr, uint32_t size)
 {
-	return get_user_u64(val, uaddr);
+	*val = 0;
+	return size == sizeof *val ? get_user_u64(val, uaddr) : copy_from_user(val, uaddr, size);
 }
 
-static int read_present(uint64_t *val, uint64_t uaddr)
+static int read_present(uint64_t *val, uint64_t uaddr, uint32_t size)
 {
-	int err = copy_from_user_nofault(val, uaddr, sizeof *val);
+	*val = 0;
+	int err = copy_from_user_nofault(val, uaddr, size);
 	if (err)
 		stat_inc(STAT_NMI_USER_ABSENT);
 	return err;
 }
 
+/* The frame-pointer frames a walk follows (arch/unwind_user.h): a 64-bit
+ * program's, or a compat (i386) program's, of 4-byte words below 4 GiB. */
+struct fp_layout {
+	uint32_t word;           /* a stack word's bytes, an fp's alignment */
+	uint32_t next, ra, cfa;  /* the caller's fp, the return address, the CFA: fp + these */
+	uint64_t end;            /* no word of a frame reaches it */
+};
+static const struct fp_layout fp_native = {
+	UNWIND_USER_WORD, UNWIND_USER_FP_NEXT, UNWIND_USER_FP_RA, UNWIND_USER_FP_CFA, USER_END,
+};
+static const struct fp_layout fp_compat = {
+	UNWIND_COMPAT_WORD, UNWIND_COMPAT_FP_NEXT, UNWIND_COMPAT_FP_RA, UNWIND_COMPAT_FP_CFA,
+	UNWIND_COMPAT_END,
+};
+
+static const struct fp_layout *fp_layout_of(const struct uvm *mm)
+{
+	return mm->compat ? &fp_compat : &fp_native;
+}
+
 /* One frame-pointer step. rbp 0 is how crt0 marks the outermost frame;
  * without frame pointers rbp is any register, and this reads garbage: the
  * checks keep the walk on an upward path through readable words, they
- * cannot make it right. */
-static enum unwind_stop fp_step(struct sf_frame *f, read_word_fn read)
+ * cannot make it right. A compat frame whose words would reach 4 GiB is
+ * a lie its program cannot have told with 32-bit pushes: refused, and
+ * counted. */
+static enum unwind_stop fp_step(struct sf_frame *f, read_word_fn read,
+				const struct fp_layout *l)
 {
 	uint64_t next, ra;
 	if (f->fp == 0)
 		return UNWIND_STOP_END;
-	if (f->fp % UNWIND_USER_WORD || f->fp < f->sp || f->fp >= USER_END)
+	if (f->fp > l->end - l->cfa) {
+		if (l == &fp_compat)
+			stat_inc(STAT_UNWIND_COMPAT_FP_REFUSED);
 		return UNWIND_STOP_BAD_FRAME;
-	if (read(&next, f->fp + UNWIND_USER_FP_NEXT) ||
-	    read(&ra, f->fp + UNWIND_USER_FP_RA))
+	}
+	if (f->fp % l->word || f->fp < f->sp)
+		return UNWIND_STOP_BAD_FRAME;
+	if (read(&next, f->fp + l->next, l->word) || read(&ra, f->fp + l->ra, l->word))
 		return UNWIND_STOP_FAULT;
 	if (ra == 0)
 		return UNWIND_STOP_END;
 	f->pc = ra;
-	f->sp = f->fp + UNWIND_USER_FP_CFA;
+	f->sp = f->fp + l->cfa;
 	f->fp = next;
 	f->caller = true;
 	return STEPPED;
@@ -97,7 +127,7 @@ static enum unwind_stop fp_fallback(struct sf_frame *f)
 {
 	if (f->fp)
 		stat_inc(STAT_UNWIND_FP_FALLBACK);
-	return fp_step(f, read_faulting);
+	return fp_step(f, read_faulting, fp_layout_of(current->mm));
 }
 
 /* A table that read wrong: dropped (counted by reason), and the step
@@ -108,11 +138,16 @@ static enum unwind_stop drop(struct unwind_table *t, int err)
 	return err == SF_E_FAULT ? UNWIND_STOP_FAULT : UNWIND_STOP_BAD_SFRAME;
 }
 
-/* A stack word, read in the walk's window (sf_quick_step's loader). */
-static inline bool user_word(void *ctx, uint64_t addr, uint64_t *v)
+/* A stack word of size bytes (8, or a compat program's 4), read in the
+ * walk's window (sf_quick_step's loader). */
+static inline bool user_word(void *ctx, uint64_t addr, uint32_t size, uint64_t *v)
 {
 	(void)ctx;
-	return arch_user_load(addr, 8, v);
+	*v = 0;
+	/* A compat stack's words lie below 4 GiB, whatever else is mapped. */
+	if (size == UNWIND_COMPAT_WORD && addr > UNWIND_COMPAT_END - UNWIND_COMPAT_WORD)
+		return false;
+	return arch_user_load(addr, size, v);
 }
 
 /* What ends a table step other than the step itself; runs with the
@@ -156,9 +191,9 @@ static enum unwind_stop signal_step(struct sf_frame *f, uint64_t *signal_sp)
 	uint64_t pc, sp, fp;
 	if (!unwind_user_in_sigpage(f->pc))
 		return UNWIND_STOP_SIGNAL_FRAME;
-	if (read_faulting(&pc, f->sp + UNWIND_USER_SIG_RIP) ||
-	    read_faulting(&sp, f->sp + UNWIND_USER_SIG_RSP) ||
-	    read_faulting(&fp, f->sp + UNWIND_USER_SIG_RBP))
+	if (read_faulting(&pc, f->sp + UNWIND_USER_SIG_RIP, sizeof pc) ||
+	    read_faulting(&sp, f->sp + UNWIND_USER_SIG_RSP, sizeof sp) ||
+	    read_faulting(&fp, f->sp + UNWIND_USER_SIG_RBP, sizeof fp))
 		return UNWIND_STOP_FAULT;
 	if (sp < f->sp + UNWIND_USER_SIG_MIN_GAP)
 		return UNWIND_STOP_BAD_FRAME;
@@ -172,8 +207,15 @@ static enum unwind_stop signal_step(struct sf_frame *f, uint64_t *signal_sp)
 /* The registers by DWARF number of the frame a walk is in while it is not
  * a caller: the entry's, or a signal frame's (single loads in the walk's
  * window). */
-static bool frame_regs(const struct table_walk *w, uint64_t regs[UNWIND_USER_DWARF_REGS])
+static bool frame_regs(const struct table_walk *w, uint64_t regs[UNWIND_USER_DWARF_REGS],
+		       uint32_t *nregs)
 {
+	*nregs = UNWIND_USER_DWARF_REGS;
+	if (!w->signal_sp && current->mm->compat) {
+		*nregs = UNWIND_COMPAT_DWARF_REGS; /* i386's numbers */
+		unwind_compat_dwarf_regs(task_user_frame(current), regs);
+		return true;
+	}
 	if (!w->signal_sp) {
 		unwind_user_dwarf_regs(task_user_frame(current), regs);
 		return true;
@@ -194,13 +236,13 @@ static __attribute__((noinline)) enum unwind_stop
 rule_step(struct sf_frame *f, struct unwind_answer a, struct table_walk *w)
 {
 	uint64_t regs[UNWIND_USER_DWARF_REGS];
+	uint32_t nregs = 0;
 	int err = a.err;
-	if (!err && !f->caller && !frame_regs(w, regs))
+	if (!err && !f->caller && !frame_regs(w, regs, &nregs))
 		err = SF_E_STACK_READ;
 	const struct unwind_rule *r = lookup_other(&w->lookup);
 	if (!err)
-		err = sf_step_rule(r->abi, &r->rule, f, f->caller ? NULL : regs,
-				   UNWIND_USER_DWARF_REGS, NULL, NULL);
+		err = sf_step_rule(r->abi, &r->rule, f, f->caller ? NULL : regs, nregs, NULL, NULL);
 	if (!err)
 		return STEPPED;
 	arch_user_access_end();
@@ -384,10 +426,49 @@ walk_uncached(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind_stop *
 	return walk(f, ips, max, stop, killable, fmt, NULL, false);
 }
 
+/* SFrame defines no i386 ABI (its ABI ids: AArch64 and AMD64), so a
+ * compat process has no section an SFrame walk could use, whatever it
+ * registered: such a walk goes by frame pointers, as an SFrame walk does
+ * where no section covers a pc, and is counted. */
+static enum unwind_method method_for(const struct uvm *mm, enum unwind_method m)
+{
+	if (m != UNWIND_METHOD_SFRAME || !mm->compat)
+		return m;
+	stat_inc(STAT_UNWIND_COMPAT_NO_SFRAME);
+	return UNWIND_METHOD_FP;
+}
+
+/* The frame-pointer walk of the task work (ips[0] is the interrupted
+ * pc; the frames laid out as the process's kind lays them), which a kill
+ * ends when killable. */
+static uint32_t fp_walk(struct sf_frame f, uint64_t *ips, uint32_t max, enum unwind_stop *stop,
+			bool killable)
+{
+	uint32_t n = 1;
+	const struct fp_layout *l = fp_layout_of(current->mm);
+	for (;;) {
+		/* The frame pointers lead into the signal page's trampoline,
+		 * which has none: its signal frame leads out. */
+		enum unwind_stop why = unwind_user_in_sigpage(f.pc) ? signal_step(&f, NULL) :
+				       fp_step(&f, read_faulting, l);
+		if (why == STEPPED && f.pc >= USER_END)
+			why = UNWIND_STOP_BAD_FRAME;
+		if (why == STEPPED && n == max)
+			why = UNWIND_STOP_MAX_FRAMES;
+		if (why == STEPPED && !preempt_point(current, false) && killable)
+			why = UNWIND_STOP_KILLED;
+		if (why != STEPPED) {
+			*stop = why;
+			return n;
+		}
+		ips[n++] = f.pc;
+	}
+}
+
 uint32_t unwind_user(uint64_t *ips, uint32_t max, enum unwind_stop *stop,
 		     struct rule_cache *cache)
 {
-	enum unwind_method m = method;
+	enum unwind_method m = method_for(current->mm, method);
 	struct sf_frame f;
 	unwind_user_start(task_user_frame(current), &f);
 	if (max == 0) {
@@ -404,29 +485,12 @@ uint32_t unwind_user(uint64_t *ips, uint32_t max, enum unwind_stop *stop,
 		return n;
 	}
 
-	uint32_t n = 0;
-	ips[n++] = f.pc;
+	ips[0] = f.pc;
 	if (m < UNWIND_METHOD_FP && cache)
 		return walk_cached(f, ips, max, stop, true, (enum unwind_format_id)m, cache);
 	if (m < UNWIND_METHOD_FP)
 		return walk_uncached(f, ips, max, stop, true, (enum unwind_format_id)m);
-	for (;;) {
-		/* The frame pointers lead into the signal page's trampoline,
-		 * which has none: its signal frame leads out. */
-		enum unwind_stop why = unwind_user_in_sigpage(f.pc) ? signal_step(&f, NULL) :
-				       fp_step(&f, read_faulting);
-		if (why == STEPPED && f.pc >= USER_END)
-			why = UNWIND_STOP_BAD_FRAME;
-		if (why == STEPPED && n == max)
-			why = UNWIND_STOP_MAX_FRAMES;
-		if (why == STEPPED && !preempt_point(current, false))
-			why = UNWIND_STOP_KILLED;
-		if (why != STEPPED) {
-			*stop = why;
-			return n;
-		}
-		ips[n++] = f.pc;
-	}
+	return fp_walk(f, ips, max, stop, true);
 }
 
 uint32_t unwind_user_dying(uint64_t *ips, uint32_t max, enum unwind_stop *stop)
@@ -438,8 +502,10 @@ uint32_t unwind_user_dying(uint64_t *ips, uint32_t max, enum unwind_stop *stop)
 		return 0;
 	}
 	ips[0] = f.pc;
-	return walk_uncached(f, ips, max, stop, false,
-			     method < UNWIND_METHOD_FP ? (enum unwind_format_id)method : UNWIND_SFRAME);
+	enum unwind_method m = method < UNWIND_METHOD_FP ? method : UNWIND_METHOD_SFRAME;
+	if (method_for(current->mm, m) == UNWIND_METHOD_FP)
+		return fp_walk(f, ips, max, stop, false);
+	return walk_uncached(f, ips, max, stop, false, (enum unwind_format_id)m);
 }
 
 uint32_t unwind_user_fp_nmi(const struct sf_frame *start, uint64_t *ips,
@@ -449,8 +515,9 @@ uint32_t unwind_user_fp_nmi(const struct sf_frame *start, uint64_t *ips,
 	uint32_t n = 0;
 	if (max == 0)
 		return 0;
+	const struct fp_layout *l = fp_layout_of(current->mm);
 	ips[n++] = f.pc;
-	while (n < max && fp_step(&f, read_present) == STEPPED && f.pc < USER_END)
+	while (n < max && fp_step(&f, read_present, l) == STEPPED && f.pc < USER_END)
 		ips[n++] = f.pc;
 	return n;
 }

@@ -155,7 +155,7 @@ void put_hdr(struct buf *h, uint64_t frame_vaddr, uint32_t n, const uint64_t *st
 
 struct eh_src src_of(const struct buf *b)
 {
-	struct eh_src s = { b->b, NULL, NULL, b->n, b->vaddr, false, NULL };
+	struct eh_src s = { b->b, NULL, NULL, b->n, b->vaddr, false, NULL, EH_ABI_X86_64 };
 	return s;
 }
 

@@ -314,9 +314,21 @@ static void headers(void)
 	f.size = 0;
 	ok(eh_open(&t, &h, &f) == EH_E_INVAL && eh_open(NULL, &h, &f) == EH_E_INVAL &&
 	   eh_open_frame(&t, NULL) == EH_E_INVAL, "empty section, NULL: EH_E_INVAL");
-	ok(eh_open_frame(&t, &(struct eh_src){ M.f.b, NULL, NULL, M.f.n, FV, false, NULL }) == EH_OK &&
+	ok(eh_open_frame(&t, &(struct eh_src){ M.f.b, NULL, NULL, M.f.n, FV, false, NULL, EH_ABI_X86_64 }) == EH_OK &&
 	   eh_fde_find(&t, 0x1000, &(struct eh_fde){ 0 }) == EH_E_HDR_NO_TABLE,
 	   "eh_fde_find without a header: EH_E_HDR_NO_TABLE");
+	M = keep;
+	f = src_of(&M.f), h = src_of(&M.h);
+	h.abi = EH_ABI_I386;
+	ok(eh_open(&t, &h, &f) == EH_E_INVAL, "header i386, .eh_frame x86-64: EH_E_INVAL");
+	f.abi = h.abi = 7;
+	ok(eh_open(&t, &h, &f) == EH_E_INVAL, "an ABI the library does not know: EH_E_INVAL");
+	/* An i386 table: the same section's FDE found through the same header
+	 * (pcrel|sdata4 throughout: the width of absptr does not matter). */
+	f.abi = h.abi = EH_ABI_I386;
+	struct eh_fde fde;
+	ok(eh_open(&t, &h, &f) == EH_OK && eh_fde_find(&t, 0x1000, &fde) == EH_OK &&
+	   fde.start == 0x1000, "the same table read as i386: EH_OK, its FDE found");
 }
 
 /* A reader that faults past a given offset, as unmapped user memory. */
@@ -339,7 +351,7 @@ static void faults(void)
 	static const uint8_t body[] = { 0x41, 0x0e, 16 };
 	uint32_t off = fn(body, sizeof body);
 	struct faulty ff = { &M.f, off + 10 };
-	struct eh_src f = { NULL, faulty_read, &ff, M.f.n, FV, false, NULL }, h = src_of(&M.h);
+	struct eh_src f = { NULL, faulty_read, &ff, M.f.n, FV, false, NULL, EH_ABI_X86_64 }, h = src_of(&M.h);
 	struct eh_table t;
 	struct sf_rule r;
 	uint32_t b = BIG;

@@ -41,13 +41,13 @@ static void way_open(struct way *w, const struct sec *s, int way)
 	w->hcopy = malloc(s->h.n ? s->h.n : 1);
 	memcpy(w->fcopy, s->f.b, s->f.n);
 	memcpy(w->hcopy, s->h.b, s->h.n);
-	w->f = (struct eh_src){ w->fcopy, NULL, NULL, s->f.n, s->f.vaddr, false, NULL };
-	w->h = (struct eh_src){ w->hcopy, NULL, NULL, s->h.n, s->h.vaddr, false, NULL };
+	w->f = (struct eh_src){ w->fcopy, NULL, NULL, s->f.n, s->f.vaddr, false, NULL, EH_ABI_X86_64 };
+	w->h = (struct eh_src){ w->hcopy, NULL, NULL, s->h.n, s->h.vaddr, false, NULL, EH_ABI_X86_64 };
 	if (way == 1) {
 		w->fr = (struct reader){ s->f.b, s->f.vaddr, s->f.n };
 		w->hr = (struct reader){ s->h.b, s->h.vaddr, s->h.n };
-		w->f = (struct eh_src){ NULL, read_cb, &w->fr, s->f.n, s->f.vaddr, false, NULL };
-		w->h = (struct eh_src){ NULL, read_cb, &w->hr, s->h.n, s->h.vaddr, false, NULL };
+		w->f = (struct eh_src){ NULL, read_cb, &w->fr, s->f.n, s->f.vaddr, false, NULL, EH_ABI_X86_64 };
+		w->h = (struct eh_src){ NULL, read_cb, &w->hr, s->h.n, s->h.vaddr, false, NULL, EH_ABI_X86_64 };
 	}
 }
 

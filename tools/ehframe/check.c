@@ -94,8 +94,10 @@ static bool libdw_where(Dwarf_Frame *f, int regno, struct sf_where *w)
 }
 
 /* libdw's rule at pc: 1 found, 0 no answer (no frame), -1 an expression
- * or other shape sf_rule does not hold. */
-static int libdw_rule(Dwarf_CFI *cfi, uint64_t pc, struct sf_rule *r)
+ * or other shape sf_rule does not hold. libdw takes the ABI from the ELF
+ * file (its i386 or x86-64 backend); abi names the same one, for the
+ * return-address and frame-pointer columns. */
+static int libdw_rule(Dwarf_CFI *cfi, uint8_t abi, uint64_t pc, struct sf_rule *r)
 {
 	Dwarf_Frame *f;
 	bool signal;
@@ -106,8 +108,11 @@ static int libdw_rule(Dwarf_CFI *cfi, uint64_t pc, struct sf_rule *r)
 	*r = (struct sf_rule){ 0 };
 	dwarf_frame_info(f, NULL, NULL, &signal);
 	r->signal = signal;
-	if (libdw_cfa(f, r) && libdw_where(f, EH_REG_RA, &r->ra) &&
-	    libdw_where(f, EH_REG_RBP, &r->fp))
+	/* The psABIs' numbers, not the library's eh_fp_reg: a wrong one
+	 * there must show as a difference. */
+	bool i386 = abi == EH_ABI_I386;
+	if (libdw_cfa(f, r) && libdw_where(f, i386 ? EH_REG_I386_RA : EH_REG_RA, &r->ra) &&
+	    libdw_where(f, i386 ? EH_REG_I386_EBP : EH_REG_RBP, &r->fp))
 		found = 1;
 	free(f);
 	return found;
@@ -183,7 +188,7 @@ static void check_pc(const char *path, const struct eh_table *t, const struct eh
 {
 	struct sf_rule ours, theirs;
 	int err = our_rule(t, fde, pc, &ours);
-	int found = libdw_rule(cfi, pc, &theirs);
+	int found = libdw_rule(cfi, t->frame.abi, pc, &theirs);
 
 	if (xt)
 		check_index(path, t, xt, pc, c);
@@ -205,8 +210,9 @@ static bool report(const char *path, const struct eh_table *t, const struct coun
 {
 	bool damaged = walk_err != EH_E_END;
 
-	printf("%s: %s, %" PRIu64 " FDEs, %" PRIu64 " pcs: %" PRIu64 " agree, %" PRIu64
+	printf("%s: %s%s, %" PRIu64 " FDEs, %" PRIu64 " pcs: %" PRIu64 " agree, %" PRIu64
 	       " differ, %" PRIu64 " libdw-no-answer", path,
+	       t->frame.abi == EH_ABI_I386 ? "i386 " : "",
 	       t->has_table ? "table" : "no .eh_frame_hdr", c->fdes, c->pcs, c->agree,
 	       c->differ, c->libdw_none);
 	for (int e = 1; e < EH_E_NERR; e++) {

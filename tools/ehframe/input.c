@@ -18,6 +18,19 @@ static void src_of(Elf_Scn *scn, const GElf_Shdr *shdr, struct eh_src *s)
 	s->vaddr = shdr->sh_addr;
 }
 
+/* The ABI the CFI is for, from the ELF header: x86-64, or i386 (an
+ * ELFCLASS32 EM_386 file); any other machine is not this library's. */
+static bool abi_of(const GElf_Ehdr *ehdr, uint8_t *abi)
+{
+	if (ehdr->e_ident[EI_CLASS] == ELFCLASS64 && ehdr->e_machine == EM_X86_64)
+		*abi = EH_ABI_X86_64;
+	else if (ehdr->e_ident[EI_CLASS] == ELFCLASS32 && ehdr->e_machine == EM_386)
+		*abi = EH_ABI_I386;
+	else
+		return false;
+	return true;
+}
+
 static bool find_sections(struct input *in)
 {
 	GElf_Ehdr ehdr;
@@ -26,6 +39,10 @@ static bool find_sections(struct input *in)
 
 	if (!gelf_getehdr(in->elf, &ehdr) || elf_getshdrstrndx(in->elf, &shstrndx))
 		return false;
+	if (!abi_of(&ehdr, &in->abi)) {
+		in->other_machine = true;
+		return false;
+	}
 	in->relocatable = ehdr.e_type == ET_REL;
 	while ((scn = elf_nextscn(in->elf, scn))) {
 		GElf_Shdr shdr;
@@ -38,6 +55,7 @@ static bool find_sections(struct input *in)
 		else if (!strcmp(name, ".eh_frame_hdr"))
 			src_of(scn, &shdr, &in->hdr);
 	}
+	in->frame.abi = in->hdr.abi = in->abi;
 	return true;
 }
 
@@ -49,6 +67,8 @@ bool input_open(const char *path, struct input *in)
 	elf_version(EV_CURRENT);
 	in->elf = elf_begin(in->fd, ELF_C_READ, NULL);
 	if (!in->elf || elf_kind(in->elf) != ELF_K_ELF || !find_sections(in)) {
+		if (in->other_machine)
+			fprintf(stderr, "ehframe: %s: not an x86-64 or i386 ELF file\n", path);
 		input_close(in);
 		errno = ENOEXEC;
 		return false;

@@ -17,6 +17,8 @@ struct input {
 	struct eh_src frame;  /* size 0: the file has no .eh_frame */
 	struct eh_src hdr;    /* size 0: no .eh_frame_hdr */
 	bool relocatable;     /* ET_REL: addresses still await relocation */
+	uint8_t abi;          /* enum eh_abi, from the ELF header */
+	bool other_machine;   /* neither x86-64 nor i386 (input_open fails) */
 };
 
 /* Open path and find its sections; false (errno or a message printed)

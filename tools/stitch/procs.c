@@ -83,9 +83,11 @@ void procs_build(struct procs *p, const struct stream *s)
 		case REC_MMAP:
 			if (r->u.mmap.flags & MMAP_KERNEL)
 				proc_add_map(&p->kernel, &r->u.mmap);
-			else
-				proc_add_map(proc_at(p, r->u.mmap.pid, r->u.mmap.time),
-					     &r->u.mmap);
+			else {
+				q = proc_at(p, r->u.mmap.pid, r->u.mmap.time);
+				q->compat |= !!(r->u.mmap.flags & MMAP_COMPAT);
+				proc_add_map(q, &r->u.mmap);
+			}
 			break;
 		case REC_EXIT:
 			if (r->u.exit.flags & EXIT_THREAD)

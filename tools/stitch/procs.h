@@ -22,6 +22,7 @@ struct proc {
 	int exited;         /* exit, or the exec that ended this program */
 	uint64_t t_exit;
 	int exec;           /* an exec started it (COMM_EXEC) */
+	int compat;         /* a 32-bit (i386) program: its mapping had MMAP_COMPAT */
 	struct mmap_rec **maps;
 	size_t nmaps;
 

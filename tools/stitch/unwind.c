@@ -14,6 +14,12 @@ static const int dwarf_order[16] = {
 	REC_REG_R8, REC_REG_R9, REC_REG_R10, REC_REG_R11,
 	REC_REG_R12, REC_REG_R13, REC_REG_R14, REC_REG_R15,
 };
+/* And of i386 (its psABI: eax, ecx, edx, ebx, esp, ebp, esi, edi), for a
+ * compat process's copy, whose registers are the slots' low halves. */
+static const int dwarf_order32[8] = {
+	REC_REG_AX, REC_REG_CX, REC_REG_DX, REC_REG_BX,
+	REC_REG_SP, REC_REG_BP, REC_REG_SI, REC_REG_DI,
+};
 
 /* The one thread of the "process" is whichever sample is being unwound. */
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -39,24 +45,36 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	(void)dwfl;
 	struct proc *p = arg;
 	const struct stack_copy *sc = p->cur->copy;
-	uint64_t sp = sc->regs[REC_REG_SP];
+	/* A 32-bit program's stack words are 4 bytes, its sp esp. */
+	uint64_t sp = p->compat ? (uint32_t)sc->regs[REC_REG_SP] : sc->regs[REC_REG_SP];
+	uint64_t word = p->compat ? 4 : 8;
 	p->step_reads++;
 	/* Only the copied bytes exist; written this way it cannot overflow. */
-	if (addr < sp || addr - sp > sc->size || sc->size - (addr - sp) < 8) {
+	if (addr < sp || addr - sp > sc->size || sc->size - (addr - sp) < word) {
 		/* Above sp the stack goes on where the copy ended; below it
 		 * is the red zone (psABI 3.2.2), where an epilogue's pops
 		 * leave the registers the CFI still says are saved. */
 		p->step_missed |= addr >= sp ? COPY_PAST_END : COPY_BELOW_SP;
 		return false;
 	}
-	memcpy(result, sc->stack + (addr - sp), 8);
+	*result = 0;
+	memcpy(result, sc->stack + (addr - sp), word); /* little-endian */
 	return true;
 }
 
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
-	const struct stack_copy *sc = ((struct proc *)arg)->cur->copy;
+	const struct proc *p = arg;
+	const struct stack_copy *sc = p->cur->copy;
 	Dwarf_Word regs[16];
+	if (p->compat) {
+		for (int i = 0; i < 8; i++)
+			regs[i] = (uint32_t)sc->regs[dwarf_order32[i]];
+		if (!dwfl_thread_state_registers(thread, 0, 8, regs))
+			return false;
+		dwfl_thread_state_register_pc(thread, (uint32_t)sc->regs[REC_REG_IP]);
+		return true;
+	}
 	for (int i = 0; i < 16; i++)
 		regs[i] = sc->regs[dwarf_order[i]];
 	if (!dwfl_thread_state_registers(thread, 0, 16, regs))

@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,18 +216,47 @@ static long sys_isatty(struct proc *p, long fd)
 	return is_console(p->pid, fd);
 }
 
+/*
+ * A 32-bit (i386) Stitch program (ELFCLASS32, EM_386), which the kernel
+ * runs and this tracer does not: it gives meaning to the registers of the
+ * syscall instruction, and a 32-bit tracee's int $0x80 reaches ptrace as
+ * a Linux i386 call, of other numbers and registers, that it would run
+ * as Linux's. Refused by name, with where such a program runs.
+ */
+static bool refuse_compat(const char *path, const unsigned char *magic)
+{
+	if (memcmp(magic, "\177ELF\1\1\1", 7) != 0 || magic[18] != 3 /* EM_386 */)
+		return false;
+	fprintf(stderr, "usim: %s: a 32-bit (i386) program: stitch-usim runs x86-64 "
+		"programs only (the kernel runs it: make run APP_ARCH=i386)\n", path);
+	return true;
+}
+
+/* The first 20 bytes of the program at path (under ROOT: the tracee runs
+ * chrooted), through e_machine: the bytes read, or -1. */
+static int read_magic(const char *path, unsigned char magic[20])
+{
+	char host[4096];
+	int fd, n;
+
+	snprintf(host, sizeof(host), "%s/%s", root, path);
+	if ((fd = open(host, O_RDONLY)) < 0)
+		return -1;
+	n = (int)read(fd, magic, 20);
+	close(fd);
+	return n;
+}
+
 /* The ELF check spawn makes before forking: 0 or -errno. */
 static long check_program(const char *path)
 {
-	char host[4096];
 	unsigned char magic[20];
-	int fd, n;
+	int n = read_magic(path, magic);
 
-	snprintf(host, sizeof(host), "%s/%s", root, path);	/* the tracee runs chrooted */
-	if ((fd = open(host, O_RDONLY)) < 0)
+	if (n < 0)
 		return -STITCH_ENOENT;
-	n = (int)read(fd, magic, sizeof(magic));
-	close(fd);
+	if (n == (int)sizeof(magic) && refuse_compat(path, magic))
+		return -STITCH_ENOEXEC;
 	if (n != (int)sizeof(magic) || memcmp(magic, "\177ELF\2\1\1", 7) != 0 ||
 	    magic[16] != 2 /* ET_EXEC */ || magic[18] != 62 /* EM_X86_64 */)
 		return -STITCH_ENOEXEC;
@@ -837,6 +867,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	root = argv[1];
+	unsigned char magic[20];
+	if (read_magic(argv[2], magic) == (int)sizeof(magic) && refuse_compat(argv[2], magic))
+		return 2;
 	fstat(1, &console);
 	sigpage_load(root);
 	if ((pid = fork()) == 0)

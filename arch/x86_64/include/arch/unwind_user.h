@@ -32,6 +32,18 @@
 /* Stack slots are 8-byte words; a frame pointer is 8-byte aligned. */
 #define UNWIND_USER_WORD 8
 
+/*
+ * A 32-bit (compat, i386) program's frame-pointer frame (push %ebp;
+ * mov %esp, %ebp): 4-byte words, [fp + 4] the return address, [fp] the
+ * caller's ebp, the CFA fp + 8; every address of its stack is below
+ * 4 GiB, the end of its user range.
+ */
+#define UNWIND_COMPAT_FP_NEXT 0
+#define UNWIND_COMPAT_FP_RA   4
+#define UNWIND_COMPAT_FP_CFA  8
+#define UNWIND_COMPAT_WORD    4
+#define UNWIND_COMPAT_END     (1ull << 32)
+
 /* The user context an unwind starts from: pc, sp and fp of a trap frame. */
 static inline void unwind_user_start(const struct trap_frame *tf,
 				     struct sf_frame *f)
@@ -67,6 +79,25 @@ static inline void unwind_user_dwarf_regs(const struct trap_frame *tf,
 	r[14] = tf->r14;
 	r[15] = tf->r15;
 	r[16] = tf->rip;
+}
+
+/* A compat (i386) frame's registers by the i386 psABI's DWARF numbers
+ * (eax, ecx, edx, ebx, esp, ebp, esi, edi, eip), for the same purpose:
+ * the low halves of the trap frame's, which is all a 32-bit program
+ * has. */
+#define UNWIND_COMPAT_DWARF_REGS 9
+static inline void unwind_compat_dwarf_regs(const struct trap_frame *tf,
+					    uint64_t r[UNWIND_COMPAT_DWARF_REGS])
+{
+	r[0] = (uint32_t)tf->rax;
+	r[1] = (uint32_t)tf->rcx;
+	r[2] = (uint32_t)tf->rdx;
+	r[3] = (uint32_t)tf->rbx;
+	r[4] = (uint32_t)tf->rsp;
+	r[5] = (uint32_t)tf->rbp;
+	r[6] = (uint32_t)tf->rsi;
+	r[7] = (uint32_t)tf->rdi;
+	r[8] = (uint32_t)tf->rip;
 }
 
 /*
