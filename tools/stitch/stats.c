@@ -3,8 +3,8 @@
  * people (tools/bench reads it): the stream's parameters, the bytes each
  * record type took, the kernel's REC_STATS counters and stitch's own, how
  * each sample got its user part, how deferred unwinds ended and how many
- * samples shared one, and each process life with its start, exit and
- * samples. Everything here is counted by the same code that writes the
+ * samples shared one, and each process life with its start, exit,
+ * samples and how far their user stacks reached. Everything here is counted by the same code that writes the
  * other outputs; this file only adds it up.
  */
 #include <inttypes.h>
