@@ -747,7 +747,7 @@ class Bench:
         hz, plugin = self.cfg["hz"], bool(self.args.insnprof)
         self.say(f"compat: the i386 programs at {hz} Hz, each build once per mode"
                  + (", under the plugin" if plugin else ""))
-        builds = {"i386": c["suite"], "i386 -fp": [[p[0] + "-fp"] + p[1:] for p in c["suite"]]}
+        builds = {"i386": c["suite"], "i386-fp": [[p[0] + "-fp"] + p[1:] for p in c["suite"]]}
         runs = [(build, mode, self.boot("compat" + ("-fp" if "-fp" in build else "") + f"-{mode}",
                                         progs, mode, hz, self.kind(mode, plugin)))
                 for build, progs in builds.items() for mode in c["modes"]]
@@ -778,7 +778,13 @@ class Bench:
         if mode == "validate" and not s["kernel"].get("unwind_compat_no_sframe"):
             raise guest.GuestError(f"{name}: no compat walk by frame pointers in validate mode "
                                    "(unwind_compat_no_sframe 0: a kernel without compat unwinds?)")
-        return {**{k: r.get(k) for k in output.COMPAT_KEYS if k in r}, **compat_reach(s, names)}
+        # Why the unwinds stopped where they did (docs/BENCHMARKS.md quotes them).
+        k = s["kernel"]
+        why = {key: k.get(key, 0) for key in ("unwinds_run", "unwind_stop_end", "unwind_stop_no_info",
+                                              "unwind_stop_bad_frame", "ehframe_unsupported",
+                                              "unwind_compat_no_sframe")}
+        return {**{key: r.get(key) for key in output.COMPAT_KEYS if key in r}, **why,
+                **compat_reach(s, names)}
 
     # --- host-side comparison -------------------------------------------
     def host(self):

@@ -358,7 +358,8 @@ COMPAT_COLUMNS = [
 ]
 COMPAT_KEYS = [key for key, _, _ in COMPAT_COLUMNS] + [
     "status", "user_samples", "at_start", "has_main", "validated", "agree",
-    "nmi_cycles_per_sample", "unwind_modelled_per_sample"]
+    "nmi_cycles_per_sample", "unwind_modelled_per_sample", "unwinds_run", "unwind_stop_end",
+    "unwind_stop_no_info", "unwind_stop_bad_frame", "ehframe_unsupported", "unwind_compat_no_sframe"]
 # The boot of a 64-bit and a 32-bit program at once: per program.
 COMPAT_MIXED_COLUMNS = [("program", "program", "{}"), ("mode", "mode", "{}")] + [
     c for c in COMPAT_COLUMNS if c[0] in ("samples", "start_pct", "main_pct", "libdw_pct")]
