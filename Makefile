@@ -129,7 +129,7 @@ run qemu-gdb: $(RUN_TARGETS)
 # initrd (make run APP=...), which the others boot. prove runs every test
 # not named in a par rule one at a time once the others are done.
 J ?= $(shell nproc)
-TEST_ALONE := test/t/03-make-run.t test/t/04-make-run-boots.t
+TEST_ALONE := test/t/03-make-run.t test/t/04-make-run-boots.t test/t/37-userland-i386-boot.t
 TEST_FILES := $(sort $(wildcard test/t/*.t))
 ifneq ($(filter test,$(MAKECMDGOALS)),)
 ifeq ($(call run_uint,$(J),1,64),)

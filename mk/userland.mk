@@ -66,14 +66,16 @@ USER_NEWLIB := $(NEWLIB_STAMP)
 # newlib's i386 build (mk/newlib.mk: no SFrame, .eh_frame only), linked
 # at ld's i386 default, 0x08048000, so the whole program lies below 4 GiB
 # (docs/USERLAND.md, "32-bit programs"). The glue is userland/lib/ but for
-# what the kernel refuses 32-bit programs: threads, signals, and the
-# shared-object loader (dl.c reads ELF64 objects). A program that calls one
-# of those fails to link, and the linker says why (refused.o below).
+# threads, which the kernel refuses 32-bit programs, and the shared-object
+# loader (dl.c reads ELF64 objects). A program that calls one of those
+# fails to link, and the linker says why (refused.o below). Signals stay:
+# the kernel refuses a 32-bit program its handlers (sigaction: -ENOSYS, at
+# run time), not its masks, timers and default actions.
 USER32_OUT     := $(USER_OUT)/i386
 USER32_CFLAGS  := -std=gnu11 $(WARN) -m32 $(NEWLIB32_CFLAGS) $(NEWLIB32_ISYSTEM) \
 	-Iuserland/include -Iinclude
 USER32_LDFLAGS := $(USER_LDFLAGS)
-USER32_LEFT_OUT := thread signal dl
+USER32_LEFT_OUT := thread dl
 USER32_LIB_OBJS := $(patsubst userland/lib/%.c,$(USER32_OUT)/lib/%.o,\
 	$(filter-out $(USER32_LEFT_OUT:%=userland/lib/%.c),$(USER_LIB_SRCS)))
 USER32_CRT0    := $(USER32_OUT)/crt0.o
@@ -98,12 +100,10 @@ $(USER32_LIB): $(USER32_LIB_OBJS)
 	ar rcs $@ $^
 
 # The refusals: for each global symbol that a left-out file defines in the
-# 64-bit glue and newlib's i386 libc does not (newlib's own signal() and
-# raise() stay: they work within the process), a .gnu.warning section whose
+# 64-bit glue and newlib's i386 libc does not, a .gnu.warning section whose
 # text ld prints at every reference to the symbol, just before it reports
 # the reference undefined. Every 32-bit program links this object.
 USER32_WHY_thread := threads are for 64-bit programs only
-USER32_WHY_signal := signals are for 64-bit programs only
 USER32_WHY_dl     := shared objects are for 64-bit programs only
 $(USER32_OUT)/refused.S: $(USER32_LEFT_OUT:%=$(USER_OUT)/lib/%.o) $(NEWLIB32_STAMP) mk/userland.mk
 	@mkdir -p $(@D)

@@ -31,14 +31,14 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 	struct stitch_sigaction k, o = { 0 };
 	if (act) {
 		k = (struct stitch_sigaction){
-			.handler = (uint64_t)act->sa_handler,
+			.handler = (uint64_t)(uintptr_t)act->sa_handler,
 			.mask = to_kernel(act->sa_mask),
 			.flags = (uint32_t)act->sa_flags,
 		};
 	}
 	long r = sys_result(sys3(SYS_sigaction, sig, act ? (long)&k : 0, old ? (long)&o : 0));
 	if (r == 0 && old) {
-		old->sa_handler = (_sig_func_ptr)o.handler;
+		old->sa_handler = (_sig_func_ptr)(uintptr_t)o.handler;
 		old->sa_mask = from_kernel(o.mask);
 		old->sa_flags = (int)o.flags;
 	}
