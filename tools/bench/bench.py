@@ -127,7 +127,7 @@ STACKMAP = {"hz": [1000, 2000, 5000, 10000, 20000],
 COMPAT = {
     "suite": [["/bin/fib32", "28", "8"], ["/bin/chain32", "64", "2000"], ["/bin/sort32", "10000", "20"]],
     "modes": ["fp", "fp-deferred", "eh-frame", "stack-copy", "validate", "validate-eh"],
-    "mixed": {"mode": "validate-eh", "progs": [["/bin/chain", "64", "1000"], ["/bin/chain32", "64", "1000"]]},
+    "mixed": {"mode": "validate-eh", "progs": [["/bin/chain", "64", "2000"], ["/bin/chain32", "64", "1000"]]},
 }
 
 CONFIGS = {
