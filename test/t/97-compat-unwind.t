@@ -13,9 +13,12 @@
 #      the 32-bit glue's stitch_start is built without a frame pointer,
 #      its ebp is any register, and the walk past it reads whatever that
 #      points at.)
+#   guess, /bin/chain32: the scan reads 4-byte words and finds the chain
+#      (and, as ever, stale return addresses too).
 #   4. eh-frame, /bin/chain32 and /bin/fib (64-bit) in one run: both
-#      processes' stacks reach _start, symbolised, and Debian's perf
-#      script reads both from stitch's perf.data.
+#      processes' stacks reach _start, symbolised; report.txt, speedscope
+#      and the flame graph show both, and Debian's perf script reads both
+#      from stitch's perf.data.
 use strict;
 use warnings;
 use File::Temp qw(tempdir);
@@ -73,6 +76,8 @@ ok($con =~ /bsuite: 1 of 1 programs ok/ && $v >= 20 && $agree == $v && $all == $
 	or diag($out, $con =~ /(bsuite.*)/g);
 my ($deep) = grep { "@$_" =~ /chain_run chain_1 chain_2 .* chain_48 chain_leaf$/ } @{$st->{chain32} // []};
 ok($deep, '... through all 48 chain_ frames and the leaf');
+ok($con =~ /\bstack_copy_truncated=0\b/,
+   '... and no stack copy was cut short: each ends at the compat stack\'s top, below 4 GiB');
 
 # --- 2. fp: no frame pointers, no stacks ----------------------------------------
 ($con, $out, $js, $st) = run('fp', 'fp', '/bin/chain32:48:300');
@@ -92,12 +97,34 @@ ok($con =~ /bsuite: 1 of 1 programs ok/ && $pall >= 20 && $pmain == $pall,
    "fp, chain32-fp: $pmain of $pall samples' 4-byte frame chains run from the leaf through main " .
    "into stitch_start") or diag($out);
 
+# --- guess: the stack scanned by 4-byte words ------------------------------------
+($con, $out, $js, $st) = run('guess', 'guess', '/bin/chain32:48:300');
+my ($gall, $gfound) = (0, 0);
+for (@{$st->{chain32} // []}) {
+	my ($count, @frames) = @$_;
+	$gall += $count;
+	$gfound += $count if "@frames" =~ /^_start .* main chain_run chain_1 chain_2 /;
+}
+ok($con =~ /bsuite: 1 of 1 programs ok/ && $gall >= 20 && $gfound == $gall,
+   "guess, chain32: $gfound of $gall samples' scans of 4-byte words find _start, main and the chain " .
+   "(text by the process's .eh_frame)") or diag($out);
+
 # --- 4. a 32-bit and a 64-bit process in one run ---------------------------------
 ($con, $out, $js, $st) = run('mix', 'eh-frame', '/bin/chain32:48:300,/bin/fib:30');
 my ($c32, $s32) = reach($st, 'chain32');
 my ($c64, $s64) = reach($st, 'fib');
 ok($con =~ /bsuite: 2 of 2 programs ok/ && $c32 >= 20 && $s32 == $c32 && $c64 >= 20 && $s64 == $c64,
    "eh-frame, chain32 beside fib: $s32 of $c32 and $s64 of $c64 samples reach _start") or diag($out);
+my $report = slurp("$tmp/mix/report.txt");
+my $speed = eval { decode_json(slurp("$tmp/mix/profile.speedscope.json")) } // {};
+my @profiles = map { $_->{name} } @{$speed->{profiles} // []};
+my $svg = slurp("$tmp/mix/flame.svg");
+ok($report =~ /^== chain32 \(pid \d+\)/m && $report =~ /^== fib \(pid \d+\)/m &&
+   $report =~ /chain_leaf\s+\/bin\/chain32\s+workload\.h/ &&
+   (grep { /^chain32 / } @profiles) && (grep { /^fib / } @profiles) &&
+   $svg =~ /chain32 \(\d+ samples/ && $svg =~ /fib \(\d+ samples/,
+   'report.txt (chain32\'s functions with their source files), speedscope (' .
+   join(', ', @profiles) . ') and the flame graph show both processes') or diag(substr($report, 0, 800));
 my $perf = `perf script -i $tmp/mix/perf.data --symfs $root -F comm,ip,sym 2>$tmp/perf.err`;
 my %syms;
 for my $s (split /\n\n/, $perf) {
