@@ -137,14 +137,14 @@ TEST_PREREQS += $(CACHESIM_TRACE) $(CACHEPAT)
 
 # --- make bench ---------------------------------------------------------------
 # BENCH_CONFIG=quick for a short development run; BENCH_PARTS=modes,host to
-# run some parts only (modes real depth funcs kentry rate cpus cache breakdown memory fdesearch rulecache stackmap host sframe-v3): they replace
+# run some parts only (modes real depth funcs kentry rate cpus cache breakdown memory fdesearch rulecache stackmap host sframe-v3 tables compat): they replace
 # their own files in out/bench/ and their part of results.json.
 # SFRAME=v2|v3 boots every part on the initrd of that version's copies
 # (mk/usersframe.mk); the sframe-v3 part boots all three whatever SFRAME.
 # BENCH_REUSE=1 boots nothing that out/bench/runs/ already holds (to redo
 # the tables and plots from the same streams).
 BENCH_CONFIG ?= full
-BENCH_PARTS  ?= modes,real,depth,funcs,kentry,rate,cpus,cache,breakdown,memory,fdesearch,rulecache,stackmap,host,sframe-v3,tables
+BENCH_PARTS  ?= modes,real,depth,funcs,kentry,rate,cpus,cache,breakdown,memory,fdesearch,rulecache,stackmap,host,sframe-v3,tables,compat
 BENCH_DRIVER = python3 tools/bench/bench.py --qemu-run tools/qemu-run \
 	--stitch $(STITCH_TOOL) --symfs $(USER_SYMFS) --kernel $(KERNEL_ELF) --initrd $(SFRAME_INITRD) \
 	--insnprof $(INSNPROF) $(if $(BENCH_JOBS),--jobs $(BENCH_JOBS)) \

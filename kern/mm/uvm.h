@@ -16,9 +16,9 @@
  *
  * A compat (i386) program's space is the same below 4 GiB
  * (docs/PROCESSES.md, "32-bit programs"): segments below 2 GiB
- * (ELF32_LOAD_MAX, kern/proc/elf.h), the heap, mmap regions top down from
- * COMPAT_MMAP_TOP, the stack ending at COMPAT_STACK_END; the last page
- * below 4 GiB stays unmapped.
+ * (ELF32_LOAD_MAX, kern/proc/elf.h),
+ * the heap, mmap regions top down from COMPAT_MMAP_TOP, the stack ending
+ * at COMPAT_STACK_END; the last page below 4 GiB stays unmapped.
  */
 #ifndef KERN_MM_UVM_H
 #define KERN_MM_UVM_H

@@ -6,8 +6,9 @@
 # be what the committed results give; a results file changed in one
 # number must give another page (and another plot), a page changed in one
 # digit must be caught, and a results file without a number the text
-# quotes must be refused, not quoted as something else. No boot: the
-# results are the committed ones.
+# quotes must be refused, not quoted as something else; a part the
+# committed results lack (compat) must appear once results hold it. No
+# boot: the results are the committed ones.
 use strict;
 use warnings;
 use FindBin;
@@ -101,5 +102,30 @@ is($rc, 1, 'a page changed in one digit is not what the results give');
 ($rc, $out) = with_change('gone.json', 'del r["modes"]["fp_build_cost_pct"]');
 is($rc, 2, 'results without a number the text quotes are refused');
 like($out, qr/modes\.fp_build_cost_pct/, 'the error names the missing number');
+
+# A part the committed results lack (make bench BENCH_PARTS=compat): its
+# section is left out of the page above; with the part it is written, its
+# table and the numbers its text quotes from the rows; a row it quotes,
+# gone, is refused.
+my $compat = 'sys.path.insert(0, "tools/bench"); import output; '
+	. 'row = lambda b, m: dict({k: 7 for k in output.COMPAT_KEYS}, build=b, mode=m, status="ok", '
+	. 'start_pct=(12.34 if (b, m) == ("i386", "eh-frame") else 7)); '
+	. 'r["compat"] = {"hz": 1000, "suite": ["/bin/fib32 28 8"], "rows": [row(b, m) for b in ("i386", "i386-fp") '
+	. 'for m in ("fp", "fp-deferred", "eh-frame", "stack-copy", "validate", "validate-eh")], '
+	. '"mixed": {"mode": "validate-eh", "programs": ["/bin/chain 64 1000", "/bin/chain32 64 1000"], '
+	. '"rows": [dict(row("", "validate-eh"), program=p) for p in ("/bin/chain 64 1000", "/bin/chain32 64 1000")]}}';
+($rc, $out) = with_change('compat.json', $compat);
+is($rc, 1, 'results with a compat part give another page');
+($rc, $out) = page(results => "$dir/compat.json", page => "$dir/compat.md", plots => $dir, args => ['--no-draw']);
+is($rc, 0, '... which output.py writes') or diag($out);
+my $cp = slurp("$dir/compat.md") // '';
+like($cp, qr/\n## 32-bit programs: frame pointers, \.eh_frame and libdw\n/, '... with the compat section');
+like($cp, qr/\n\| i386 \| eh-frame \| 7 \| 12\.34 \|/, '... its table, a row per build and mode');
+like($cp, qr/end at `_start` in\s+12\.34 %, and/, '... and its text quotes the eh-frame row');
+like($cp, qr/\n\| \/bin\/chain32 64 1000 \| validate-eh \|/, '... and the 64-bit and 32-bit boot, per program');
+($rc, $out) = with_change('compat-gone.json', $compat . '; r["compat"]["rows"] = [x for x in r["compat"]["rows"] '
+			  . 'if (x["build"], x["mode"]) != ("i386", "validate-eh")]');
+is($rc, 2, 'a compat part without a row its text quotes is refused');
+like($out, qr/compat\.rows\[build=i386&mode=validate-eh\]/, '... naming the row');
 
 done_testing();

@@ -1,9 +1,10 @@
 #!/usr/bin/perl
 # stitch --stats FILE: the numbers tools/bench reads (records and bytes per
 # type, stack-copy bytes, counters, user parts, truncated stacks, deferred
-# records used, process lives), checked against streams whose every byte
-# this test knows: test/stitch's standard run in each mode, and one stream
-# made here with shared cookies, a truncated unwind and an orphan.
+# records used, process lives and how far their stacks reached), checked
+# against streams whose every byte this test knows: test/stitch's standard
+# run in each mode, one stream made here with shared cookies, a truncated
+# unwind and an orphan, and one whose chains end at _start or not.
 use strict;
 use warnings;
 no warnings 'portable';
@@ -118,7 +119,38 @@ is_deeply($s->{deferred_stop}, { end => 1, 'max-frames' => 1, fault => 1, 'no-in
 is($s->{samples_truncated}, 3, 'made here: the 3 samples of the max-frames unwind are truncated');
 is($s->{deferred_used}, 2, 'made here: 2 deferred records served the 4 samples, the orphan none');
 is($s->{user_frames}, 8, 'made here: 4 samples x 2 user frames');
-is_deeply($s->{processes}, [{ pid => 7, comm => 'w', start => 10, exit => 20, samples => 4, user_frames => 8 }],
-	  'made here: the process life');
+is_deeply($s->{processes}, [{ pid => 7, comm => 'w', start => 10, exit => 20, samples => 4, user_frames => 8,
+				user_samples => 4, at_start => 0, has_main => 0, validated => 0, agree => 0 }],
+	  'made here: the process life; without symbols no stack ends at _start or has main');
+
+# How far each process's stacks reached (make bench's compat part):
+# inline chains in a program whose symbols nm gives. Ends at _start and
+# has main; has main but ends in main; has _start inside but ends
+# elsewhere; a kernel-only sample, no user part.
+my $sym = symbols(symfs() . '/bin/capture-static');
+my ($start, $main, $other) = map { $sym->{$_} // die "no $_" } qw(_start main register_tm_clones);
+$bytes = stream(
+	rec_stream(mode => MODE_FP),
+	rec_comm(time => 10, pid => 8, name => 'r'),
+	rec_mmap(time => 11, pid => 8, start => 0x401000, len => 0x96000, pgoff => 0x1000,
+		 path => '/bin/capture-static'),
+	rec_sample(time => 12, pid => 8, flags => SAMPLE_USER, ips => [PERF_CONTEXT_USER, $main + 8, $start + 0x20]),
+	rec_sample(time => 13, pid => 8, flags => SAMPLE_USER, ips => [PERF_CONTEXT_USER, $other + 4, $main + 8]),
+	rec_sample(time => 14, pid => 8, flags => SAMPLE_USER, ips => [PERF_CONTEXT_USER, $other + 4, $start + 0x20,
+									$other + 4]),
+	rec_sample(time => 15, pid => 8, ips => [PERF_CONTEXT_KERNEL, 0xffffffff80001000]),
+	rec_exit(time => 20, pid => 8));
+$s = stats_of($bytes, '--symfs', symfs());
+is_deeply([@{$s->{processes}[0]}{qw(samples user_samples at_start has_main)}], [4, 3, 1, 2],
+	  'reach: 3 samples with a user stack, 1 ends at _start, 2 have main');
+
+# validate: each process's compared and equal samples add up to stitch's.
+$run = build_run(mode => MODE_VALIDATE);
+$s = stats_of($run->{bytes}, '--symfs', symfs());
+my %sum;
+for my $p (@{$s->{processes}}) { $sum{$_} += $p->{$_} for qw(validated agree user_samples) }
+is($sum{validated}, $s->{stitch}{validate_samples}, "validate: per process, $sum{validated} compared in all");
+is($sum{agree}, $s->{stitch}{validate_agree}, "validate: per process, $sum{agree} equal in all");
+is($sum{validated}, $sum{user_samples}, 'validate: every sample with a user stack was compared');
 
 done_testing();

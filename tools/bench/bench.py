@@ -27,7 +27,9 @@ program of many distinct stacks, stackmap.csv), host
 programs' .sframe in versions 1, 2 and 3: per frame and in bytes,
 sframe-v3.csv and sframe-v3-sizes.csv), tables (.eh_frame interpreted, its rows cached or
 converted, and SFrame, on both suites: time, kernel memory, conversion,
-file size, tables.csv);
+file size, tables.csv), compat (the i386 programs in each mode, without frame
+pointers and with: stacks that end at _start, equal to libdw's, cost per
+frame; a 64-bit and a 32-bit program in one boot; compat.csv);
 tables.md has every table in
 Markdown. Every boot's stream, console and stitch numbers stay in
 DIR/runs/NAME/. The boots run side by side, --jobs at a time (class
@@ -125,10 +127,22 @@ STACKMAP = {"hz": [1000, 2000, 5000, 10000, 20000],
 # The tables part: the ways a lookup is served from a table, on the suite
 # and the real suite (docs/EHFRAME.md): (label, profile.mode, extra
 # command line). .eh_frame interpreted in place, its rows kept per FDE,
-# converted whole; SFrame v2 as the programs carry it. A design of another
+# converted whole; SFrame as the programs carry it (version 1, ld 2.40's). A design of another
 # mode or switch is one more line.
 TABLE_DESIGNS = [("eh-frame", "eh-frame", ""), ("eh-rowcache", "eh-rowcache", ""),
                  ("eh-convert", "eh-convert", ""), ("sframe", "sframe", "")]
+# 32-bit (i386) programs (docs/PROCESSES.md "32-bit programs"): the
+# workloads' i386 builds without frame pointers (the i386 default at -O2)
+# and with (/bin/NAME32-fp), run one after the other, once per mode and
+# build; each about 0.15 s of guest time. validate on a 32-bit process walks
+# frame pointers, as fp-deferred does (SFrame has no i386 ABI), beside the
+# stack copy: its row compares that walk with libdw's; validate-eh compares
+# eh-frame's. Then a 64-bit and a 32-bit program at once, in one boot.
+COMPAT = {
+    "suite": [["/bin/fib32", "28", "8"], ["/bin/chain32", "64", "2000"], ["/bin/sort32", "10000", "20"]],
+    "modes": ["fp", "fp-deferred", "eh-frame", "stack-copy", "validate", "validate-eh"],
+    "mixed": {"mode": "validate-eh", "progs": [["/bin/chain", "64", "2000"], ["/bin/chain32", "64", "1000"]]},
+}
 
 CONFIGS = {
     # make bench
@@ -153,6 +167,7 @@ CONFIGS = {
         "stackmap": STACKMAP,
         "sframe-v3": True,
         "tables": TABLE_DESIGNS,
+        "compat": COMPAT,
         "host": True,
     },
     # development: every part, fewer points, shorter runs
@@ -177,6 +192,7 @@ CONFIGS = {
                                "stacks": [["/bin/spread-4096", "7000"]]}},
         "sframe-v3": True,
         "tables": TABLE_DESIGNS,
+        "compat": COMPAT,
         "host": True,
     },
     # test/t/72-bench-determinism.t: two modes, one small program;
@@ -898,6 +914,56 @@ class Bench:
             "evicted": k0.get("ehrows_evicted") if label == "eh-rowcache" else None,
             "file_bytes": sum(f[x] for f in files for x in table),
         }
+    # --- 32-bit programs ---------------------------------------------------
+    def compat(self):
+        """The i386 builds of the workloads, without frame pointers and
+        with, once per mode (COMPAT), under the plugin: per build and mode,
+        how many samples' user stacks end at _start, how many equal libdw's
+        unwind of the stack copy of the same sample (the validate modes),
+        and what a sample and a frame cost; then one boot of a 64-bit and a
+        32-bit program at once, per program the same shares."""
+        c = self.cfg["compat"]
+        hz, plugin = self.cfg["hz"], bool(self.args.insnprof)
+        self.say(f"compat: the i386 programs at {hz} Hz, each build once per mode"
+                 + (", under the plugin" if plugin else ""))
+        builds = {"i386": c["suite"], "i386-fp": [[p[0] + "-fp"] + p[1:] for p in c["suite"]]}
+        runs = [(build, mode, self.boot("compat" + ("-fp" if "-fp" in build else "") + f"-{mode}",
+                                        progs, mode, hz, self.kind(mode, plugin)))
+                for build, progs in builds.items() for mode in c["modes"]]
+        m = c["mixed"]
+        mixed = self.boot("compat-mixed", m["progs"], m["mode"], hz, self.kind(m["mode"], plugin),
+                          parallel=True)
+        rows = [{"build": build, **self.compat_row(mode, name, [comm(p) for p in builds[build]])}
+                for build, mode, name in runs]
+        s = self.stats(mixed)
+        mixed_rows = [{"program": " ".join(p), "mode": m["mode"],
+                       **compat_reach(s, [comm(p)])} for p in m["progs"]]
+        output.write_csv(os.path.join(self.args.out, "compat.csv"), rows, output.COMPAT_KEYS)
+        self.say("\n" + output.table(rows, output.COMPAT_COLUMNS))
+        self.say(output.table(mixed_rows, output.COMPAT_MIXED_COLUMNS))
+        return {"hz": hz, "suite": [" ".join(p) for p in c["suite"]], "rows": rows,
+                "mixed": {"mode": m["mode"], "programs": [" ".join(p) for p in m["progs"]],
+                          "rows": mixed_rows}}
+
+    def compat_row(self, mode, name, names):
+        """One boot of the compat part: the modes table's numbers of its
+        programs, and how far their stacks reached (compat_reach)."""
+        prof, s = self.profile(name) if self.plan[name]["plugin"] else (None, self.stats(name))
+        r = metrics.run_metrics(mode, s, names, None)
+        if prof and r["status"] == "ok":
+            r.update(breakdown.model_columns(prof, None, s))
+        # validate on a 32-bit process must have walked by frame pointers,
+        # or its row would compare another walk than it says.
+        if mode == "validate" and not s["kernel"].get("unwind_compat_no_sframe"):
+            raise guest.GuestError(f"{name}: no compat walk by frame pointers in validate mode "
+                                   "(unwind_compat_no_sframe 0: a kernel without compat unwinds?)")
+        # Why the unwinds stopped where they did (docs/BENCHMARKS.md quotes them).
+        k = s["kernel"]
+        why = {key: k.get(key, 0) for key in ("unwinds_run", "unwind_stop_end", "unwind_stop_no_info",
+                                              "unwind_stop_bad_frame", "ehframe_unsupported",
+                                              "unwind_compat_no_sframe")}
+        return {**{key: r.get(key) for key in output.COMPAT_KEYS if key in r}, **why,
+                **compat_reach(s, names)}
 
     # --- host-side comparison -------------------------------------------
     def host(self):
@@ -918,15 +984,30 @@ class Bench:
             return [{k: output.number(v) for k, v in r.items()} for r in csv.DictReader(f)]
 
 
+def compat_reach(s, names):
+    """The samples of the processes named names (stitch --stats): with a
+    user stack, its outermost frame _start, main among its frames, and
+    those whose deferred chain was compared with libdw's unwind of the
+    stack copy (validate modes) and equal; in percent of the samples with
+    a user stack (of those compared: libdw %)."""
+    procs = [p for p in s["processes"] if p["comm"] in names]
+    n = {k: sum(p[k] for p in procs) for k in ("samples", "user_samples", "at_start", "has_main",
+                                               "validated", "agree")}
+    return {**n, "start_pct": metrics.ratio(100 * n["at_start"], n["user_samples"]),
+            "main_pct": metrics.ratio(100 * n["has_main"], n["user_samples"]),
+            "libdw_pct": metrics.ratio(100 * n["agree"], n["validated"])}
+
+
 PARTS = ("modes", "real", "depth", "funcs", "kentry", "rate", "cpus", "cache", "breakdown",
-         "memory", "fdesearch", "rulecache", "stackmap", "host", "sframe-v3", "tables")
+         "memory", "fdesearch", "rulecache", "stackmap", "host", "sframe-v3", "tables",
+         "compat")
 
 
 def run_part(b, part, results):
     """Part's code: in the planning pass, up to its first wish for numbers."""
     b.part = part
     if part in ("modes", "real", "breakdown", "memory", "fdesearch", "rulecache", "cache",
-                "stackmap", "tables"):
+                "stackmap", "tables", "compat"):
         results[part] = getattr(b, part)()
     elif part == "host":
         results["host"] = b.host()

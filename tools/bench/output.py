@@ -394,6 +394,31 @@ STACKMAP_COLUMNS = [
 ]
 STACKMAP_KEYS = [key for key, _, _ in STACKMAP_COLUMNS] + ["map_bytes", "map_user_unanswered"]
 
+# The compat part (bench.py, Bench.compat): per build and mode of the
+# i386 programs, how far their user stacks reached and what it cost.
+COMPAT_COLUMNS = [
+    ("build", "build", "{}"),
+    ("mode", "mode", "{}"),
+    ("samples", "samples", "{}"),
+    ("start_pct", "ends at _start %", "{:.2f}"),
+    ("main_pct", "has main %", "{:.2f}"),
+    ("libdw_pct", "equal to libdw %", "{:.2f}"),
+    ("user_frames_per_sample", "user frames/sample", "{:.2f}"),
+    ("nmi_cycles_per_user_sample", "NMI insns/user sample", "{:.0f}"),
+    ("nmi_modelled_per_sample", "NMI modelled/sample", "{:.0f}"),
+    ("unwind_cycles_per_sample", "unwind insns/sample", "{:.0f}"),
+    ("unwind_cycles_per_frame", "unwind insns/frame", "{:.0f}"),
+    ("unwind_modelled_per_frame", "unwind modelled/frame", "{:.0f}"),
+    ("truncated_pct", "truncated %", "{:.2f}"),
+]
+COMPAT_KEYS = [key for key, _, _ in COMPAT_COLUMNS] + [
+    "status", "user_samples", "at_start", "has_main", "validated", "agree",
+    "nmi_cycles_per_sample", "unwind_modelled_per_sample", "unwinds_run", "unwind_stop_end",
+    "unwind_stop_no_info", "unwind_stop_bad_frame", "ehframe_unsupported", "unwind_compat_no_sframe"]
+# The boot of a 64-bit and a 32-bit program at once: per program.
+COMPAT_MIXED_COLUMNS = [("program", "program", "{}"), ("mode", "mode", "{}")] + [
+    c for c in COMPAT_COLUMNS if c[0] in ("samples", "start_pct", "main_pct", "libdw_pct")]
+
 
 def breakdown_groups(rows):
     """(caption, rows) per mode and window, in the order they came."""
@@ -507,8 +532,12 @@ def breakdown_group(results, mode, window):
 
 def mode_table(rows):
     """A mode table, then why each mode that did not work has no numbers."""
-    return markdown(rows) + "".join(f"\n{r['mode']}: {r['status']}\n" for r in rows
-                                    if r["status"] != "ok")
+    return mode_table_of(rows, COLUMNS)
+
+
+def mode_table_of(rows, columns):
+    return markdown(rows, columns) + "".join(f"\n{r['mode']}: {r['status']}\n" for r in rows
+                                             if r["status"] != "ok")
 
 
 def curve_table(results, name, key):
@@ -568,6 +597,8 @@ TABLES = {
         curve(r, name), EH_MODES,
         EH_COLUMNS + ([("slowdown_pct", "{:.2f}", "slowdown %")] if name == "rate" else []), name),
     "host": lambda r: markdown(part(r, "host"), HOST_COLUMNS),
+    "compat": lambda r: mode_table_of(part(r, "compat")["rows"], COMPAT_COLUMNS),
+    "compat-mixed": lambda r: markdown(part(r, "compat")["mixed"]["rows"], COMPAT_MIXED_COLUMNS),
 }
 
 
@@ -613,6 +644,12 @@ def write_tables(out, results):
     for name, rows in results.get("curves", {}).items():
         for key, f, caption in CURVE_TABLES[name]:
             text += [f"## {name}: {caption}\n", pivot(rows, key, f, name)]
+    if "compat" in results:
+        c = results["compat"]
+        text += [f"## compat: the i386 programs per build and mode ({c['hz']} Hz; "
+                 f"{', '.join(c['suite'])})\n", TABLES["compat"](results),
+                 f"## compat: a 64-bit and a 32-bit program at once ({c['mixed']['mode']})\n",
+                 TABLES["compat-mixed"](results)]
     if "host" in results:
         text += ["## host: four unwinders on the same stack copies\n", TABLES["host"](results)]
     with open(os.path.join(out, "tables.md"), "w") as f:

@@ -3,12 +3,13 @@
  * people (tools/bench reads it): the stream's parameters, the bytes each
  * record type took, the kernel's REC_STATS counters and stitch's own, how
  * each sample got its user part, how deferred unwinds ended and how many
- * samples shared one, and each process life with its start, exit and
- * samples. Everything here is counted by the same code that writes the
+ * samples shared one, and each process life with its start, exit,
+ * samples and how far their user stacks reached. Everything here is counted by the same code that writes the
  * other outputs; this file only adds it up.
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "output.h"
 #include "util.h"
@@ -122,17 +123,49 @@ static void chains_part(FILE *f, const struct run *r)
 	fputc('}', f);
 }
 
+/* The name of a user frame of k (i from the leaf), "" without a symbol. */
+static const char *user_name(const struct run *r, const struct stack *k, uint32_t i)
+{
+	const struct frame *fr = symbols_frame(r->sy, k->proc, k->uips[i], 0, i > 0);
+	return fr->known ? fr->name : "";
+}
+
+/* How far each sample's user stack reached (its outermost frame _start,
+ * as crt0 starts every program; main among its frames) and, where the
+ * sample carried a stack copy too, whether libdw's unwind of it gave the
+ * same chain: per process, for make bench's compat part. */
+struct reach {
+	uint64_t user, at_start, has_main, validated, agree;
+};
+
+static void reach_add(struct reach *n, const struct run *r, const struct stack *k)
+{
+	n->validated += k->validated;
+	n->agree += k->validated && k->agree;
+	if (!k->nu)
+		return;
+	n->user++;
+	n->at_start += !k->cut && !strcmp(user_name(r, k, k->nu - 1), "_start");
+	for (uint32_t i = 0; i < k->nu; i++)
+		if (!strcmp(user_name(r, k, i), "main")) {
+			n->has_main++;
+			break;
+		}
+}
+
 static void procs_part(FILE *f, const struct run *r)
 {
 	fputs("\"processes\":[", f);
 	for (size_t i = 0; i < r->procs->n; i++) {
 		const struct proc *p = r->procs->v[i];
 		uint64_t samples = 0, ufr = 0;
+		struct reach n = { 0 };
 		for (size_t j = 0; j < r->st->n; j++) {
 			const struct stack *k = &r->st->v[j];
 			if (k->proc == p && in_profile(k)) {
 				samples++;
 				ufr += k->nu;
+				reach_add(&n, r, k);
 			}
 		}
 		fprintf(f, "%s{\"pid\":%" PRIu32 ",\"comm\":", i ? "," : "", p->pid);
@@ -142,7 +175,10 @@ static void procs_part(FILE *f, const struct run *r)
 			fprintf(f, "%" PRIu64, p->t_exit);
 		else
 			fputs("null", f);
-		fprintf(f, ",\"samples\":%" PRIu64 ",\"user_frames\":%" PRIu64 "}", samples, ufr);
+		fprintf(f, ",\"samples\":%" PRIu64 ",\"user_frames\":%" PRIu64
+			",\"user_samples\":%" PRIu64 ",\"at_start\":%" PRIu64 ",\"has_main\":%" PRIu64
+			",\"validated\":%" PRIu64 ",\"agree\":%" PRIu64 "}", samples, ufr, n.user,
+			n.at_start, n.has_main, n.validated, n.agree);
 	}
 	fputc(']', f);
 }
