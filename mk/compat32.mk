@@ -46,3 +46,16 @@ $(addprefix $(COMPAT32_ROOT)/data/compat32-,$(COMPAT32_HOSTILE)) &: \
 	python3 userland/compat/mkhostile.py $< $(COMPAT32_ROOT)/data
 
 USER_EXTRA_FILES += bin/compat32 $(addprefix data/compat32-,$(COMPAT32_HOSTILE))
+
+# /bin/hostile32: lying frame pointers and damaged i386 .eh_frame sections
+# (test/t/34-compat-hostile.t); built with frame pointers, so that its
+# honest frames are good ones.
+$(COMPAT32_ROOT)/bin/hostile32: userland/compat/start32.S userland/compat/lies32.S \
+		userland/compat/hostile32.c $(COMPAT32_OUT)/headers.ok mk/compat32.mk
+	@mkdir -p $(@D)
+	$(HOST_CC) $(COMPAT32_CFLAGS) -fno-omit-frame-pointer \
+		-fno-optimize-sibling-calls \
+		$(COMPAT32_LDFLAGS) -o $@ userland/compat/start32.S userland/compat/lies32.S \
+		userland/compat/hostile32.c
+
+USER_EXTRA_FILES += bin/hostile32

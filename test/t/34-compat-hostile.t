@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+# Hostile 32-bit (compat, i386) programs against the unwinders
+# (/bin/hostile32, userland/compat/hostile32.c; the system-call, far-jump
+# and ELF32 cases are test 34-compat-proc's). Boots under -icount:
+#   fp, fp-deferred  hostile32 fp: lying frame pointers (at itself,
+#                    straddling 4 GiB, the unmapped last page, misaligned,
+#                    above 4 GiB and at the kernel's half once widened in
+#                    64-bit mode) while an honest child runs. Asserts: the
+#                    kernel shut down with success; each lie's samples walk
+#                    exactly the frames the lie allows (1; 2 at itself);
+#                    unwind_compat_fp_refused equals the walks that began at
+#                    a lie reaching 4 GiB; the walks stopped for the reason
+#                    the lie gives; the honest child's samples all walk
+#                    leaf, mid, top, compat_main, _start.
+#   eh-frame         hostile32 eh (unwind.rule_cache=0): damaged i386
+#                    .eh_frame sections registered through
+#                    SYS_stacktrace_setup, each sampled; asserts each
+#                    dropped or kept with its reason counted, the budget
+#                    ones ended budget, the text ranges reaching 4 GiB
+#                    refused, no stall.
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'deferred'))
+os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+from records import *  # noqa: E402
+
+PROG = ROOT + '/bin/hostile32'
+if not all(os.path.exists(p) for p in (KERNEL, PROG)):
+    print('1..0 # SKIP kernel or userland not built')
+    sys.exit(0)
+tmp = tempfile.mkdtemp(prefix='stitch-t34h-')
+ROUNDS = 300000
+# Where each walk from a lie must stop, after how many frames (the pc,
+# and the fake return address of the frame at itself).
+LIES = {'lie_self': ('bad-frame', 2), 'lie_straddle': ('bad-frame', 1),
+        'lie_unmapped': ('fault', 1), 'lie_misaligned': ('bad-frame', 1),
+        'lie_high': ('bad-frame', 1), 'lie_kernel': ('bad-frame', 1)}
+REFUSED = ('lie_straddle', 'lie_high', 'lie_kernel')  # reach 4 GiB: counted
+HONEST = ['honest_leaf', 'honest_mid', 'honest_top', 'compat_main', '_start']
+
+
+def boot_mode(mode, args, extra=''):
+    recs, console, rc = boot('init=/bin/hostile32 init.args=%s profile.mode=%s profile.hz=4000 %s'
+                             % (args, mode, extra), '%s/%s.bin' % (tmp, mode), 300)
+    console = console.replace('\r', '')
+    ok = rc == 0 and 'hostile32: ok' in console and 'shutdown (success)' in console and \
+        'init (pid 1) exited with status 0' in console and of(recs, 'END')
+    tap(ok, '%s: hostile32 ran to its end, the kernel shut down with success, the stream '
+        'is whole' % mode)
+    if not ok:
+        diag(console[-3000:])
+    return recs, console
+
+
+def pids(recs, argv1):
+    return [c['pid'] for c in of(recs, 'COMM') if c['name'] == 'hostile32']
+
+
+def fp_mode(mode):
+    recs, console = boot_mode(mode, 'fp,%d' % ROUNDS)
+    st = stats(recs)
+    deferred = deferred_index(recs)
+    procs = sorted({c['pid'] for c in of(recs, 'COMM') if c['name'] == 'hostile32'})
+    walks = {}  # the leaf's name: [(stop, user chain by name)]
+    for pid in procs:
+        syms = Symbols(recs, pid)
+        for s in of(recs, 'SAMPLE'):
+            if s['pid'] != pid:
+                continue
+            if mode == 'fp':
+                chain, stop = s['user'], None
+            else:
+                d = answer_of(deferred, s)
+                chain, stop = (d['user'], d['stop_name']) if d else (None, None)
+            if not chain:
+                continue
+            names = syms.names(chain)
+            walks.setdefault(names[0], []).append((stop, names))
+    diag('%s: walks by leaf %s' % (mode, {k: len(v) for k, v in walks.items()}))
+    for lie, (stop, depth) in sorted(LIES.items()):
+        got = walks.get(lie, [])
+        tap(len(got) >= 3 and all(len(n) == depth for _, n in got) and
+            (mode == 'fp' or all(s == stop for s, _ in got)),
+            '%s: %s: %d walks, each of %d frame(s)%s' % (
+                mode, lie, len(got), depth, '' if mode == 'fp' else ', stopped ' + stop))
+    refused = sum(len(walks.get(lie, [])) for lie in REFUSED)
+    tap(st.get('unwind_compat_fp_refused') == refused,
+        '%s: unwind_compat_fp_refused %d, the walks from a lie reaching 4 GiB %d'
+        % (mode, st.get('unwind_compat_fp_refused', -1), refused))
+    honest = walks.get('honest_leaf', [])
+    tap(len(honest) >= 20 and all(n == HONEST for _, n in honest) and
+        (mode == 'fp' or all(s == 'end' for s, _ in honest)),
+        '%s: the honest child\'s %d walks all %s' % (mode, len(honest), ' '.join(HONEST)))
+    if mode == 'fp':
+        unmapped = len(walks.get('lie_unmapped', []))
+        tap(st.get('nmi_user_absent') == unmapped,
+            'fp: nmi_user_absent %d, the walks from the unmapped page %d'
+            % (st.get('nmi_user_absent', -1), unmapped))
+
+
+fp_mode('fp')
+fp_mode('fp-deferred')
+done()
