@@ -2,7 +2,9 @@
 # Hostile 32-bit (compat, i386) programs against the unwinders
 # (/bin/hostile32, userland/compat/hostile32.c; the system-call, far-jump
 # and ELF32 cases are test 34-compat-proc's). Boots under -icount:
-#   fp, fp-deferred  hostile32 fp: lying frame pointers (at itself,
+#   fp, fp-deferred  hostile32 fp: int $0x80 with every register -1 and
+#                    numbers outside the table (checked by the guest: the
+#                    error each call must give), then lying frame pointers (at itself,
 #                    straddling 4 GiB, the unmapped last page, misaligned,
 #                    above 4 GiB and at the kernel's half once widened in
 #                    64-bit mode) while an honest child runs. Asserts: the

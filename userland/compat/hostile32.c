@@ -3,7 +3,8 @@
  * unwinders (test/t/34-compat-hostile.t), freestanding as /bin/compat32
  * (its int $0x80 gate, userland/compat/start32.S). Its modes (argv[1]):
  *
- *   fp ROUNDS      spawns `honest ROUNDS` and, while it runs, spins ROUNDS
+ *   fp ROUNDS      makes int $0x80 calls with every register -1 (all_ones),
+ *                  spawns `honest ROUNDS` and, while it runs, spins ROUNDS
  *                  rounds in each lie_* of userland/compat/lies32.S with
  *                  the frame pointer:
  *                    self        at a frame whose saved ebp is itself
@@ -111,8 +112,29 @@ void __attribute__((noipa)) honest_top(long rounds)
 	sink++;
 }
 
+/* int $0x80 with every register -1: numbers outside the table, and each
+ * call that takes a descriptor or a pointer (the others would exit,
+ * sleep for 4 295 s or move the break), all refused with the error that
+ * names the first bad argument; and numbers past the table with good
+ * arguments. */
+static void all_ones(void)
+{
+	static const struct { long nr, err; } calls[] = {
+		{ -1, STITCH_ENOSYS }, { 0, STITCH_ENOSYS }, { SYS_COUNT, STITCH_ENOSYS },
+		{ 0x7fffffff, STITCH_ENOSYS }, { SYS_write, STITCH_EBADF }, { SYS_read, STITCH_EBADF },
+		{ SYS_open, STITCH_EFAULT }, { SYS_close, STITCH_EBADF }, { SYS_lseek, STITCH_EBADF },
+		{ SYS_fstat, STITCH_EBADF }, { SYS_gettimeofday, STITCH_EFAULT },
+		{ SYS_times, STITCH_EFAULT }, { SYS_spawn, STITCH_EFAULT }, { SYS_pipe, STITCH_EFAULT },
+		{ SYS_exec, STITCH_EFAULT }, { SYS_stacktrace_setup, STITCH_EINVAL },
+	};
+	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+		expect(sys6(calls[i].nr, -1, -1, -1, -1, -1, -1) == -calls[i].err, "all ones");
+	expect(sys6(SYS_COUNT + 1, 0, 0, 0, 0, 0, 0) == -STITCH_ENOSYS, "past the table");
+}
+
 static void lie_fp(long rounds, char *self)
 {
+	all_ones();
 	char *child[] = { self, "honest", NULL, NULL };
 	char num[12], *p = num + sizeof num;
 	*--p = 0;
