@@ -281,8 +281,9 @@ static void eh_cases(long rounds)
 	put32(l.fde, 0x40);
 	spin("truncated-fde", rounds, reg(text, text_len, l.end), 0);
 
-	/* x86-64's return-address column (16) in an i386 CIE: no rule saves
-	 * it; the data alignment +4 instead of -4: eip read above the CFA. */
+	/* x86-64's return-address column (16) in an i386 CIE: no rule would
+	 * save it (EH_E_RA_COLUMN); the data alignment +4 instead of -4: eip
+	 * read above the CFA. */
 	l = build(0, none, 1, 1);
 	l.cie_align[1] = 16;
 	spin("ra-column", rounds, reg(text, text_len, l.end), 0);
