@@ -125,10 +125,32 @@ static void need_cfa_reg(struct eh_cur *c, const struct run *r)
 		eh_fail(c, EH_E_NO_CFA);
 }
 
-/* A DWARF expression block: skipped, its length bounded by the program. */
-static void skip_block(struct eh_cur *c)
+/* DWARF expression opcodes of the two shapes the interpreter follows. */
+#define OP_BREG0  0x70
+#define OP_BREG31 0x8f
+#define OP_DEREF  0x06
+
+/*
+ * A DWARF expression block, bounded by the program: 1 when it is
+ * DW_OP_breg<reg> off, then DW_OP_deref when deref (*reg, *off filled),
+ * else 0; the cursor ends past the block either way. Any other
+ * expression is not interpreted.
+ */
+static int breg_block(struct eh_cur *c, bool deref, uint64_t *reg, int64_t *off)
 {
-	eh_skip(c, eh_uleb(c));
+	uint64_t len = eh_uleb(c);
+	if (c->err || len > eh_left(c)) {
+		eh_skip(c, len);
+		return 0;
+	}
+	struct eh_cur b = eh_cur(c->s, c->pos, c->pos + len, EH_E_TRUNCATED);
+	uint8_t op = eh_u8(&b);
+	*reg = (uint64_t)(op - OP_BREG0);
+	*off = eh_sleb(&b);
+	bool shape = !b.err && op >= OP_BREG0 && op <= OP_BREG31 &&
+		     (!deref || eh_u8(&b) == OP_DEREF) && !b.err && b.pos == b.end;
+	c->pos += len;
+	return shape;
 }
 
 static void remember(struct eh_cur *c, struct run *r)
@@ -223,15 +245,19 @@ static void extended(struct eh_cur *c, struct run *r, uint8_t op)
 			r->row->cfa_off = off;
 		return;
 	case CFA_DEF_CFA_EXPRESSION:
-		skip_block(c);
-		r->row->cfa_how = EH_CFA_EXPR;
+		if (breg_block(c, true, &reg2, &off))
+			r->row->cfa_how = EH_CFA_DEREF, r->row->cfa_reg = reg2, r->row->cfa_off = off;
+		else
+			r->row->cfa_how = EH_CFA_EXPR;
 		return;
 	case CFA_EXPRESSION:
 	case CFA_VAL_EXPRESSION:
-		/* Fails a lookup only if RA or rbp still has it at pc. */
+		/* Fails a lookup only if RA or the frame pointer still has
+		 * it at pc; but a register saved at breg + off is followed. */
 		reg = eh_uleb(c);
-		skip_block(c);
-		if (!c->err)
+		if (breg_block(c, false, &reg2, &off) && op == CFA_EXPRESSION)
+			set_col(r, reg, EH_AT_REG, reg2, off);
+		else if (!c->err)
 			set_col(r, reg, EH_EXPR, 0, 0);
 		return;
 	case CFA_GNU_ARGS_SIZE:

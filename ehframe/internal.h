@@ -104,7 +104,8 @@ enum eh_how {
 	EH_OFFSET,     /* saved at CFA + off */
 	EH_VAL_OFFSET, /* value is CFA + off */
 	EH_REGISTER,   /* value is in register reg */
-	EH_EXPR,       /* a DWARF expression: not interpreted */
+	EH_AT_REG,     /* saved at reg + off: the expression DW_OP_breg<reg> off */
+	EH_EXPR,       /* any other DWARF expression: not interpreted */
 };
 
 struct eh_col {
@@ -114,7 +115,10 @@ struct eh_col {
 };
 
 /* How the CFA is computed. */
-enum eh_cfa_how { EH_CFA_NONE, EH_CFA_REG, EH_CFA_EXPR };
+/* How the CFA is computed: reg + off; *(reg + off), the expression
+ * DW_OP_breg<reg> off; DW_OP_deref that gcc's stack realignment writes
+ * (its DRAP: main on i386); or another expression, not interpreted. */
+enum eh_cfa_how { EH_CFA_NONE, EH_CFA_REG, EH_CFA_DEREF, EH_CFA_EXPR };
 
 /* One row of the table the program describes, for the columns Stitch
  * needs: the CFA, the return address (col[0]) and rbp (col[1]). */

@@ -2,7 +2,9 @@
  * The rule at a pc, as struct sf_rule: the row the CIE and FDE programs
  * give at pc, translated. A row sf_rule cannot hold (a register number
  * past 255, an offset past 32 bits) is EH_E_NOT_EXPRESSIBLE; one with a
- * DWARF expression in a column Stitch needs is EH_E_EXPRESSION.
+ * DWARF expression in a column Stitch needs is EH_E_EXPRESSION, but for
+ * the two shapes cfa.c follows (a loaded CFA, a register saved at
+ * breg + off).
  */
 #include "internal.h"
 
@@ -33,6 +35,13 @@ static int where_of(const struct eh_col *col, struct sf_where *w)
 		w->how = SF_REG;
 		w->reg = (uint8_t)col->reg;
 		return EH_OK;
+	case EH_AT_REG:
+		if (!fits32(col->off))
+			return EH_E_NOT_EXPRESSIBLE;
+		w->how = SF_AT_REG;
+		w->reg = (uint8_t)col->reg; /* breg0..31 */
+		w->off = (int32_t)col->off;
+		return EH_OK;
 	}
 	return EH_E_EXPRESSION;
 }
@@ -50,6 +59,7 @@ static int translate(const struct eh_row *row, bool signal, struct sf_rule *rule
 		return EH_E_NOT_EXPRESSIBLE;
 	rule->cfa_reg = (uint8_t)row->cfa_reg;
 	rule->cfa_off = (int32_t)row->cfa_off;
+	rule->cfa_deref = row->cfa_how == EH_CFA_DEREF;
 	if ((err = where_of(&row->col[0], &rule->ra)))
 		return err;
 	return where_of(&row->col[1], &rule->fp);

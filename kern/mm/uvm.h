@@ -119,6 +119,12 @@ static inline uint64_t uvm_user_end(const struct uvm *mm)
 	return mm && mm->compat ? COMPAT_USER_END : USER_END;
 }
 
+/* The top of mm's user stack (a compat one's is a page below 4 GiB). */
+static inline uint64_t uvm_stack_end(const struct uvm *mm)
+{
+	return mm && mm->compat ? COMPAT_STACK_END : USER_END;
+}
+
 /* An empty address space; NULL when out of memory. */
 struct uvm *uvm_create(void);
 /* Frees every page, page table and region. mm must not be current. */

@@ -145,12 +145,13 @@ static void fp_chain(struct sample_ctx *ctx, const uint64_t r[REC_NREGS])
 	ctx->len += n * sizeof(uint64_t);
 }
 
-/* Present pages only, page by page: the first one that is not present
- * ends the copy (counted). Returns the bytes copied. */
+/* Present pages only, page by page, no further than the top of the user
+ * stack (a compat process's is a page below 4 GiB): the first page that
+ * is not present ends the copy (counted). Returns the bytes copied. */
 static uint64_t copy_present(uint8_t *dst, uint64_t sp, uint64_t max)
 {
-	uint64_t done = 0;
-	max = sp < USER_END ? MIN(max, USER_END - sp) : 0;
+	uint64_t done = 0, end = uvm_stack_end(current->mm);
+	max = sp < end ? MIN(max, end - sp) : 0;
 	while (done < max) {
 		uint64_t at = sp + done;
 		uint64_t n = MIN(max - done, PAGE_ROUND_DOWN(at) + PAGE_SIZE - at);

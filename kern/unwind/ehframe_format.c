@@ -122,7 +122,7 @@ static __attribute__((noinline)) int answer_error(struct eh_state *s, int err)
 		return SF_E_NO_FDE;
 	case EH_E_BUDGET:
 		return SF_E_BUDGET;
-	case EH_E_EXPRESSION:     /* the PLT's CFA; a realignment's rbp */
+	case EH_E_EXPRESSION:     /* the PLT's CFA */
 	case EH_E_UNSUPPORTED:    /* DW_CFA_set_loc, vendor opcodes */
 	case EH_E_NOT_EXPRESSIBLE:
 		stat_inc(STAT_EHFRAME_UNSUPPORTED);

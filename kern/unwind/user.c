@@ -284,16 +284,21 @@ static inline bool preempt_point(struct task *t, bool window)
  * nothing tells a saved function pointer from a return address. */
 static bool in_text(const struct uvm *mm, uint64_t addr)
 {
-	return addr && unwind_table_find(mm, UNWIND_SFRAME, addr - 1) != NULL;
+	/* A compat process registers no SFrame: its .eh_frame says. */
+	return addr && unwind_table_find(mm, mm->compat ? UNWIND_EH_FRAME : UNWIND_SFRAME,
+					 addr - 1) != NULL;
 }
 
+/* A compat process's stack holds 4-byte words, below its stack's top. */
 static uint32_t guess(const struct sf_frame *f, uint64_t *ips, uint32_t max,
 		      enum unwind_stop *stop)
 {
 	const struct uvm *mm = current->mm;
 	uint64_t words[64];
-	uint64_t at = ROUND_UP(f->sp, UNWIND_USER_WORD);
-	uint64_t end = at < USER_END ? MIN(USER_END, at + GUESS_SCAN_BYTES) : at;
+	uint32_t word = fp_layout_of(mm)->word;
+	uint64_t top = uvm_stack_end(mm);
+	uint64_t at = ROUND_UP(f->sp, word);
+	uint64_t end = at < top ? MIN(top, at + GUESS_SCAN_BYTES) : at;
 	uint32_t n = 0;
 
 	ips[n++] = f->pc;
@@ -306,14 +311,15 @@ static uint32_t guess(const struct sf_frame *f, uint64_t *ips, uint32_t max,
 			*stop = UNWIND_STOP_FAULT;
 			break;
 		}
-		for (uint64_t i = 0; i < len / sizeof words[0]; i++) {
-			if (!in_text(mm, words[i]))
+		for (uint64_t i = 0; i < len / word; i++) {
+			uint64_t w = word == sizeof words[0] ? words[i] : ((const uint32_t *)words)[i];
+			if (!in_text(mm, w))
 				continue;
 			if (n == max) {
 				*stop = UNWIND_STOP_MAX_FRAMES;
 				return n;
 			}
-			ips[n++] = words[i];
+			ips[n++] = w;
 		}
 		at += len;
 	}

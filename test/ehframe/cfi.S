@@ -147,8 +147,9 @@ f_sf:
 	ret
 	.cfi_endproc
 
-/* The CFA by a DWARF expression (as gcc does around a stack
- * realignment): ours refuses it, by name, for its pcs only. */
+/* The CFA by a DWARF expression of the shape gcc writes around a stack
+ * realignment, DW_OP_breg7 8; DW_OP_deref: ours follows it (a loaded
+ * CFA), as libdw does. */
 f_expr:
 	.cfi_startproc
 	nop

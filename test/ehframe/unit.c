@@ -316,16 +316,25 @@ static void searches(void)
 static void expressions(void)
 {
 	static const uint8_t p[] = {
-		0x10, 12, 2, 0x77, 0x00,      /* +0: r12 by expression: not ours to care */
-		0x41, 0x10, 6, 2, 0x76, 0x00, /* +1: rbp by expression */
-		0x41, 0x86, 2,                /* +2: rbp at CFA-16 again */
-		0x41, 0x0f, 2, 0x77, 0x08,    /* +3: CFA by expression */
+		0x10, 12, 2, 0x77, 0x00,            /* +0: r12 by expression: not ours to care */
+		0x41, 0x10, 6, 3, 0x76, 0x00, 0x06, /* +1: rbp by breg6 0; deref */
+		0x41, 0x86, 2,                      /* +2: rbp at CFA-16 again */
+		0x41, 0x0f, 2, 0x77, 0x08,          /* +3: CFA by breg7 8 (no deref) */
+		0x41, 0x0f, 3, 0x76, 0x78, 0x06,    /* +4: CFA by breg6 -8; deref */
+		0x10, 6, 2, 0x76, 0x00,             /*     and rbp saved at breg6 0 */
 	};
+	struct sf_rule r;
 	one_function(p, sizeof p, 0x10);
 	ok(rule_at(0x1000, 7, 8, SF_AT_CFA, -8, SF_SAME, 0), "an expression for r12 is skipped");
-	ok(lookup(&S, 0x1001, NULL, BIG) == EH_E_EXPRESSION, "an expression for rbp: EH_E_EXPRESSION");
+	ok(lookup(&S, 0x1001, NULL, BIG) == EH_E_EXPRESSION,
+	   "another expression for rbp: EH_E_EXPRESSION");
 	ok(rule_at(0x1002, 7, 8, SF_AT_CFA, -8, SF_AT_CFA, -16), "... until a later rule replaces it");
-	ok(lookup(&S, 0x1003, NULL, BIG) == EH_E_EXPRESSION, "def_cfa_expression: EH_E_EXPRESSION");
+	ok(lookup(&S, 0x1003, NULL, BIG) == EH_E_EXPRESSION,
+	   "def_cfa_expression of another shape: EH_E_EXPRESSION");
+	/* gcc's stack realignment (DRAP): the CFA loaded, rbp at rbp + 0. */
+	ok(lookup(&S, 0x1004, &r, BIG) == EH_OK && r.cfa_deref && r.cfa_reg == 6 &&
+	   r.cfa_off == -8 && r.fp.how == SF_AT_REG && r.fp.reg == 6 && r.fp.off == 0,
+	   "breg6 -8; deref: a loaded CFA, and breg6 0: rbp saved at rbp");
 }
 
 static void budget(void)

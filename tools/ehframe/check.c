@@ -35,14 +35,17 @@ static bool unsupported(int err)
 	       err == EH_E_LENGTH64 || err == EH_E_CIE_ADVANCE;
 }
 
-/* libdw's CFA: DW_OP_bregx reg, off (or a short bregN). */
+/* libdw's CFA: DW_OP_bregx reg, off (or a short bregN), alone or
+ * followed by DW_OP_deref (a realigned stack's CFA, loaded). */
 static bool libdw_cfa(Dwarf_Frame *f, struct sf_rule *r)
 {
 	Dwarf_Op *ops;
 	size_t n;
 
-	if (dwarf_frame_cfa(f, &ops, &n) || n != 1)
+	if (dwarf_frame_cfa(f, &ops, &n) || n < 1 || n > 2 ||
+	    (n == 2 && ops[1].atom != DW_OP_deref))
 		return false;
+	r->cfa_deref = n == 2;
 	if (ops[0].atom == DW_OP_bregx) {
 		r->cfa_reg = (uint8_t)ops[0].number;
 		r->cfa_off = (int32_t)(int64_t)ops[0].number2;
@@ -80,6 +83,14 @@ static bool libdw_where(Dwarf_Frame *f, int regno, struct sf_where *w)
 	}
 	if (ops[0].atom != DW_OP_call_frame_cfa)
 		return false;
+	/* DW_CFA_expression's DW_OP_breg<reg> off, run with the CFA pushed
+	 * first (DWARF 5, 6.4.2.3), which it leaves below: saved at reg + off. */
+	if (n == 2 && ops[1].atom >= DW_OP_breg0 && ops[1].atom <= DW_OP_breg31) {
+		w->how = SF_AT_REG;
+		w->reg = (uint8_t)(ops[1].atom - DW_OP_breg0);
+		w->off = (int32_t)(int64_t)ops[1].number;
+		return (int64_t)ops[1].number == w->off;
+	}
 	size_t i = 1;
 	int64_t off = 0;
 	if (i < n && ops[i].atom == DW_OP_plus_uconst)
