@@ -108,9 +108,10 @@ def fp_mode(mode):
 # the cases): truncated-fde dropped (bad-sframe), ra-column x86-64's
 # column dropped (bad-sframe), data-align eip read above the CFA
 # (bad-frame after one wrong frame), budget-nops and budget-pairs
-# (budget), wrap dropped (bad-sframe).
-EH_ORDER = ['bad-sframe', 'bad-sframe', 'bad-frame', 'budget', 'budget', 'bad-sframe']
-EH_DEPTH = {'bad-sframe': 1, 'bad-frame': 2, 'budget': 1}
+# (budget), wrap dropped (bad-sframe), unmapped (a good section unmapped
+# once registered) dropped at the fault.
+EH_ORDER = ['bad-sframe', 'bad-sframe', 'bad-frame', 'budget', 'budget', 'bad-sframe', 'fault']
+EH_DEPTH = {'bad-sframe': 1, 'bad-frame': 2, 'budget': 1, 'fault': 1}
 
 
 def eh_mode():
@@ -129,13 +130,14 @@ def eh_mode():
         'eh-frame: %d walks stopped within their frames (1, 2 past the wrong alignment), '
         '%d others by frame pointers reach _start' % (len(bounded), len(whole)))
     want = {'ehframe_bad_fde': 2, 'ehframe_bad_cie': 1, 'ehframe_bad_program': 0,
-            'ehframe_bad_table': 0, 'ehframe_bad_header': 0, 'ehframe_bad_fault': 0,
-            'ehframe_dropped': 3, 'unwind_stop_bad_sframe': 3, 'ehframe_registered': 7,
-            'ehframe_refused': 2, 'ehframe_removed': 4}
+            'ehframe_bad_table': 0, 'ehframe_bad_header': 0, 'ehframe_bad_fault': 1,
+            'ehframe_dropped': 4, 'unwind_stop_bad_sframe': 3, 'unwind_stop_fault': 1,
+            'ehframe_registered': 8, 'ehframe_refused': 2, 'ehframe_removed': 4}
     got = {k: st.get(k, -1) for k in want}
     tap(got == want, 'eh-frame: the truncated FDE and the wrapping one dropped (bad_fde), the '
-        'wrong RA column (bad_cie), the text ranges reaching 4 GiB refused, the loader\'s and '
-        'six registered, four removed (the loader\'s, the three kept): %s'
+        'wrong RA column (bad_cie), the unmapped one (bad_fault), the text ranges reaching '
+        '4 GiB refused, the loader\'s and seven registered, four removed (the loader\'s, '
+        'the three kept): %s'
         % ' '.join('%s=%d' % kv for kv in sorted(got.items())))
     budget = sum(s == 'budget' for s, _ in walks)
     tap(budget >= 2 and st.get('unwind_stop_budget') == budget,

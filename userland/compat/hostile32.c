@@ -18,7 +18,8 @@
  *   eh ROUNDS      removes the loader's .eh_frame registration and, case
  *                  after case, registers an i386 .eh_frame (built by hand
  *                  from one CIE and one FDE covering its text) damaged one
- *                  way, and spins ROUNDS rounds under it (eh_cases below)
+ *                  way (or unmapped once registered), and spins ROUNDS
+ *                  rounds under it (eh_cases below)
  *
  * Prints "hostile32: CASE registered|refused" per case and
  * "hostile32: ok" when every answer of the kernel was the expected one.
@@ -160,8 +161,9 @@ static void lie_fp(long rounds, char *self)
 
 /* ---- .eh_frame, by hand ---- */
 
-#define BUF 420000
-static uint8_t buf[BUF] __attribute__((aligned(16)));
+#define BUF (103 * 4096)
+static uint8_t bss[BUF] __attribute__((aligned(4096)));
+static uint8_t *buf = bss; /* where build() writes */
 static uint32_t text, text_len;
 
 static uint8_t *put32(uint8_t *p, uint32_t v)
@@ -304,6 +306,19 @@ static void eh_cases(long rounds)
 	put32(l.fde_begin, 0xfffffff0u - (uint32_t)(uintptr_t)l.fde_begin);
 	put32(l.fde_range, text + text_len + 16);
 	spin("wrap", rounds, reg(text, text_len, l.end), 0);
+
+	/* A good section in memory of its own, unmapped once registered:
+	 * the first lookup faults in it. */
+	unsigned long m = sys6(SYS_mmap, 0, BUF, STITCH_PROT_READ | STITCH_PROT_WRITE, -1, 0, 0);
+	expect(m < -4095ul, "mmap"); /* above 2 GiB: negative as a long */
+	if (m < -4095ul) {
+		buf = (uint8_t *)m;
+		l = build(0, none, 1, 1);
+		long err = reg(text, text_len, l.end);
+		expect(SYS(munmap, m, BUF, 0) == 0, "munmap");
+		spin("unmapped", rounds, err, 0);
+		buf = bss;
+	}
 
 	/* Text straddling 4 GiB, and above it (through the 64-bit SYSCALL
 	 * after a far jump, the only way to pass a wider argument): refused
