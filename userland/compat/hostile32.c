@@ -28,8 +28,8 @@
 #include <stdint.h>
 #include "stitch/elf.h"
 #include "stitch/syscall.h"
+#include "lib32.h"
 
-long sys6(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
 long far64_syscall6(uint32_t nr, const uint32_t *arg_lo_hi);
 void compat_main(uint32_t *sp);
 void honest_top(long rounds);
@@ -44,34 +44,6 @@ extern const struct elf32_ehdr __ehdr_start;
 #define SYS(nr, a, b, c) sys6(SYS_##nr, (long)(a), (long)(b), (long)(c), 0, 0, 0)
 
 static int bad;
-
-static size_t len(const char *s)
-{
-	size_t n = 0;
-	while (s[n])
-		n++;
-	return n;
-}
-
-static void put(const char *s)
-{
-	SYS(write, 1, s, len(s));
-}
-
-static long parse(const char *s)
-{
-	long v = 0;
-	while (*s >= '0' && *s <= '9')
-		v = v * 10 + (*s++ - '0');
-	return v;
-}
-
-static int same(const char *a, const char *b)
-{
-	while (*a && *a == *b)
-		a++, b++;
-	return *a == *b;
-}
 
 static void expect(int ok, const char *what)
 {
