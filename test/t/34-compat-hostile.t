@@ -7,7 +7,8 @@
 #                    error each call must give), then lying frame pointers (at itself,
 #                    straddling 4 GiB, the unmapped last page, misaligned,
 #                    above 4 GiB and at the kernel's half once widened in
-#                    64-bit mode) while an honest child runs. Asserts: the
+#                    64-bit mode; and rsp above 4 GiB under good frame
+#                    pointers) while an honest child runs. Asserts: the
 #                    kernel shut down with success; each lie's samples walk
 #                    exactly the frames the lie allows (1; 2 at itself);
 #                    unwind_compat_fp_refused equals the walks that began at
@@ -87,6 +88,15 @@ def fp_mode(mode):
             (mode == 'fp' or all(s == stop for s, _ in got)),
             '%s: %s: %d walks, each of %d frame(s)%s' % (
                 mode, lie, len(got), depth, '' if mode == 'fp' else ', stopped ' + stop))
+    # rsp's upper half lasts until the first return from an interrupt
+    # (QEMU's IRET to a 32-bit stack segment keeps esp only): a walk
+    # from it stops at once (its frame pointer is below its sp), one
+    # after it is the good walk of a frameless leaf.
+    sp = walks.get('lie_sp_high', [])
+    tap(len(sp) >= 3 and all(n == ['lie_sp_high'] and s in (None, 'bad-frame') or
+                             n == ['lie_sp_high', '_start'] and s in (None, 'end') for s, n in sp),
+        '%s: lie_sp_high: %d walks, %d stopped at once, the others lie_sp_high _start'
+        % (mode, len(sp), sum(len(n) == 1 for _, n in sp)))
     refused = sum(len(walks.get(lie, [])) for lie in REFUSED)
     tap(st.get('unwind_compat_fp_refused') == refused,
         '%s: unwind_compat_fp_refused %d, the walks from a lie reaching 4 GiB %d'

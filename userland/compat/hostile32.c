@@ -13,6 +13,7 @@
  *                    misaligned  2 bytes into a stack word
  *                    high        0x1_0000_1000, set in 64-bit mode
  *                    kernel      0xffffffff_80001000, likewise
+ *                    sp_high     good, but rsp's upper half set likewise
  *   honest ROUNDS  spins in honest_leaf, under honest_mid and honest_top:
  *                  good frame pointers, whose samples must stay right
  *   eh ROUNDS      removes the loader's .eh_frame registration and, case
@@ -39,6 +40,7 @@ void lie_unmapped(uint32_t ebp, uint32_t rounds);
 void lie_misaligned(uint32_t ebp, uint32_t rounds);
 void lie_high(uint32_t lo, uint32_t hi, uint32_t rounds);
 void lie_kernel(uint32_t lo, uint32_t hi, uint32_t rounds);
+void lie_sp_high(uint32_t hi, uint32_t rounds);
 extern const struct elf32_ehdr __ehdr_start;
 
 #define SYS(nr, a, b, c) sys6(SYS_##nr, (long)(a), (long)(b), (long)(c), 0, 0, 0)
@@ -127,6 +129,7 @@ static void lie_fp(long rounds, char *self)
 	lie_misaligned((uint32_t)(uintptr_t)&loop[0] + 2, rounds);
 	lie_high(0x1000, 1, rounds);
 	lie_kernel(0x80001000u, 0xffffffffu, rounds);
+	lie_sp_high(1, rounds);
 	int status = -1;
 	expect(SYS(wait, pid, &status, 0) == pid && status == 0, "honest exits 0");
 }

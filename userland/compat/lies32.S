@@ -99,6 +99,43 @@ far64_syscall6:
 	ret
 	.size far64_syscall6, . - far64_syscall6
 
+/* void lie_sp_high(uint32_t rsp_hi, uint32_t rounds): the frame
+ * pointers honest, the stack pointer's upper half set in 64-bit mode
+ * (rsp_hi) for the spin, put back in 64-bit mode after it (esp saved in
+ * memory: the stack is not usable meanwhile). */
+	.globl lie_sp_high
+	.type lie_sp_high, @function
+lie_sp_high:
+	pushl %esi
+	movl 8(%esp), %esi
+	movl 12(%esp), %ecx
+	movl %esp, saved_esp
+	ljmp $0x23, $1f
+	.code64
+1:	shlq $32, %rsi
+	orq %rsi, %rsp
+	ljmpl *2f(%rip)
+2:	.long 3f
+	.word 0x3b
+	.code32
+3:	SPIN
+	ljmp $0x23, $4f
+	.code64
+4:	movl saved_esp(%rip), %esp
+	ljmpl *5f(%rip)
+5:	.long 6f
+	.word 0x3b
+	.code32
+6:	popl %esi
+	ret
+	.size lie_sp_high, . - lie_sp_high
+
+	.bss
+	.balign 4
+saved_esp:
+	.long 0
+	.text
+
 	LIE self
 	LIE straddle
 	LIE unmapped
