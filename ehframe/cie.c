@@ -118,6 +118,9 @@ int eh_cie_at(const struct eh_table *t, uint64_t off, struct eh_cie *cie)
 		return c.err;
 	if (cie->code_align == 0)
 		return EH_E_CODE_ALIGN;
+	/* No rule would ever say where the return address is. */
+	if (cie->ra_reg != eh_ra_reg(t->frame.abi))
+		return EH_E_RA_COLUMN;
 	cie->has_z = aug[0] == 'z';
 	if (cie->has_z && (err = aug_data(&c, aug, cie)))
 		return err;

@@ -74,6 +74,14 @@ enum eh_abi {
 	EH_ABI_I386,       /* 4-byte pointers, addresses wrap at 4 GiB; ebp is 5 */
 };
 
+/* The return-address column a CIE of abi names: the psABIs fix it (x86-64
+ * 16, the RA pseudo-register; i386 8, eip), and every x86 compiler uses
+ * it. */
+static inline uint64_t eh_ra_reg(uint8_t abi)
+{
+	return abi == EH_ABI_I386 ? EH_REG_I386_RA : EH_REG_RA;
+}
+
 /* The frame pointer's DWARF number in abi. */
 static inline uint64_t eh_fp_reg(uint8_t abi)
 {
@@ -120,6 +128,7 @@ enum eh_err {
 	EH_E_OVERFLOW,       /* an offset overflows 64 bits */
 	EH_E_NOT_EXPRESSIBLE,/* valid, but struct sf_rule cannot hold it */
 	EH_E_FULL,           /* no room left for rows (eh_rows_add) */
+	EH_E_RA_COLUMN,      /* a CIE's return-address column is not its ABI's */
 	EH_E_NERR
 };
 

@@ -41,6 +41,7 @@ const char *eh_strerror(int err)
 	case EH_E_OVERFLOW:        return "offset overflows 64 bits";
 	case EH_E_NOT_EXPRESSIBLE: return "rule not expressible as struct sf_rule";
 	case EH_E_FULL:            return "no room for more rows";
+	case EH_E_RA_COLUMN:       return "return-address column not the ABI's";
 	}
 	return "unknown error";
 }

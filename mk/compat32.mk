@@ -4,6 +4,7 @@
 # they test the kernel alone.
 #
 #   /bin/compat32          the checks and modes /bin/t-compat runs (test 34)
+#   /bin/hostile32         lies to the unwinders (test 34-compat-hostile)
 #   /data/compat32-*       damaged copies for the loader (mkhostile.py);
 #                          in data/, copied as they are (strip would refuse
 #                          or repair them)
@@ -34,7 +35,7 @@ $(COMPAT32_OUT)/headers.ok: $(wildcard include/stitch/*.h) mk/compat32.mk
 	done
 	touch $@
 
-$(COMPAT32_ROOT)/bin/compat32: userland/compat/start32.S userland/compat/compat32.c \
+$(COMPAT32_ROOT)/bin/compat32: userland/compat/start32.S userland/compat/compat32.c userland/compat/lib32.h \
 		$(COMPAT32_OUT)/headers.ok mk/compat32.mk
 	@mkdir -p $(@D)
 	$(HOST_CC) $(COMPAT32_CFLAGS) $(COMPAT32_LDFLAGS) -o $@ \
@@ -46,3 +47,17 @@ $(addprefix $(COMPAT32_ROOT)/data/compat32-,$(COMPAT32_HOSTILE)) &: \
 	python3 userland/compat/mkhostile.py $< $(COMPAT32_ROOT)/data
 
 USER_EXTRA_FILES += bin/compat32 $(addprefix data/compat32-,$(COMPAT32_HOSTILE))
+
+# /bin/hostile32: lying frame pointers and damaged i386 .eh_frame sections
+# (test/t/34-compat-hostile.t); built with frame pointers, so that its
+# honest frames are good ones.
+$(COMPAT32_ROOT)/bin/hostile32: userland/compat/start32.S userland/compat/lies32.S \
+		userland/compat/hostile32.c userland/compat/lib32.h $(COMPAT32_OUT)/headers.ok \
+		mk/compat32.mk
+	@mkdir -p $(@D)
+	$(HOST_CC) $(COMPAT32_CFLAGS) -fno-omit-frame-pointer \
+		-fno-optimize-sibling-calls \
+		$(COMPAT32_LDFLAGS) -o $@ userland/compat/start32.S userland/compat/lies32.S \
+		userland/compat/hostile32.c
+
+USER_EXTRA_FILES += bin/hostile32

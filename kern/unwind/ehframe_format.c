@@ -207,7 +207,7 @@ static enum stat bad_reason(int err)
 		return STAT_EHFRAME_BAD_TABLE;
 	case EH_E_CIE_POINTER: case EH_E_NOT_CIE: case EH_E_CIE_VERSION:
 	case EH_E_AUGMENTATION: case EH_E_AUG_LENGTH: case EH_E_CODE_ALIGN:
-	case EH_E_CIE_ADVANCE:
+	case EH_E_CIE_ADVANCE: case EH_E_RA_COLUMN:
 		return STAT_EHFRAME_BAD_CIE;
 	case EH_E_STATE_OVERFLOW: case EH_E_STATE_UNDERFLOW: case EH_E_ADVANCE:
 	case EH_E_NO_CFA: case EH_E_OVERFLOW:

@@ -176,6 +176,13 @@ static void entries(void)
 	sec_hdr(&M, 1, &off);
 	ok(at(0x1000) == EH_E_CODE_ALIGN, "code alignment 0: EH_E_CODE_ALIGN");
 
+	/* i386's return-address column (eip, 8) in an x86-64 CIE. */
+	static const uint8_t ra8[] = { 1, 0x78, 8, 1, 0x1b, 0x0c, 7, 8 };
+	raw_cie(&M.f, 1, "zR", ra8, sizeof ra8);
+	off = put_fde(&M.f, 0, 0x1b, 0x1000, 0x10, nothing, 1);
+	sec_hdr(&M, 1, &off);
+	ok(at(0x1000) == EH_E_RA_COLUMN, "return-address column 8 in x86-64: EH_E_RA_COLUMN");
+
 	/* FDE addresses textrel, and datarel (meaningless in .eh_frame). */
 	uint8_t encs[] = { 0x2b, 0x3b, 0x0f };
 	for (int i = 0; i < 3; i++) {
@@ -323,12 +330,20 @@ static void headers(void)
 	ok(eh_open(&t, &h, &f) == EH_E_INVAL, "header i386, .eh_frame x86-64: EH_E_INVAL");
 	f.abi = h.abi = 7;
 	ok(eh_open(&t, &h, &f) == EH_E_INVAL, "an ABI the library does not know: EH_E_INVAL");
-	/* An i386 table: the same section's FDE found through the same header
-	 * (pcrel|sdata4 throughout: the width of absptr does not matter). */
+	/* The same section read as i386: found through the same header
+	 * (pcrel|sdata4 throughout: the width of absptr does not matter), its
+	 * FDE's x86-64 CIE (return-address column 16) is not an i386 one; with
+	 * eip's column it is (test 95 reads whole i386 programs). */
 	f.abi = h.abi = EH_ABI_I386;
 	struct eh_fde fde;
+	ok(eh_open(&t, &h, &f) == EH_OK && eh_fde_find(&t, 0x1000, &fde) == EH_E_RA_COLUMN,
+	   "the same table read as i386: its x86-64 CIE is EH_E_RA_COLUMN");
+	for (uint32_t i = 0; i + 3 < M.f.n; i++)
+		if (!memcmp(M.f.b + i, "\x01\x78\x10", 3))
+			M.f.b[i + 2] = 8, i = M.f.n; /* code 1, data -8, RA 16: RA 8 */
+	f = src_of(&M.f), f.abi = EH_ABI_I386;
 	ok(eh_open(&t, &h, &f) == EH_OK && eh_fde_find(&t, 0x1000, &fde) == EH_OK &&
-	   fde.start == 0x1000, "the same table read as i386: EH_OK, its FDE found");
+	   fde.start == 0x1000, "... with RA column 8: EH_OK, its FDE found");
 }
 
 /* A reader that faults past a given offset, as unmapped user memory. */

@@ -16,9 +16,9 @@
 #include <stdint.h>
 #include "stitch/elf.h"
 #include "stitch/syscall.h"
+#include "lib32.h"
 #include "stitch/signal.h"
 
-long sys6(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
 long far64_write(uint32_t buf_lo, uint32_t buf_hi, uint32_t len);
 void syscall_in_compat(void);
 void sysenter_in_compat(void);
@@ -33,47 +33,6 @@ extern const char etext[];
 					     (long)(d), (long)(e), (long)(f))
 
 static int checks, failed;
-
-static size_t len(const char *s)
-{
-	size_t n = 0;
-	while (s[n])
-		n++;
-	return n;
-}
-
-static void put(const char *s)
-{
-	SYS(write, 1, s, len(s));
-}
-
-static void put_num(long v)
-{
-	char buf[24], *p = buf + sizeof(buf);
-	unsigned long u = v < 0 ? -(unsigned long)v : (unsigned long)v;
-	*--p = 0;
-	do
-		*--p = '0' + u % 10;
-	while (u /= 10);
-	if (v < 0)
-		*--p = '-';
-	put(p);
-}
-
-static long parse(const char *s)
-{
-	long v = 0;
-	while (*s >= '0' && *s <= '9')
-		v = v * 10 + (*s++ - '0');
-	return v;
-}
-
-static int same(const char *a, const char *b)
-{
-	while (*a && *a == *b)
-		a++, b++;
-	return *a == *b;
-}
 
 static void check_eq(long got, long want, int line, const char *what)
 {
