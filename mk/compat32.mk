@@ -4,7 +4,7 @@
 # they test the kernel alone.
 #
 #   /bin/compat32          the checks and modes /bin/t-compat runs (test 34)
-#   /bin/hostile32         lies to the unwinders (test 34-compat-hostile)
+#   /bin/hostile32         lies to the unwinders (test 38-compat-hostile)
 #   /data/compat32-*       damaged copies for the loader (mkhostile.py);
 #                          in data/, copied as they are (strip would refuse
 #                          or repair them)
@@ -49,7 +49,7 @@ $(addprefix $(COMPAT32_ROOT)/data/compat32-,$(COMPAT32_HOSTILE)) &: \
 USER_EXTRA_FILES += bin/compat32 $(addprefix data/compat32-,$(COMPAT32_HOSTILE))
 
 # /bin/hostile32: lying frame pointers and damaged i386 .eh_frame sections
-# (test/t/34-compat-hostile.t); built with frame pointers, so that its
+# (test/t/38-compat-hostile.t); built with frame pointers, so that its
 # honest frames are good ones.
 $(COMPAT32_ROOT)/bin/hostile32: userland/compat/start32.S userland/compat/lies32.S \
 		userland/compat/hostile32.c userland/compat/lib32.h $(COMPAT32_OUT)/headers.ok \

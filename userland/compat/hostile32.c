@@ -1,6 +1,6 @@
 /*
  * /bin/hostile32: a 32-bit (i386) program that lies to the kernel's
- * unwinders (test/t/34-compat-hostile.t), freestanding as /bin/compat32
+ * unwinders (test/t/38-compat-hostile.t), freestanding as /bin/compat32
  * (its int $0x80 gate, userland/compat/start32.S). Its modes (argv[1]):
  *
  *   fp ROUNDS      makes int $0x80 calls with every register -1 (all_ones),
