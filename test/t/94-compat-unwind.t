@@ -9,7 +9,8 @@
 #   2. fp, /bin/chain32: the frame-pointer walk visibly fails: no stack
 #      reaches _start (ebp is any register there).
 #   3. fp, /bin/chain32-fp: with frame pointers the 4-byte frame walk
-#      reaches main (through stitch_start) on every sample. (Not _start:
+#      reaches main (through stitch_start) on every sample, the chain
+#      whole below it wherever the sample fell. (Not _start:
 #      the 32-bit glue's stitch_start is built without a frame pointer,
 #      its ebp is any register, and the walk past it reads whatever that
 #      points at.)
@@ -91,7 +92,12 @@ my ($pall, $pmain) = (0, 0);
 for (@{$st->{'chain32-fp'} // []}) {
 	my ($count, @frames) = @$_;
 	$pall += $count;
-	$pmain += $count if "@frames" =~ / stitch_start main chain_run chain_1 (\w+ )*chain_leaf$/;
+	# The sample may fall in any chain_K on the way down or up: the
+	# chain runs main chain_run chain_1 .. chain_K [chain_leaf], each K
+	# the one before it plus 1.
+	my ($chain) = "@frames" =~ / stitch_start main chain_run ((?:chain_\d+ ?)+)(?: chain_leaf)?$/;
+	my @k = map { /(\d+)/ } split ' ', $chain // '';
+	$pmain += $count if @k && !grep { $k[$_] != $_ + 1 } 0 .. $#k;
 }
 ok($con =~ /bsuite: 1 of 1 programs ok/ && $pall >= 20 && $pmain == $pall,
    "fp, chain32-fp: $pmain of $pall samples' 4-byte frame chains run from the leaf through main " .
