@@ -72,7 +72,7 @@ for my $v (sort keys %bad) {
 	my @good = ('MODE=validate', 'HZ=20000', 'CPUS=8', 'ICOUNT=1', 'APP=userland/workloads/fib.c',
 		    'ARGS=1 2', 'RUN_INIT=/bin/fib');
 	my $out = `make --no-print-directory -n @good[0..3] '$good[4]' '$good[5]' run 2>&1`;
-	ok($? == 0 && $out =~ /qemu-run --cpus 8 --direct --icount --cmdline "init=\/app\/fib init\.args=1,2 profile\.mode=validate profile\.hz=20000 profile\.summary=on"/,
+	ok($? == 0 && $out =~ /qemu-run --cpus 8 --direct --icount --initrd build\/initrd\.cpio\s+--cmdline "init=\/app\/fib init\.args=1,2 profile\.mode=validate profile\.hz=20000 profile\.summary=on"/,
 	   'good values pass the checks (make -n run: the boot they ask for)') or diag($out);
 	$out = `make --no-print-directory -n CONSUMER=both run 2>&1`;
 	ok($? == 0 && $out =~ /booting with: [^"]* profile\.hz=1000 profile\.consumer=both"/,
