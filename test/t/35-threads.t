@@ -123,7 +123,7 @@ def summary(console, pid, cpus):
     total = re.findall(r'(\S+) \d+%', m.group(2)) if m else []
     walks = [f for f in self_ if re.match(r'threads_walk_[a-d]$', f)]
     tap(m and '[unknown]' not in self_ + total and len(walks) >= 3 and
-        set(self_) <= set(walks + ['[kernel]']) and {'run', 'stitch_thread_main'} <= set(total),
+        set(self_) <= set(walks + ['[kernel]']) and 'stitch_thread_start' in total,
         '%d CPU(s): the kernel\'s summary names the threads\' functions (self: %s; total: %s)'
         % (cpus, ' '.join(self_) or '-', ' '.join(total) or '-'))
 
