@@ -14,9 +14,15 @@
 #   - over a budget (unwind.index_kib=64, a table's; then
 #     unwind.index_process_kib=64, a process's): no index for funcs-10000,
 #     counted (unwind_index_over_budget), its lookups search the table in
-#     user memory, and the chains still equal libdw's.
+#     user memory, and the chains still equal libdw's;
+#   - hostile: /bin/manyrows fdes, a section of a million FDEs registered
+#     at run time (its index would take 32 MB, over the default 4 MiB):
+#     no index, counted, the section searched and kept (not dropped), the
+#     spinner's unwinds whole (stop end), the other process's sleeps as
+#     long as alone.
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -26,8 +32,9 @@ os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
 from records import *  # noqa: E402
 
 PROG = '/bin/funcs-10000:1000'
-if not all(os.path.exists(p) for p in (KERNEL, 'build/esp.img', ROOT + '/bin/funcs-10000')):
-    print('1..0 # SKIP kernel, ESP or /bin/funcs-10000 not built')
+if not all(os.path.exists(p) for p in (KERNEL, 'build/esp.img', ROOT + '/bin/funcs-10000',
+                                       ROOT + '/bin/manyrows')):
+    print('1..0 # SKIP kernel, ESP, /bin/funcs-10000 or /bin/manyrows not built')
     sys.exit(0)
 tmp = tempfile.mkdtemp(prefix='stitch-t91-')
 
@@ -81,4 +88,22 @@ for name, extra in (('table', 'unwind.index_kib=64'), ('process', 'unwind.index_
             '%s, over the %s budget (%s): no index, counted (%d), %d of %d frames looked up '
             'through one; %s' % (mode, name, extra, st.get('unwind_index_over_budget', -1),
                                  st.get(lookups, -1), st.get('frames_unwound', -1), what))
+
+recs, console, rc = boot('init=/bin/manyrows init.args=fdes profile.mode=sframe profile.hz=1000',
+                         tmp + '/manyrows.bin')
+st = stats(recs)
+al = re.search(r'manyrows: alone sleeps=20 max_ms=([\d.]+)', console)
+sl = re.search(r'manyrows: spinning sleeps=20 max_ms=([\d.]+)', console)
+code = re.search(r'manyrows: code at (0x[0-9a-f]+) size (\d+)', console)
+hi = int(code.group(1), 16) + int(code.group(2)) if code else 0
+loop = [d for d in of(recs, 'DEFERRED') if d['user'] and hi - 5 <= d['user'][0] < hi]
+why = sorted({STOPS[d['stop']] for d in loop})
+tap(rc == 0 and al and sl and len(loop) >= 20 and why == ['end'] and
+    all(len(d['user']) >= 3 for d in loop) and st.get('unwind_index_over_budget', 0) >= 1 and
+    st.get('sframe_dropped') == 0 and float(sl.group(1)) <= float(al.group(1)) + 2,
+    'a million FDEs: no index (unwind_index_over_budget %d), %d unwinds in the spinner\'s '
+    'function, all stopped with: %s; the section kept (sframe_dropped %d); sleeps %s ms '
+    'next to it, %s alone' % (st.get('unwind_index_over_budget', -1), len(loop), ' '.join(why),
+                              st.get('sframe_dropped', -1), sl and sl.group(1),
+                              al and al.group(1)))
 done()
