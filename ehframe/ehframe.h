@@ -235,6 +235,9 @@ int eh_index_build(struct eh_table *t, void *mem, uint64_t size);
  * read (t->index is set then, not before: lookups meanwhile search the
  * table), or the build's error. */
 int eh_index_begin(const struct eh_table *t, void *mem, uint64_t size);
+/* The lazily filled part of the index eh_index_begin laid out in mem
+ * (sframe/lazy_index.h): its counters. */
+const struct lz_index *eh_index_lazy(const void *mem);
 int eh_index_more(struct eh_table *t, void *mem, uint32_t *work);
 
 /* A short English name for an error code. */

@@ -5,6 +5,7 @@
 #define STITCH_EHFRAME_INTERNAL_H
 
 #include "ehframe.h"
+#include "lazy_index.h"
 
 /* The LSB's CIE id in .eh_frame (.debug_frame uses all ones). */
 #define EH_CIE_ID 0
@@ -150,12 +151,13 @@ struct eh_kept_fde {
 };
 
 /* The index (ehframe.h, eh_index_build): n entries, their initial
- * locations increasing, then the FDEs kept, one per entry. */
+ * locations increasing (filled lazily: sframe/lazy_index.h), then the
+ * FDEs kept, one per entry, then the blocks' filled flags. */
 struct eh_index {
 	uint32_t n;
-	uint32_t built;      /* the entries read so far (eh_index_more) */
 	uint32_t ncies;
 	struct eh_kept_cie cies[EH_INDEX_CIES];
+	struct lz_index lz;
 	uint64_t loc[];
 };
 

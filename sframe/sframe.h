@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lazy_index.h"
+
 /* On-disk constants (binutils include/sframe.h). */
 #define SF_MAGIC        0xdee2
 #define SF_HEADER_SIZE  28
@@ -147,15 +149,17 @@ struct sf_table {
 };
 
 /* An FDE index of a sorted section: the start address of FDEs 0,
- * step, 2 step, ... (n of them), increasing, then a directory of n
- * 32-bit bucket entries (sframe/fde_index.h) over 2^shift-byte buckets; with
- * step 1 (an entry per FDE), then each FDE as the build read it (struct
- * sf_kept_fde). */
+ * step, 2 step, ... (n of them), increasing. With step 1 (an entry per
+ * FDE) the starts are filled lazily (lz, sframe/lazy_index.h), then come
+ * each FDE as a lookup first read it (struct sf_kept_fde) and the
+ * blocks' filled flags; with a greater step, a directory of n 32-bit
+ * bucket entries (sframe/fde_index.h) over 2^shift-byte buckets. */
 struct sf_fde_index {
 	uint32_t step;
 	uint32_t n;
-	uint32_t built;      /* the starts read so far (sf_fde_index_more) */
+	uint32_t built;      /* step > 1: the starts read so far (sf_fde_index_more) */
 	uint8_t shift;
+	struct lz_index lz;  /* step 1 */
 	uint64_t start[];
 };
 

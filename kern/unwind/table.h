@@ -76,6 +76,7 @@ struct unwind_table {
 	bool indexing;                   /* index being built (unwind_index_more) */
 	int busy;                        /* a lookup holds it (lookup.c) */
 	void *index;                     /* its format's index, or NULL */
+	const struct lz_index *lazy;     /* ... its lazily filled part (fills counted) */
 	uint64_t index_bytes;            /* ... its size, held in owner->index_bytes */
 	struct unwind_table *dead_next;  /* on the registry's dead list */
 	_Alignas(16) unsigned char state[]; /* the format's own, fmt->state_size bytes */

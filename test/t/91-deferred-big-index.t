@@ -5,10 +5,13 @@
 # validate-eh (.eh_frame) with the rule cache off, so that every frame is
 # a lookup, each sample's deferred chain held against libdw's unwind of
 # the stack copy the same NMI took (tools/stitch):
-#   - the index is built, in chunks of at most 2 048 FDEs a walk
-#     (unwind_index_chunks >= 5), with an entry per FDE in 32 bytes
-#     (unwind_index_bytes / unwind_index_entries), and lookups go through
-#     it (fde_index_lookups, ehframe_index_lookups);
+#   - the index is built lazily (sframe/lazy_index.h): its top level, a
+#     start every 64 FDEs, in one chunk a table at first use
+#     (unwind_index_chunks), with an entry per FDE in at most 32 bytes and
+#     a byte a block (unwind_index_bytes / unwind_index_entries); lookups
+#     go through it (fde_index_lookups, ehframe_index_lookups) and fill
+#     the blocks they land in, each once: fewer fills than blocks, and
+#     than the lookups (unwind_index_fills);
 #   - the chains equal libdw's (90 % or more; the others only where the
 #     copy ends or holds no word below sp, counted by stitch);
 #   - over a budget (unwind.index_kib=64, a table's; then
@@ -68,13 +71,16 @@ for mode, indexed, lookups in (('validate', 'sframe_indexed', 'fde_index_lookups
     ok, st, js = run(mode, mode)
     fine, what = agree(js)
     entries, size = st.get('unwind_index_entries', 0), st.get('unwind_index_bytes', 0)
-    # 32 bytes an FDE, and a header a table (.eh_frame's keeps 4 CIEs).
+    # At most 32 bytes an FDE and a byte a block of 64, and a header a
+    # table (.eh_frame's keeps 4 CIEs); a chunk a table.
+    fills, chunks = st.get('unwind_index_fills', 0), st.get('unwind_index_chunks', 0)
     tap(ok and st.get(indexed) >= 1 and entries >= 10000 and
-        32 * entries <= size < 32 * entries + 2 * 1024 and st.get('unwind_index_chunks', 0) >= 5 and
-        st.get('unwind_index_over_budget') == 0 and st.get(lookups, 0) > 0,
-        '%s: the index built (%s=%d) in %d chunks, %d bytes for %d FDEs, %d lookups through it'
-        % (mode, indexed, st.get(indexed, -1), st.get('unwind_index_chunks', -1), size, entries,
-           st.get(lookups, -1)))
+        28 * entries <= size < 32 * entries + entries // 64 + 2 * 1024 and
+        1 <= chunks <= st.get(indexed) and 1 <= fills <= (entries + 63) // 64 + chunks and
+        fills < st.get(lookups, 0) and st.get('unwind_index_over_budget') == 0,
+        '%s: the index built (%s=%d) in %d chunks, %d bytes for %d FDEs, %d lookups through it, '
+        '%d blocks filled' % (mode, indexed, st.get(indexed, -1), chunks, size, entries,
+                              st.get(lookups, -1), fills))
     tap(ok and fine, '%s, rule cache off: %s' % (mode, what))
 
 for name, extra in (('table', 'unwind.index_kib=64'), ('process', 'unwind.index_process_kib=64')):
