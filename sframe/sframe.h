@@ -268,15 +268,18 @@ int sf_validate(const struct sf_table *t);
  * only (bounded work, no validation: they must increase); a lookup then
  * searches them in ordinary memory and reads from the section only the
  * FDEs of one block of step, checking all it reads against the entries
- * and its neighbours. With an entry per FDE (num_fdes <= max) the index
- * also keeps each FDE a lookup read well (struct sf_kept_fde), so that
+ * and its neighbours. With an entry per FDE (num_fdes <= max) the build
+ * reads every 64th start only, and the first lookup in a block of 64
+ * its other starts, checked increasing within the block's bounds, once
+ * (sframe/lazy_index.h); the index also keeps each FDE a lookup read
+ * well (struct sf_kept_fde), so that
  * the next lookup of that function reads only its rows: such lookups
  * write to the index, and must not run at the same time on one table
  * unless sf_fde_index_read_all() has read every FDE. It is a snapshot: a
  * lookup that finds the section's start of an indexed FDE changed since
- * the build says SF_E_FDE_UNSORTED (an FDE kept is not read again).
+ * its block was filled says SF_E_FDE_UNSORTED (an FDE kept is not read again).
  * sf_fde_index_build sets t->fde_index; SF_E_FDE_UNSORTED for a section without
- * SF_F_FDE_SORTED (or empty) or whose indexed starts decrease,
+ * SF_F_FDE_SORTED (or empty) or whose starts the build reads decrease,
  * SF_E_NOSPACE when size holds no entry, SF_E_INVAL for misaligned
  * memory, SF_E_FAULT when a read fails.
  */
@@ -286,7 +289,7 @@ int sf_fde_index_build(struct sf_table *t, void *mem, uint64_t size);
 /* The same build in parts, for a caller that bounds each part's work:
  * sf_fde_index_begin lays the index out in mem (the errors of the build
  * but the reads'), then each sf_fde_index_more reads up to *work more
- * starts (one unit each, taken from *work): SF_E_BUDGET while starts are
+ * starts (of the top level with an entry per FDE; one unit each, taken from *work): SF_E_BUDGET while starts are
  * left, SF_OK once the last is read (t->fde_index is set then, not
  * before: lookups meanwhile search the section), or the build's error. */
 int sf_fde_index_begin(const struct sf_table *t, void *mem, uint64_t size);
