@@ -24,9 +24,8 @@
 uint64_t eh_index_size(const struct eh_table *t)
 {
 	/* count fits: eh_open bounded it by the header's size. */
-	return sizeof(struct eh_index) +
-	       t->count * (sizeof(uint64_t) + sizeof(struct eh_kept_fde)) +
-	       lz_blocks((uint32_t)t->count);
+	return sizeof(struct eh_index) + lz_bytes((uint32_t)t->count) +
+	       t->count * sizeof(struct eh_kept_fde);
 }
 
 /* What the lazy index reads of an entry: its initial location, and its
@@ -55,8 +54,7 @@ int eh_index_begin(const struct eh_table *t, void *mem, uint64_t size)
 		return EH_E_INVAL;
 	x->n = (uint32_t)t->count;
 	x->ncies = 0;
-	lz_init(&x->lz, x->n, x->loc, (uint8_t *)(eh_index_fdes(x) + x->n), EH_E_HDR_UNSORTED,
-		EH_E_BUDGET);
+	lz_init(&x->lz, x->n, x->loc, EH_E_HDR_UNSORTED, EH_E_BUDGET);
 	return EH_OK;
 }
 

@@ -151,8 +151,8 @@ struct eh_kept_fde {
 };
 
 /* The index (ehframe.h, eh_index_build): n entries, their initial
- * locations increasing (filled lazily: sframe/lazy_index.h), then the
- * FDEs kept, one per entry, then the blocks' filled flags. */
+ * locations increasing, filled lazily (lz_bytes(n): sframe/lazy_index.h,
+ * the locations first), then the FDEs kept, one per entry. */
 struct eh_index {
 	uint32_t n;
 	uint32_t ncies;
@@ -163,7 +163,7 @@ struct eh_index {
 
 static inline struct eh_kept_fde *eh_index_fdes(const struct eh_index *x)
 {
-	return (struct eh_kept_fde *)(uintptr_t)(x->loc + x->n);
+	return (struct eh_kept_fde *)(uintptr_t)((const uint8_t *)x->loc + lz_bytes(x->n));
 }
 
 /* Table entry i: its initial location, and its FDE's .eh_frame offset

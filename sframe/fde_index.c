@@ -4,45 +4,19 @@
  */
 #include "fde_index.h"
 
-/* An entry costs its start and, with a greater step than 1, its bucket;
- * with an entry per FDE, the FDE kept, and its block a byte. */
+/* An entry costs its start and its bucket; with an entry per FDE, the
+ * lazy index's blocks too, and the FDE kept. */
 #define ENTRY_BYTES (sizeof(uint64_t) + sizeof(uint32_t))
-#define KEPT_BYTES (sizeof(uint64_t) + sizeof(struct sf_kept_fde))
 
 static uint64_t kept_size(uint32_t n)
 {
-	return sizeof(struct sf_fde_index) + (uint64_t)n * KEPT_BYTES + lz_blocks(n);
+	return sizeof(struct sf_fde_index) + lz_bytes(n) + (uint64_t)n * sizeof(struct sf_kept_fde);
 }
 
 uint64_t sf_fde_index_size(const struct sf_table *t, uint32_t max)
 {
 	uint32_t n = t->num_fdes < max ? t->num_fdes : max;
 	return n == t->num_fdes ? kept_size(n) : sizeof(struct sf_fde_index) + (uint64_t)n * ENTRY_BYTES;
-}
-
-/* The least shift that puts the last start in bucket n - 1 or below,
- * then each bucket's last start at or before it, by one pass over the
- * starts: start j is the last at or before the first address of the
- * buckets from ceil(d_j / 2^shift) to the next start's first bucket
- * (d_j = start[j] - start[0]), the last one of the buckets after that. */
-static uint8_t buckets_fill(const uint64_t *start, uint32_t n, uint32_t *bucket)
-{
-	uint64_t span = start[n - 1] - start[0];
-	uint8_t shift = 0;
-	uint32_t b = 0;
-
-	while (shift < 63 && (span >> shift) >= n)
-		shift++;
-	uint64_t mask = ((uint64_t)1 << shift) - 1;
-	for (uint32_t j = 0; j + 1 < n; j++) {
-		uint64_t d = start[j + 1] - start[0];
-		uint64_t first = (d >> shift) + ((d & mask) != 0);
-		for (; b < first && b < n; b++)
-			bucket[b] = j;
-	}
-	for (; b < n; b++)
-		bucket[b] = n - 1;
-	return shift;
 }
 
 /* With a step greater than 1: starts from..to - 1 of the index, increasing from the one before them;
@@ -99,8 +73,7 @@ int sf_fde_index_begin(const struct sf_table *t, void *mem, uint64_t size)
 	x->n = (t->num_fdes + x->step - 1) / x->step;
 	x->built = 0;
 	if (x->step == 1)
-		lz_init(&x->lz, x->n, x->start,
-			(uint8_t *)(sf_fde_index_kept(x) + x->n), SF_E_FDE_UNSORTED, SF_E_BUDGET);
+		lz_init(&x->lz, x->n, x->start, SF_E_FDE_UNSORTED, SF_E_BUDGET);
 	return SF_OK;
 }
 
@@ -136,7 +109,7 @@ int sf_fde_index_more(struct sf_table *t, void *mem, uint32_t *work)
 	x->built = to;
 	if (x->built < x->n)
 		return SF_E_BUDGET;
-	x->shift = buckets_fill(x->start, x->n, (uint32_t *)(x->start + x->n));
+	x->shift = lz_buckets_fill(x->start, x->n, (uint32_t *)(x->start + x->n));
 	t->fde_index = x;
 	return SF_OK;
 }

@@ -4,43 +4,22 @@
  * caller's memory, 8-byte aligned:
  *
  *   struct sf_fde_index   step, n entries, bucket shift, lazy index
- *   u64 start[n]          the start of FDEs 0, step, 2 step, ..., increasing
- * then with step 1 (filled lazily: sframe/lazy_index.h):
+ * then with step 1:
+ *   lz_bytes(n)           the lazy index's (sframe/lazy_index.h), the
+ *                         start of each FDE first
  *   sf_kept_fde[n]        each FDE as a lookup first read it
- *   u8 filled[blocks]     the lazy index's blocks filled
  * or with a greater step:
- *   u32 bucket[n]         a directory over the starts (sf_buckets_find)
+ *   u64 start[n]          the start of FDEs 0, step, 2 step, ..., increasing
+ *   u32 bucket[n]         a directory over the starts (lz_buckets_find)
  */
 #ifndef STITCH_SFRAME_FDE_INDEX_H
 #define STITCH_SFRAME_FDE_INDEX_H
 
 #include "read.h"
 
-/*
- * The directory: n buckets over the n increasing starts, bucket b,
- * 2^shift bytes from start[0] + (b << shift), holding the last start at
- * or before its first address. sf_buckets_find: the last start at or
- * before pc (pc >= start[0]), by pc's bucket and a search of the starts
- * between its entry and the next one's (mostly none or one).
- */
-static SF_INLINE uint32_t sf_buckets_find(const uint64_t *start, uint32_t n, uint8_t shift,
-					  const uint32_t *bucket, uint64_t pc)
-{
-	uint64_t b = (pc - start[0]) >> shift;
-	if (b >= n)
-		b = n - 1;
-	uint32_t lo = bucket[b];
-	uint32_t k = (b + 1 < n ? bucket[b + 1] : n - 1) - lo + 1;
-	while (k > 1) {
-		uint32_t half = k / 2;
-		lo = start[lo + half] <= pc ? lo + half : lo;
-		k -= half;
-	}
-	return lo;
-}
-
 /* After the starts: with a step greater than 1 the bucket directory,
- * with an entry per FDE the FDEs kept (sframe/fde_index.c). Lookups write
+ * with an entry per FDE the lazy index's arrays then the FDEs kept
+ * (sframe/fde_index.c). Lookups write
  * those: the caller's memory, as sf_fde_index_build says. */
 static SF_INLINE const uint32_t *sf_fde_index_buckets(const struct sf_fde_index *x)
 {
@@ -49,7 +28,7 @@ static SF_INLINE const uint32_t *sf_fde_index_buckets(const struct sf_fde_index 
 
 static SF_INLINE struct sf_kept_fde *sf_fde_index_kept(const struct sf_fde_index *x)
 {
-	return (struct sf_kept_fde *)(uintptr_t)(x->start + x->n);
+	return (struct sf_kept_fde *)(uintptr_t)((const uint8_t *)x->start + lz_bytes(x->n));
 }
 
 /* The lazy index's reader of an entry per FDE (lz_read_fn): its start,
