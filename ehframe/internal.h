@@ -163,7 +163,7 @@ struct eh_index {
 
 static inline struct eh_kept_fde *eh_index_fdes(const struct eh_index *x)
 {
-	return (struct eh_kept_fde *)(uintptr_t)((const uint8_t *)x->loc + lz_bytes(x->n));
+	return x->lz.after;
 }
 
 /* Table entry i: its initial location, and its FDE's .eh_frame offset

@@ -28,7 +28,7 @@ static SF_INLINE const uint32_t *sf_fde_index_buckets(const struct sf_fde_index 
 
 static SF_INLINE struct sf_kept_fde *sf_fde_index_kept(const struct sf_fde_index *x)
 {
-	return (struct sf_kept_fde *)(uintptr_t)((const uint8_t *)x->start + lz_bytes(x->n));
+	return x->lz.after;
 }
 
 /* The lazy index's reader of an entry per FDE (lz_read_fn): its start,

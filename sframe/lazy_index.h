@@ -32,6 +32,10 @@
 #define LZ_BLOCK_SHIFT 6
 #define LZ_BLOCK (1u << LZ_BLOCK_SHIFT)
 
+/* Every lookup takes the search, inlined; a fill is rare, out of line. */
+#define LZ_FAST inline __attribute__((always_inline))
+#define LZ_SLOW __attribute__((noinline, unused))
+
 /*
  * A directory over n increasing starts, so that a search takes a bucket
  * and mostly no step: bucket b, 2^shift bytes from start[0] + (b << shift),
@@ -64,7 +68,7 @@ static inline uint8_t lz_buckets_fill(const uint64_t *start, uint32_t n, uint32_
 	return shift;
 }
 
-static inline uint32_t lz_buckets_find(const uint64_t *start, uint32_t n, uint8_t shift,
+static LZ_FAST uint32_t lz_buckets_find(const uint64_t *start, uint32_t n, uint8_t shift,
 				       const uint32_t *bucket, uint64_t pc)
 {
 	uint64_t b = (pc - start[0]) >> shift;
@@ -97,6 +101,7 @@ struct lz_index {
 	uint32_t *top_bucket; /* [blocks]: the directory over top */
 	uint8_t *filled;      /* [blocks]: all the block's entries read */
 	uint8_t *shift;       /* [blocks]: a filled block's directory's */
+	void *after;          /* the format's, after the arrays (lz_bytes(n) on) */
 };
 
 static inline uint32_t lz_blocks(uint32_t n)
@@ -122,6 +127,7 @@ static inline void lz_init(struct lz_index *x, uint32_t n, void *mem, int unsort
 
 	*x = (struct lz_index){ .n = n, .start = start, .top = start + n, .bucket = bucket,
 				.top_bucket = bucket + n, .filled = filled, .shift = filled + nb,
+				.after = (uint8_t *)mem + lz_bytes(n),
 				.unsorted_err = unsorted_err, .budget_err = budget_err };
 }
 
@@ -173,7 +179,7 @@ static inline int lz_top_more(struct lz_index *x, lz_read_fn read, const void *c
  * nothing charged, when it cannot pay them all). Filled once it all
  * reads well; a block that does not is read again by the next lookup
  * (and fails the same way, or reads well once the table does). */
-static inline int lz_fill(struct lz_index *x, uint32_t b, lz_read_fn read, const void *ctx,
+static LZ_SLOW int lz_fill(struct lz_index *x, uint32_t b, lz_read_fn read, const void *ctx,
 			  uint32_t *work)
 {
 	uint32_t first = b << LZ_BLOCK_SHIFT;
@@ -208,7 +214,7 @@ static inline int lz_entry(struct lz_index *x, uint32_t i, lz_read_fn read, cons
  * block whose first start is at or before pc, through the top level's
  * directory, then filled if it was not and searched through its own.
  * The index must be ready (lz_ready). */
-static inline int lz_find(struct lz_index *x, uint64_t pc, lz_read_fn read, const void *ctx,
+static LZ_FAST int lz_find(struct lz_index *x, uint64_t pc, lz_read_fn read, const void *ctx,
 			  uint32_t *work, uint32_t *idx)
 {
 	uint32_t b = lz_buckets_find(x->top, lz_blocks(x->n), x->top_shift, x->top_bucket, pc);
