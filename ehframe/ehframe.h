@@ -240,8 +240,9 @@ int eh_find_rule(const struct eh_table *t, uint64_t pc, struct sf_rule *rule,
 /*
  * An index of a table (ehframe/index.c), in the caller's memory (8-byte
  * aligned, eh_index_size(t) bytes): every entry's initial location and
- * FDE offset, read once by the build, which checks them (sorted, each
- * FDE inside .eh_frame); then, as lookups land on them, each FDE's
+ * FDE offset, read once and checked sorted, every 64th by the build
+ * (the top level), the others a block of 64 at a time by the first
+ * lookup in it (sframe/lazy_index.h); then, as lookups land on them, each FDE's
  * parsed facts (its range, where its instructions are) and each CIE's
  * (its fields, and the row its initial instructions leave), at most
  * EH_INDEX_CIES of them. A lookup then finds the entry in ordinary
@@ -258,7 +259,8 @@ int eh_find_rule(const struct eh_table *t, uint64_t pc, struct sf_rule *rule,
  * eh_index_build sets t->index, or fails (the table is then searched as
  * it is): EH_E_INVAL (no table, no entry, too big for 32-bit offsets,
  * size short, mem misaligned), EH_E_HDR_UNSORTED, EH_E_HDR_FDE_ADDR, or
- * a read's error. The build reads 2 * count fields of the table.
+ * a read's error. The build reads 2 * ceil(count / 64) fields of the
+ * table, a fill 2 * 63 at most.
  */
 #define EH_INDEX_CIES 4
 uint64_t eh_index_size(const struct eh_table *t);
@@ -266,11 +268,14 @@ int eh_index_build(struct eh_table *t, void *mem, uint64_t size);
 
 /* The same build in parts, for a caller that bounds each part's work:
  * eh_index_begin checks and lays out (EH_E_INVAL as above), then each
- * eh_index_more reads up to *work more entries (one unit each, taken
+ * eh_index_more reads up to *work more top-level entries (one unit each, taken
  * from *work): EH_E_BUDGET while entries are left, EH_OK once the last is
  * read (t->index is set then, not before: lookups meanwhile search the
  * table), or the build's error. */
 int eh_index_begin(const struct eh_table *t, void *mem, uint64_t size);
+/* The lazily filled part of the index eh_index_begin laid out in mem
+ * (sframe/lazy_index.h): its counters. */
+const struct lz_index *eh_index_lazy(const void *mem);
 int eh_index_more(struct eh_table *t, void *mem, uint32_t *work);
 /*
  * Rows (ehframe/rows.c): the table a CFA program describes, computed

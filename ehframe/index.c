@@ -1,9 +1,10 @@
 /*
  * The index of a table (ehframe.h, eh_index_build): what a lookup would
  * otherwise read and work out again each time, kept in the caller's
- * memory. The build reads every entry of .eh_frame_hdr's table once;
- * the first lookup that lands on an FDE keeps its range and where its
- * instructions are, and the first that needs a CIE keeps its fields and
+ * memory. The build reads every LZ_BLOCK-th entry of .eh_frame_hdr's
+ * table (sframe/lazy_index.h), the first lookup in a block the block's
+ * other entries, once; the first lookup that lands on an FDE keeps its
+ * range and where its instructions are, and the first that needs a CIE keeps its fields and
  * the row its initial instructions leave (a row that does not depend on
  * the pc: an advance in a CIE is an error). After that a lookup of the
  * function costs a binary search in ordinary memory, one table entry
@@ -11,7 +12,7 @@
  *
  * Each answer is the one eh_find_rule gives without the index: the same
  * entry (the last one at or before pc, which is what the table's search
- * finds in a sorted table, and the build refuses any other), the same
+ * finds in a sorted table; the build and the fills refuse any other), the same
  * checks in the same order, the same budget spent on instructions. What
  * is not read again: the entries the search would have probed on the
  * way, and an FDE or CIE once kept (a snapshot). The one entry a lookup
@@ -23,8 +24,25 @@
 uint64_t eh_index_size(const struct eh_table *t)
 {
 	/* count fits: eh_open bounded it by the header's size. */
-	return sizeof(struct eh_index) +
-	       t->count * (sizeof(uint64_t) + sizeof(struct eh_kept_fde));
+	return sizeof(struct eh_index) + lz_bytes((uint32_t)t->count) +
+	       t->count * sizeof(struct eh_kept_fde);
+}
+
+/* What the lazy index reads of an entry: its initial location, and its
+ * FDE's offset kept (not read yet). */
+struct entry_reader {
+	const struct eh_table *t;
+	struct eh_index *x;
+};
+
+static int read_entry(const void *ctx, uint32_t i, uint64_t *loc)
+{
+	const struct entry_reader *r = ctx;
+	uint64_t off;
+	int err = eh_hdr_entry(r->t, i, loc, &off);
+	if (!err)
+		eh_index_fdes(r->x)[i] = (struct eh_kept_fde){ .off = (uint32_t)off }; /* < frame.size */
+	return err;
 }
 
 int eh_index_begin(const struct eh_table *t, void *mem, uint64_t size)
@@ -35,31 +53,25 @@ int eh_index_begin(const struct eh_table *t, void *mem, uint64_t size)
 	    t->count > UINT32_MAX || t->frame.size > UINT32_MAX || size < eh_index_size(t))
 		return EH_E_INVAL;
 	x->n = (uint32_t)t->count;
-	x->built = 0;
 	x->ncies = 0;
+	lz_init(&x->lz, x->n, x->loc, EH_E_HDR_UNSORTED, EH_E_BUDGET);
 	return EH_OK;
 }
 
+const struct lz_index *eh_index_lazy(const void *mem)
+{
+	return &((const struct eh_index *)mem)->lz;
+}
+
+/* The top level only: the other entries are read as lookups reach them. */
 int eh_index_more(struct eh_table *t, void *mem, uint32_t *work)
 {
 	struct eh_index *x = mem;
-	struct eh_kept_fde *k = eh_index_fdes(x);
-	uint32_t to = x->n - x->built > *work ? x->built + *work : x->n;
+	struct entry_reader r = { t, x };
+	int err = lz_top_more(&x->lz, read_entry, &r, work);
 
-	for (uint32_t i = x->built; i < to; i++) {
-		uint64_t loc, off;
-		int err = eh_hdr_entry(t, i, &loc, &off);
-		if (err)
-			return err;
-		if (i > 0 && loc < x->loc[i - 1])
-			return EH_E_HDR_UNSORTED;
-		x->loc[i] = loc;
-		k[i] = (struct eh_kept_fde){ .off = (uint32_t)off }; /* < frame.size */
-	}
-	*work -= to - x->built;
-	x->built = to;
-	if (x->built < x->n)
-		return EH_E_BUDGET;
+	if (err)
+		return err;
 	t->index = x;
 	return EH_OK;
 }
@@ -69,21 +81,6 @@ int eh_index_build(struct eh_table *t, void *mem, uint64_t size)
 	uint32_t work = UINT32_MAX;
 	int err = eh_index_begin(t, mem, size);
 	return err ? err : eh_index_more(t, mem, &work);
-}
-
-/* The last entry at or before pc (pc >= loc[0]). */
-static uint32_t entry_of(const struct eh_index *x, uint64_t pc)
-{
-	uint32_t lo = 0, hi = x->n; /* loc[lo] <= pc, loc[hi..] > pc */
-
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (x->loc[mid] <= pc)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 /* The kept CIE at .eh_frame offset off, or false. */
@@ -173,9 +170,17 @@ int eh_index_find_rule(const struct eh_table *t, uint64_t pc, struct sf_rule *ru
 	uint64_t loc, off;
 	int err;
 
+	struct entry_reader r = { t, x };
+	/* A block's reads are bounded (LZ_BLOCK) and counted (lz.fills), not
+	 * charged to the instruction budget: the budget a lookup spends is
+	 * the one it spends without the index. */
+	uint32_t i, block = LZ_BLOCK;
+
 	if (pc < x->loc[0])
 		return EH_E_NO_FDE;
-	uint32_t i = entry_of(x, pc);
+	/* A block that does not read well: the table as it is says why. */
+	if ((err = lz_find(&x->lz, pc, read_entry, &r, &block, &i)))
+		return EH_E_END;
 	struct eh_kept_fde *k = &eh_index_fdes(x)[i];
 	/* The entry as the table says it now. */
 	if ((err = eh_hdr_entry(t, i, &loc, &off)))

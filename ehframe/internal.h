@@ -5,6 +5,7 @@
 #define STITCH_EHFRAME_INTERNAL_H
 
 #include "ehframe.h"
+#include "lazy_index.h"
 
 /* The LSB's CIE id in .eh_frame (.debug_frame uses all ones). */
 #define EH_CIE_ID 0
@@ -182,18 +183,19 @@ struct eh_kept_fde {
 };
 
 /* The index (ehframe.h, eh_index_build): n entries, their initial
- * locations increasing, then the FDEs kept, one per entry. */
+ * locations increasing, filled lazily (lz_bytes(n): sframe/lazy_index.h,
+ * the locations first), then the FDEs kept, one per entry. */
 struct eh_index {
 	uint32_t n;
-	uint32_t built;      /* the entries read so far (eh_index_more) */
 	uint32_t ncies;
 	struct eh_kept_cie cies[EH_INDEX_CIES];
+	struct lz_index lz;
 	uint64_t loc[];
 };
 
 static inline struct eh_kept_fde *eh_index_fdes(const struct eh_index *x)
 {
-	return (struct eh_kept_fde *)(uintptr_t)(x->loc + x->n);
+	return x->lz.after;
 }
 
 /* Table entry i: its initial location, and its FDE's .eh_frame offset

@@ -4,7 +4,7 @@
 #   /bin/cold, /bin/dlwork, /bin/sfreg,  workloads (userland/deferred/)
 #   /bin/regrace                         registrations racing under --parallel (test 60)
 #   /bin/sfbad, /bin/sf246
-#   /bin/manyrows                        a function of a million rows (test 55)
+#   /bin/manyrows                        a function of a million rows (test 55), or a million functions (test 91)
 #   /bin/ehrows                          .eh_frame too big or slow to convert (test 96)
 #   /bin/execwork                        works, then execs /bin/fib (test 44)
 #   /bin/sigwork-fp                      the workload sigwork with frame pointers (test 45)

@@ -19,7 +19,7 @@ PACKAGES += libelf-dev libdw-dev gcc-multilib
 EHFRAME_DIR  := $(BUILD)/ehframe
 EHFRAME_SRCS := $(wildcard ehframe/*.c)
 # This file is read before mk/sframe.mk: its variables are not set yet.
-EHFRAME_HDRS := $(wildcard ehframe/*.h) sframe/sframe.h
+EHFRAME_HDRS := $(wildcard ehframe/*.h) sframe/sframe.h sframe/lazy_index.h
 EHFRAME_TOOL := $(BIN)/ehframe
 EHFRAME_INC  := -iquote ehframe -iquote sframe
 

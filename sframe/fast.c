@@ -158,7 +158,7 @@ static SF_INLINE bool index_span(const struct sf_fde_index *x, uint32_t num_fdes
 
 	if (pc < start[0])
 		return false;
-	uint32_t lo = sf_buckets_find(start, x->n, x->shift, sf_fde_index_buckets(x), pc);
+	uint32_t lo = lz_buckets_find(start, x->n, x->shift, sf_fde_index_buckets(x), pc);
 	s->lo = lo * x->step;
 	s->hi = s->lo + x->step < num_fdes ? s->lo + x->step : num_fdes;
 	s->lo_known = true;

@@ -4,43 +4,22 @@
  */
 #include "fde_index.h"
 
-/* An entry costs its start and its bucket, and with an entry per FDE
- * the FDE kept. */
+/* An entry costs its start and its bucket; with an entry per FDE, the
+ * lazy index's blocks too, and the FDE kept. */
 #define ENTRY_BYTES (sizeof(uint64_t) + sizeof(uint32_t))
+
+static uint64_t kept_size(uint32_t n)
+{
+	return sizeof(struct sf_fde_index) + lz_bytes(n) + (uint64_t)n * sizeof(struct sf_kept_fde);
+}
 
 uint64_t sf_fde_index_size(const struct sf_table *t, uint32_t max)
 {
 	uint32_t n = t->num_fdes < max ? t->num_fdes : max;
-	uint64_t each = ENTRY_BYTES + (n == t->num_fdes ? sizeof(struct sf_kept_fde) : 0);
-	return sizeof(struct sf_fde_index) + (uint64_t)n * each;
+	return n == t->num_fdes ? kept_size(n) : sizeof(struct sf_fde_index) + (uint64_t)n * ENTRY_BYTES;
 }
 
-/* The least shift that puts the last start in bucket n - 1 or below,
- * then each bucket's last start at or before it, by one pass over the
- * starts: start j is the last at or before the first address of the
- * buckets from ceil(d_j / 2^shift) to the next start's first bucket
- * (d_j = start[j] - start[0]), the last one of the buckets after that. */
-static uint8_t buckets_fill(const uint64_t *start, uint32_t n, uint32_t *bucket)
-{
-	uint64_t span = start[n - 1] - start[0];
-	uint8_t shift = 0;
-	uint32_t b = 0;
-
-	while (shift < 63 && (span >> shift) >= n)
-		shift++;
-	uint64_t mask = ((uint64_t)1 << shift) - 1;
-	for (uint32_t j = 0; j + 1 < n; j++) {
-		uint64_t d = start[j + 1] - start[0];
-		uint64_t first = (d >> shift) + ((d & mask) != 0);
-		for (; b < first && b < n; b++)
-			bucket[b] = j;
-	}
-	for (; b < n; b++)
-		bucket[b] = n - 1;
-	return shift;
-}
-
-/* Starts from..to - 1 of the index, increasing from the one before them;
+/* With a step greater than 1: starts from..to - 1 of the index, increasing from the one before them;
  * instantiated per source kind and start width (v3: 8 bytes, else 4), the
  * pcrel flag read once: a load, an add and a compare an entry. */
 static SF_INLINE int read_starts(const struct sf_table *t, enum sf_kind k, uint32_t width,
@@ -48,7 +27,6 @@ static SF_INLINE int read_starts(const struct sf_table *t, enum sf_kind k, uint3
 {
 	uint64_t rel = pcrel_mask(t), stride = (uint64_t)x->step * t->fde_size;
 	uint64_t at = t->fdes + from * stride, prev = from ? x->start[from - 1] : 0;
-	struct sf_kept_fde *kept = x->step == 1 ? sf_fde_index_kept(x) : NULL;
 	int err;
 
 	for (uint32_t i = from; i < to; i++, at += stride) {
@@ -60,17 +38,23 @@ static SF_INLINE int read_starts(const struct sf_table *t, enum sf_kind k, uint3
 		if (start < prev)
 			return SF_E_FDE_UNSORTED;
 		x->start[i] = prev = start;
-		if (kept)
-			kept[i].read = false;
 	}
 	return SF_OK;
 }
 
+/* What the lazy index reads of entry i (an entry per FDE): its start,
+ * its FDE not kept yet. */
+int sf_fde_index_read_entry(const void *ctx, uint32_t i, uint64_t *start)
+{
+	const struct sf_fde_entry_reader *r = ctx;
+	sf_fde_index_kept(r->x)[i].read = false;
+	return fde_start(r->t, sf_kind(&r->t->src), i, start);
+}
 int sf_fde_index_begin(const struct sf_table *t, void *mem, uint64_t size)
 {
 	struct sf_fde_index *x = mem;
 	uint64_t room = size < sizeof *x ? 0 : size - sizeof *x;
-	uint64_t max = room / (ENTRY_BYTES + sizeof(struct sf_kept_fde));
+	uint64_t max = t->num_fdes;
 
 	if ((uintptr_t)mem % 8)
 		return SF_E_INVAL;
@@ -78,18 +62,18 @@ int sf_fde_index_begin(const struct sf_table *t, void *mem, uint64_t size)
 		return SF_E_FDE_UNSORTED;
 	/* An entry per FDE when the FDEs kept fit too, else as many
 	 * entries as fit without them, fewer than the FDEs. */
-	if (max < t->num_fdes) {
+	if (size < kept_size(t->num_fdes)) {
 		max = room / ENTRY_BYTES;
 		if (max >= t->num_fdes)
 			max = t->num_fdes - 1;
 	}
 	if (max == 0)
 		return SF_E_NOSPACE;
-	if (max > t->num_fdes)
-		max = t->num_fdes;
 	x->step = (uint32_t)((t->num_fdes + max - 1) / max);
 	x->n = (t->num_fdes + x->step - 1) / x->step;
 	x->built = 0;
+	if (x->step == 1)
+		lz_init(&x->lz, x->n, x->start, SF_E_FDE_UNSORTED, SF_E_BUDGET);
 	return SF_OK;
 }
 
@@ -109,16 +93,23 @@ static int read_some(const struct sf_table *t, struct sf_fde_index *x, uint32_t 
 int sf_fde_index_more(struct sf_table *t, void *mem, uint32_t *work)
 {
 	struct sf_fde_index *x = mem;
-	uint32_t to = x->n - x->built > *work ? x->built + *work : x->n;
 	int err;
 
+	if (x->step == 1) {
+		struct sf_fde_entry_reader r = { t, x };
+		if ((err = lz_top_more(&x->lz, sf_fde_index_read_entry, &r, work)))
+			return err;
+		t->fde_index = x;
+		return SF_OK;
+	}
+	uint32_t to = x->n - x->built > *work ? x->built + *work : x->n;
 	if ((err = read_some(t, x, to)))
 		return err;
 	*work -= to - x->built;
 	x->built = to;
 	if (x->built < x->n)
 		return SF_E_BUDGET;
-	x->shift = buckets_fill(x->start, x->n, (uint32_t *)(x->start + x->n));
+	x->shift = lz_buckets_fill(x->start, x->n, (uint32_t *)(x->start + x->n));
 	t->fde_index = x;
 	return SF_OK;
 }
@@ -179,14 +170,16 @@ int sf_fde_index_read_all(const struct sf_table *t)
 {
 	/* Each FDE of size 0 is read again by the one of another size
 	 * before it at most: the reads stay in proportion to the FDEs. */
+	struct sf_fde_index *x = (struct sf_fde_index *)(uintptr_t)t->fde_index;
+	struct sf_fde_entry_reader r = { t, x };
 	uint32_t work = UINT32_MAX;
 	int err;
 
-	if (!t->fde_index || t->fde_index->step != 1)
+	if (!x || x->step != 1)
 		return SF_OK;
 	for (uint32_t i = 0; i < t->num_fdes; i++)
-		if (!sf_fde_index_kept(t->fde_index)[i].read &&
-		    (err = sf_fde_index_keep(t, i, &work)))
+		if ((err = lz_entry(&x->lz, i, sf_fde_index_read_entry, &r, &work)) ||
+		    (!sf_fde_index_kept(x)[i].read && (err = sf_fde_index_keep(t, i, &work))))
 			return err;
 	return SF_OK;
 }

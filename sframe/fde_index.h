@@ -3,42 +3,24 @@
  * accelerator the kernel's lookups go through. Its layout in the
  * caller's memory, 8-byte aligned:
  *
- *   struct sf_fde_index   step, n entries, bucket shift
+ *   struct sf_fde_index   step, n entries, bucket shift, lazy index
+ * then with step 1:
+ *   lz_bytes(n)           the lazy index's (sframe/lazy_index.h), the
+ *                         start of each FDE first
+ *   sf_kept_fde[n]        each FDE as a lookup first read it
+ * or with a greater step:
  *   u64 start[n]          the start of FDEs 0, step, 2 step, ..., increasing
- *   u32 bucket[n]         a directory over the starts (sf_buckets_find)
- *   sf_kept_fde[n]        with step 1 only: each FDE as a lookup first read it
+ *   u32 bucket[n]         a directory over the starts (lz_buckets_find)
  */
 #ifndef STITCH_SFRAME_FDE_INDEX_H
 #define STITCH_SFRAME_FDE_INDEX_H
 
 #include "read.h"
 
-/*
- * The directory: n buckets over the n increasing starts, bucket b,
- * 2^shift bytes from start[0] + (b << shift), holding the last start at
- * or before its first address. sf_buckets_find: the last start at or
- * before pc (pc >= start[0]), by pc's bucket and a search of the starts
- * between its entry and the next one's (mostly none or one).
- */
-static SF_INLINE uint32_t sf_buckets_find(const uint64_t *start, uint32_t n, uint8_t shift,
-					  const uint32_t *bucket, uint64_t pc)
-{
-	uint64_t b = (pc - start[0]) >> shift;
-	if (b >= n)
-		b = n - 1;
-	uint32_t lo = bucket[b];
-	uint32_t k = (b + 1 < n ? bucket[b + 1] : n - 1) - lo + 1;
-	while (k > 1) {
-		uint32_t half = k / 2;
-		lo = start[lo + half] <= pc ? lo + half : lo;
-		k -= half;
-	}
-	return lo;
-}
-
-/* The FDE index's bucket directory, after the starts; with an entry
- * per FDE, the FDEs kept after it (sframe/fde_index.c). Lookups write those:
- * the caller's memory, as sf_fde_index_build says. */
+/* After the starts: with a step greater than 1 the bucket directory,
+ * with an entry per FDE the lazy index's arrays then the FDEs kept
+ * (sframe/fde_index.c). Lookups write
+ * those: the caller's memory, as sf_fde_index_build says. */
 static SF_INLINE const uint32_t *sf_fde_index_buckets(const struct sf_fde_index *x)
 {
 	return (const uint32_t *)(x->start + x->n);
@@ -46,8 +28,16 @@ static SF_INLINE const uint32_t *sf_fde_index_buckets(const struct sf_fde_index 
 
 static SF_INLINE struct sf_kept_fde *sf_fde_index_kept(const struct sf_fde_index *x)
 {
-	return (struct sf_kept_fde *)(uintptr_t)(sf_fde_index_buckets(x) + x->n);
+	return x->lz.after;
 }
+
+/* The lazy index's reader of an entry per FDE (lz_read_fn): its start,
+ * its FDE marked not kept. */
+struct sf_fde_entry_reader {
+	const struct sf_table *t;
+	const struct sf_fde_index *x;
+};
+int sf_fde_index_read_entry(const void *ctx, uint32_t i, uint64_t *start);
 
 /* FDE i of an entry per FDE, read from the section and kept (sframe/fde_index.c),
  * or why it cannot be; FDEs read to check it charged to *work. */
@@ -62,13 +52,19 @@ int sf_fde_index_keep(const struct sf_table *t, uint32_t i, uint32_t *work);
 static SF_INLINE int sf_fde_index_at(const struct sf_table *t, uint64_t pc, uint32_t *idx,
 				     uint32_t *work)
 {
-	const struct sf_fde_index *x = t->fde_index;
+	struct sf_fde_index *x = (struct sf_fde_index *)(uintptr_t)t->fde_index;
 	const struct sf_kept_fde *kept = sf_fde_index_kept(x);
+	struct sf_fde_entry_reader r = { t, x };
+	/* A block's reads are bounded (LZ_BLOCK a block) and counted
+	 * (lz.fills), not charged to *work: a lookup spends what it spends
+	 * without the index. */
+	uint32_t i, block = LZ_BLOCK;
 	int err;
 
 	if (pc < x->start[0])
 		return SF_E_NO_FDE;
-	uint32_t i = sf_buckets_find(x->start, x->n, x->shift, sf_fde_index_buckets(x), pc);
+	if ((err = lz_find(&x->lz, pc, sf_fde_index_read_entry, &r, &block, &i)))
+		return err;
 	for (;;) {
 		if (!kept[i].read && (err = sf_fde_index_keep(t, i, work)))
 			return err;
@@ -80,6 +76,11 @@ static SF_INLINE int sf_fde_index_at(const struct sf_table *t, uint64_t pc, uint
 			return SF_E_BUDGET;
 		--*work;
 		i--;
+		/* The block before, when i crossed into it (once in LZ_BLOCK
+		 * steps back at most, each charged). */
+		block = LZ_BLOCK;
+		if ((err = lz_entry(&x->lz, i, sf_fde_index_read_entry, &r, &block)))
+			return err;
 	}
 	*idx = i;
 	return pc - x->start[i] < kept[i].size ? SF_OK : SF_E_NO_FDE;

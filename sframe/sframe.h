@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lazy_index.h"
+
 /* On-disk constants (binutils include/sframe.h). */
 #define SF_MAGIC        0xdee2
 #define SF_HEADER_SIZE  28
@@ -153,15 +155,17 @@ struct sf_table {
 };
 
 /* An FDE index of a sorted section: the start address of FDEs 0,
- * step, 2 step, ... (n of them), increasing, then a directory of n
- * 32-bit bucket entries (sframe/fde_index.h) over 2^shift-byte buckets; with
- * step 1 (an entry per FDE), then each FDE as the build read it (struct
- * sf_kept_fde). */
+ * step, 2 step, ... (n of them), increasing. With step 1 (an entry per
+ * FDE) the starts are filled lazily (lz, sframe/lazy_index.h), then come
+ * each FDE as a lookup first read it (struct sf_kept_fde) and the
+ * blocks' filled flags; with a greater step, a directory of n 32-bit
+ * bucket entries (sframe/fde_index.h) over 2^shift-byte buckets. */
 struct sf_fde_index {
 	uint32_t step;
 	uint32_t n;
-	uint32_t built;      /* the starts read so far (sf_fde_index_more) */
+	uint32_t built;      /* step > 1: the starts read so far (sf_fde_index_more) */
 	uint8_t shift;
+	struct lz_index lz;  /* step 1 */
 	uint64_t start[];
 };
 
@@ -270,15 +274,18 @@ int sf_validate(const struct sf_table *t);
  * only (bounded work, no validation: they must increase); a lookup then
  * searches them in ordinary memory and reads from the section only the
  * FDEs of one block of step, checking all it reads against the entries
- * and its neighbours. With an entry per FDE (num_fdes <= max) the index
- * also keeps each FDE a lookup read well (struct sf_kept_fde), so that
+ * and its neighbours. With an entry per FDE (num_fdes <= max) the build
+ * reads every 64th start only, and the first lookup in a block of 64
+ * its other starts, checked increasing within the block's bounds, once
+ * (sframe/lazy_index.h); the index also keeps each FDE a lookup read
+ * well (struct sf_kept_fde), so that
  * the next lookup of that function reads only its rows: such lookups
  * write to the index, and must not run at the same time on one table
  * unless sf_fde_index_read_all() has read every FDE. It is a snapshot: a
  * lookup that finds the section's start of an indexed FDE changed since
- * the build says SF_E_FDE_UNSORTED (an FDE kept is not read again).
+ * its block was filled says SF_E_FDE_UNSORTED (an FDE kept is not read again).
  * sf_fde_index_build sets t->fde_index; SF_E_FDE_UNSORTED for a section without
- * SF_F_FDE_SORTED (or empty) or whose indexed starts decrease,
+ * SF_F_FDE_SORTED (or empty) or whose starts the build reads decrease,
  * SF_E_NOSPACE when size holds no entry, SF_E_INVAL for misaligned
  * memory, SF_E_FAULT when a read fails.
  */
@@ -288,7 +295,7 @@ int sf_fde_index_build(struct sf_table *t, void *mem, uint64_t size);
 /* The same build in parts, for a caller that bounds each part's work:
  * sf_fde_index_begin lays the index out in mem (the errors of the build
  * but the reads'), then each sf_fde_index_more reads up to *work more
- * starts (one unit each, taken from *work): SF_E_BUDGET while starts are
+ * starts (of the top level with an entry per FDE; one unit each, taken from *work): SF_E_BUDGET while starts are
  * left, SF_OK once the last is read (t->fde_index is set then, not
  * before: lookups meanwhile search the section), or the build's error. */
 int sf_fde_index_begin(const struct sf_table *t, void *mem, uint64_t size);

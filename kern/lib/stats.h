@@ -73,6 +73,7 @@
 	X(UNWIND_INDEX_ENTRIES, "unwind_index_entries", SUM) /* ... FDEs they have an entry for */ \
 	X(UNWIND_INDEX_CHUNKS, "unwind_index_chunks", SUM) /* parts of a build, one a walk at most */ \
 	X(UNWIND_INDEX_CYCLES, "unwind_index_cycles", SUM) /* ... the cycles they took */ \
+	X(UNWIND_INDEX_FILLS, "unwind_index_fills", SUM) /* blocks filled by lookups */ \
 	X(UNWIND_INDEX_OVER_BUDGET, "unwind_index_over_budget", SUM) /* no index: the budgets */ \
 	X(UNWIND_INDEX_ABANDONED, "unwind_index_abandoned", SUM) /* no memory, or the build failed */ \
 	/* .eh_frame sections (profile.mode=eh-frame; docs/DEFERRED.md): */   \

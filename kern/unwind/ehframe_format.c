@@ -105,7 +105,10 @@ static uint64_t index_size(struct unwind_table *t, uint64_t *entries)
 
 static int index_begin(struct unwind_table *t, void *mem, uint64_t size)
 {
-	return eh_index_begin(&eh_of(t)->eh, mem, size) ? SF_E_NOSPACE : SF_OK;
+	if (eh_index_begin(&eh_of(t)->eh, mem, size))
+		return SF_E_NOSPACE;
+	t->lazy = eh_index_lazy(mem);
+	return SF_OK;
 }
 
 static int index_more(struct unwind_table *t, uint32_t *work)

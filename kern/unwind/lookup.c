@@ -120,8 +120,12 @@ static int find(struct rule_lookup *l, struct unwind_table *t, uint64_t pc)
 		l->indexed_chunk = true;
 		err = unwind_index_more(t);
 	}
-	if (!err)
+	if (!err) {
+		uint32_t fills = t->lazy ? t->lazy->fills : 0;
 		err = t->fmt->find(t, pc, &l->r, &l->budget);
+		if (t->lazy && t->lazy->fills != fills)
+			stat_add(STAT_UNWIND_INDEX_FILLS, t->lazy->fills - fills);
+	}
 	table_release(l, t);
 	return err;
 }

@@ -58,7 +58,10 @@ static uint64_t index_size(struct unwind_table *t, uint64_t *entries)
 
 static int index_begin(struct unwind_table *t, void *mem, uint64_t size)
 {
-	return sf_fde_index_begin(sf_of(t), mem, size);
+	int err = sf_fde_index_begin(sf_of(t), mem, size);
+	if (!err && ((struct sf_fde_index *)mem)->step == 1)
+		t->lazy = &((struct sf_fde_index *)mem)->lz;
+	return err;
 }
 
 static int index_more(struct unwind_table *t, uint32_t *work)

@@ -177,6 +177,7 @@ static void index_free(struct unwind_table *t)
 	__atomic_sub_fetch(&t->owner->index_bytes, t->index_bytes, __ATOMIC_RELAXED);
 	kfree(t->index);
 	t->index = NULL;
+	t->lazy = NULL;
 	t->index_bytes = 0;
 	t->indexing = false;
 }
@@ -194,6 +195,7 @@ void unwind_index_start(struct unwind_table *t)
 	void *mem = unwind_table_alloc(size);
 	if (!mem || t->fmt->index_begin(t, mem, size)) {
 		kfree(mem);
+		t->lazy = NULL;
 		__atomic_sub_fetch(&t->owner->index_bytes, size, __ATOMIC_RELAXED);
 		stat_inc(STAT_UNWIND_INDEX_ABANDONED);
 		return;

@@ -79,6 +79,7 @@ struct unwind_table {
 	bool compat;                     /* its process is 32-bit (mm->compat) */
 	int busy;                        /* a lookup holds it (lookup.c) */
 	void *index;                     /* its format's index, or NULL */
+	const struct lz_index *lazy;     /* ... its lazily filled part (fills counted) */
 	uint64_t index_bytes;            /* ... its size, held in owner->index_bytes */
 	struct unwind_table *dead_next;  /* on the registry's dead list */
 	_Alignas(16) unsigned char state[]; /* the format's own, fmt->state_size bytes */

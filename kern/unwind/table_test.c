@@ -190,6 +190,44 @@ static uint64_t add_use_remove(struct ktest *t, struct uvm *mm, uint64_t sf, uin
 	return size;
 }
 
+/* One walk's lookup of pc in mm's SFrame tables. */
+static void look_up(struct uvm *mm, uint64_t pc)
+{
+	struct rule_lookup l;
+	lookup_begin(&l, mm, UNWIND_SFRAME, NULL, 100000);
+	arch_user_access_begin();
+	(void)lookup_rule(&l, pc, false);
+	arch_user_access_end();
+	lookup_end(&l, 1);
+}
+
+/* The loader's own table, indexed lazily: a lookup at its last FDE's
+ * start fills that block (counted once), and another in the same block
+ * reads nothing more; the block's starts are the section's. */
+static void fill_once(struct ktest *t, struct uvm *mm, const struct unwind_table *own)
+{
+	look_up(mm, own->text_start); /* opens and builds the top level */
+	const struct lz_index *lz = own->lazy;
+	KASSERT(t, lz && lz_ready(lz) && lz->n >= 2);
+	uint32_t last = lz->n - 1, b = last >> LZ_BLOCK_SHIFT;
+	uint32_t fills = lz->fills;
+	uint64_t counted = stat_total(STAT_UNWIND_INDEX_FILLS);
+	look_up(mm, lz->start[b << LZ_BLOCK_SHIFT] + 1);
+	KEXPECT(t, lz->filled[b]);
+	KEXPECT_EQ(t, stat_total(STAT_UNWIND_INDEX_FILLS) - counted, lz->fills - fills);
+	fills = lz->fills;
+	look_up(mm, lz->start[last]);
+	KEXPECT_EQ(t, lz->fills, fills);
+	const struct sf_table *sf = (const struct sf_table *)own->state;
+	for (uint32_t i = b << LZ_BLOCK_SHIFT; i <= last; i++) {
+		struct sf_fde fde;
+		arch_user_access_begin();
+		int err = sf_fde_get(sf, i, &fde);
+		arch_user_access_end();
+		KEXPECT(t, !err && fde.start == lz->start[i]);
+	}
+}
+
 /* A table registered, indexed and removed in a loop: each index is
  * counted once, freed with its table (the process's index bytes back to
  * what the loader's own table holds), and no page is lost. */
@@ -201,6 +239,7 @@ KTEST(table_index_register_remove_loop)
 		return;
 	const struct unwind_table *own = unwind_table_find(mm, UNWIND_SFRAME, mm->text_start);
 	KASSERT(t, own != NULL);
+	fill_once(t, mm, own);
 	uint64_t held = mm->tables.index_bytes;
 	/* The first time, fib's pages fault in and stay. */
 	uint64_t size = add_use_remove(t, mm, own->addr, own->len, rw, held);

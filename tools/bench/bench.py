@@ -537,7 +537,7 @@ class Bench:
         self.say("\n" + output.table(out, output.INDEX_COLUMNS))
         return {"what": f"/bin/funcs-N {self.cfg['funcs_rounds']} at {self.cfg['hz']} Hz, "
                         f"reference {' '.join(self.cfg['cache'])} with unwind.rule_cache=0",
-                "ref": base, "rows": out}
+                "ref": [{"mode": m, **base[m]} for m in INDEX_MODES], "rows": out}
 
     def kentry(self):
         hz = self.cfg["kentry_hz"]

@@ -120,7 +120,8 @@ def index_metrics(k):
     """A run's lookups and FDE index (kern/unwind/table.h), from the
     kernel counters k: instructions a frame, all and with the index's
     build (its chunks, page faults included) left out; the build; the
-    index's kernel memory, in all and a FDE; the lookups through it."""
+    blocks the lookups filled (their cost is the lookups'); the index's
+    kernel memory, in all and a FDE; the lookups through it."""
     frames, total = k.get("frames_unwound", 0), k.get("unwind_cycles_total", 0)
     build = k.get("unwind_index_cycles", 0)
     lookups = k.get("fde_index_lookups", 0) + k.get("ehframe_index_lookups", 0)
@@ -131,6 +132,7 @@ def index_metrics(k):
         "per_frame_no_build": ratio(total - build, frames),
         "build_cycles": build,
         "build_chunks": k.get("unwind_index_chunks", 0),
+        "index_fills": k.get("unwind_index_fills", 0),
         "index_bytes": k.get("unwind_index_bytes", 0),
         "index_fdes": k.get("unwind_index_entries", 0),
         "bytes_per_fde": ratio(k.get("unwind_index_bytes", 0), k.get("unwind_index_entries", 0)),

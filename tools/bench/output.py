@@ -268,6 +268,7 @@ INDEX_COLUMNS = [
     ("per_frame_no_build", "insns/frame, build out", "{:.0f}"),
     ("x_chain64", "x chain 64, cache off", "{:.2f}"),
     ("build_cycles", "build insns", "{}"), ("build_chunks", "chunks", "{}"),
+    ("index_fills", "blocks filled", "{}"),
     ("index_bytes", "index bytes", "{}"), ("bytes_per_fde", "bytes/FDE", "{:.1f}"),
     ("over_budget", "over budget", "{}"), ("indexed_pct", "lookups indexed %", "{:.1f}"),
 ]
