@@ -57,6 +57,10 @@ sub build_elves {
 			# The signal page: SFrame version 3, which readelf 2.40
 			# cannot read (test 59 checks its section).
 			next if $e eq 'sigpage' || $p =~ m{^build/sigpage/};
+			# The damaged copies of /bin/compat32 the loader must refuse
+			# (userland/compat/mkhostile.py): malformed on purpose, and
+			# readelf 2.40 prints nothing for the file after a truncated one.
+			next if $p =~ m{/data/compat32-[a-z]+$};
 			open(my $f, '<:raw', $p) or next;
 			my $m = '';
 			read($f, $m, 8);
