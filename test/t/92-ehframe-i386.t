@@ -35,7 +35,7 @@ sub check {
 		$out =~ /: i386 table, (\d+) FDEs, (\d+) pcs: (\d+) agree, (\d+) differ, (\d+) libdw-no-answer/
 		or return \%c;
 	$c{refused}{$2} += $1 while $out =~ /, (\d+) ours-\w+ \(([^)]+)\)/g;
-	($c{index_differ}) = $out =~ /; index: \d+ same, (\d+) differ$/m;
+	($c{index_differ}) = $out =~ /; index: \d+ same, (\d+) differ(?:;|$)/m;
 	return \%c;
 }
 
