@@ -67,7 +67,7 @@ sub perf_same {
 }
 perf_same($r);
 
-system("tools/qemu-run --direct --icount --cmdline 'init=/bin/reader profile.mode=sframe profile.hz=2000' "
+system("tools/qemu-run --direct --icount --cmdline 'init=/bin/reader profile.mode=sframe profile.hz=10000' "
        . "--records $dir/reader.bin --timeout 120 >$dir/reader-console.txt 2>&1");
 $r = run_case(-e "$dir/reader.bin" ? read_file("$dir/reader.bin") : '', '--symfs', $root, '--kernel', $kernel);
 is($r->{status}, 0, "/bin/reader: stitch read the stream: ${\ scalar @{$r->{script}}} samples");
