@@ -46,9 +46,8 @@ static const struct sf_table *rules_abi(const struct unwind_table *t)
 }
 
 /* Boot: the rows' own switch (unwind.eh_rows, kern/unwind/ehframe_rows.c). */
-static void init(bool index_on)
+static void init(void)
 {
-	(void)index_on;
 	eh_rows_setup();
 }
 

@@ -14,9 +14,8 @@ static struct sf_table *sf_of(struct unwind_table *t)
  * validation when a table is first opened. */
 static bool validate_all;
 
-static void init(bool index_on)
+static void init(void)
 {
-	(void)index_on; /* the registry's (kern/unwind/table.c) */
 	validate_all = cmdline_flag(&boot_args, "sframe.validate");
 }
 

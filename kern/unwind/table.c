@@ -47,7 +47,7 @@ void unwind_tables_init(void)
 		(uint64_t)cmdline_int(&boot_args, "unwind.index_process_kib", 16384, 0, 1 << 20) << 10;
 	for (int id = 0; id < UNWIND_FORMATS; id++)
 		if (formats[id]->init)
-			formats[id]->init(index_on);
+			formats[id]->init();
 }
 
 /* The checks that need no list, in table.h's order: the ranges, the

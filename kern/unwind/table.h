@@ -112,9 +112,9 @@ struct unwind_format {
 	enum unwind_format_id id;
 	size_t state_size;
 	bool self_contained;  /* the table points only into itself (SFrame) */
-	/* Boot: reads the format's own switches; index_on is
-	 * unwind.fde_index (whether open builds an index). */
-	void (*init)(bool index_on);
+	/* Boot: reads the format's own switches (the index's are the
+	 * registry's, kern/unwind/table.c), or NULL. */
+	void (*init)(void);
 	/* A program's registration: the header, read now from its memory
 	 * (in a user-access window the registry opens): 0, -ENOEXEC or
 	 * -EFAULT. */
