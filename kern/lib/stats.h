@@ -40,6 +40,11 @@
 	X(UNWIND_STOP_SIGNAL_FRAME, "unwind_stop_signal_frame", SUM)          \
 	X(UNWIND_STOP_BUDGET, "unwind_stop_budget", SUM)                      \
 	X(UNWIND_STOP_KILLED, "unwind_stop_killed", SUM)                      \
+	/* Registrations of either format, accepted or not, and their cycles: */ \
+	X(REGISTER_EXEC, "unwind_register_exec", SUM) /* by the loader, at exec */ \
+	X(REGISTER_EXEC_CYCLES, "unwind_register_exec_cycles", SUM)           \
+	X(REGISTER_CALL, "unwind_register_call", SUM) /* by stacktrace_setup (dlopen) */ \
+	X(REGISTER_CALL_CYCLES, "unwind_register_call_cycles", SUM)           \
 	X(SFRAME_REGISTERED, "sframe_registered", SUM)                        \
 	X(SFRAME_DROPPED, "sframe_dropped", SUM)   /* refused, or bad at use */ \
 	/* ... by reason (they add up to sframe_dropped): */                  \
@@ -52,8 +57,8 @@
 	X(SFRAME_DROPPED_INVALID, "sframe_dropped_invalid", SUM) /* failed validation at use */ \
 	X(SFRAME_DROPPED_FAULT, "sframe_dropped_fault", SUM) /* unreadable at use */ \
 	X(SFRAME_REMOVED, "sframe_removed", SUM)   /* unregistered */         \
-	X(SFRAME_REMOVED_IN_WALK, "sframe_removed_in_walk", SUM) /* removed while walks held the list */ \
-	X(SFRAME_DEFERRED_FREES, "sframe_deferred_frees", SUM) /* ... freed when the last walk ended */ \
+	X(UNWIND_REMOVED_IN_WALK, "unwind_removed_in_walk", SUM) /* removed while walks held the list */ \
+	X(UNWIND_DEFERRED_FREES, "unwind_deferred_frees", SUM) /* ... freed when the last walk ended */ \
 	X(ENTRIES_WITH_SAMPLES, "entries_with_samples", SUM) /* see DEFERRED.md */ \
 	X(DEFERRED_RECORDS, "deferred_records", SUM) /* REC_DEFERRED written */ \
 	X(UNWIND_REUSED, "unwind_reused", SUM)     /* consumer served from the entry's trace */ \
@@ -63,7 +68,7 @@
 	X(UNWIND_COMPAT_NO_SFRAME, "unwind_compat_no_sframe", SUM) /* compat walks in sframe mode: no i386 SFrame */ \
 	X(RULE_CACHE_HITS, "rule_cache_hits", SUM) /* steps whose rule the cache had */ \
 	X(RULE_CACHE_MISSES, "rule_cache_misses", SUM) /* ... that were looked up and cached */ \
-	X(SFRAME_LAST_HITS, "sframe_last_hits", SUM) /* lookups in the previous step's section */ \
+	X(UNWIND_LAST_HITS, "unwind_last_hits", SUM) /* lookups in the previous step's section */ \
 	X(SFRAME_INDEXED, "sframe_indexed", SUM) /* sections whose FDE index was built */ \
 	X(FDE_INDEX_LOOKUPS, "fde_index_lookups", SUM) /* lookups through a section's FDE index */ \
 	X(QUICK_LOOKUPS, "quick_lookups", SUM) /* ... answered in one pass (sf_find_quick) */ \
@@ -162,7 +167,7 @@ enum stat { STATS_LIST(STATS_ENUM) STAT_COUNT };
 /* A CPU's row of counters: a power of two, so that a counter's address is
  * a shift and an add away from the CPU index (the NMI counts on its hot
  * path), and each CPU's counters sit on cache lines of their own. */
-#define STAT_ROW 128
+#define STAT_ROW 256
 _Static_assert(STAT_COUNT <= STAT_ROW, "STAT_ROW: the next power of two");
 
 _Static_assert(STAT_UNWIND_STOP_KILLED - STAT_UNWIND_STOP_END ==

@@ -62,7 +62,7 @@ void lookup_end(const struct rule_lookup *l, uint32_t frames)
 	stat_add_on(cpu, STAT_RULE_CACHE_HITS, frames - l->lookups);
 	if (l->lookups) {
 		stat_add_on(cpu, STAT_RULE_CACHE_MISSES, l->cache_fills);
-		stat_add_on(cpu, STAT_SFRAME_LAST_HITS, l->last_hits);
+		stat_add_on(cpu, STAT_UNWIND_LAST_HITS, l->last_hits);
 	}
 	/* The tables' counts: all of one format, the walk's (held: a table
 	 * dropped meanwhile is not freed before the release below). */

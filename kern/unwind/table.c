@@ -117,7 +117,7 @@ static int publish(struct uvm *mm, struct unwind_table *t)
 	return err;
 }
 
-int unwind_table_register(struct uvm *mm, const struct unwind_format *fmt,
+static int register_table(struct uvm *mm, const struct unwind_format *fmt,
 			  const struct unwind_table_spec *spec, enum unwind_origin from)
 {
 	struct unwind_table tmp = {
@@ -149,6 +149,41 @@ int unwind_table_register(struct uvm *mm, const struct unwind_format *fmt,
 	if (err)
 		kfree(t);
 	fmt->count(err ? TABLE_REFUSED : TABLE_REGISTERED, &tmp, err);
+	return err;
+}
+
+/* One function per origin, never inlined: make bench's plugin
+ * (tools/insnprof) measures each as a window of its own, the cost of a
+ * registration at exec and at dlopen (docs/BENCHMARKS.md, "Table
+ * designs"). */
+static __attribute__((noinline)) int register_at_exec(struct uvm *mm,
+						      const struct unwind_format *fmt,
+						      const struct unwind_table_spec *spec)
+{
+	return register_table(mm, fmt, spec, UNWIND_FROM_LOADER);
+}
+
+static __attribute__((noinline)) int register_by_call(struct uvm *mm,
+						      const struct unwind_format *fmt,
+						      const struct unwind_table_spec *spec)
+{
+	return register_table(mm, fmt, spec, UNWIND_FROM_USER);
+}
+
+int unwind_table_register(struct uvm *mm, const struct unwind_format *fmt,
+			  const struct unwind_table_spec *spec, enum unwind_origin from)
+{
+	uint64_t t0 = arch_cycles();
+	int err = from == UNWIND_FROM_LOADER ? register_at_exec(mm, fmt, spec)
+					     : register_by_call(mm, fmt, spec);
+	uint64_t cycles = arch_cycles() - t0;
+	if (from == UNWIND_FROM_LOADER) {
+		stat_inc(STAT_REGISTER_EXEC);
+		stat_add(STAT_REGISTER_EXEC_CYCLES, cycles);
+	} else {
+		stat_inc(STAT_REGISTER_CALL);
+		stat_add(STAT_REGISTER_CALL_CYCLES, cycles);
+	}
 	return err;
 }
 
@@ -241,7 +276,7 @@ void unwind_tables_free_dead(struct unwind_registry *r)
 	while (t) {
 		struct unwind_table *next = t->dead_next;
 		free_table(t);
-		stat_inc(STAT_SFRAME_DEFERRED_FREES);
+		stat_inc(STAT_UNWIND_DEFERRED_FREES);
 		t = next;
 	}
 }
@@ -277,7 +312,7 @@ static int remove_table(struct uvm *mm, enum unwind_format_id id, uint64_t text_
 	while (!__atomic_compare_exchange_n(&r->dead, &t->dead_next, t, false,
 					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
 		;
-	stat_inc(STAT_SFRAME_REMOVED_IN_WALK);
+	stat_inc(STAT_UNWIND_REMOVED_IN_WALK);
 	return 0;
 }
 

@@ -24,7 +24,7 @@
 #      others' unwinds walk it): no fault, every (tid, cookie) answered
 #      once, every worker's sample in the library stitched whole through
 #      it, each section removed during walks freed after them
-#      (sframe_removed_in_walk == sframe_deferred_frees), every page back;
+#      (unwind_removed_in_walk == unwind_deferred_frees), every page back;
 #   and the host side of the 4-CPU run: stitch's report.txt counts the
 #      process's samples by thread (each tid), and its perf.data names
 #      every thread (a PERF_RECORD_COMM per tid: perf script shows the
@@ -172,10 +172,10 @@ def dl_churn(cpus):
         diag('  ' + b)
     st = stats(recs)
     tap(st.get('sframe_removed', 0) >= 40 and
-        st.get('sframe_removed_in_walk', -1) == st.get('sframe_deferred_frees', -2),
+        st.get('unwind_removed_in_walk', -1) == st.get('unwind_deferred_frees', -2),
         '%d CPU(s): %d sections removed, %d during walks, %d freed after them'
-        % (cpus, st.get('sframe_removed', 0), st.get('sframe_removed_in_walk', -1),
-           st.get('sframe_deferred_frees', -1)))
+        % (cpus, st.get('sframe_removed', 0), st.get('unwind_removed_in_walk', -1),
+           st.get('unwind_deferred_frees', -1)))
 
 
 def storm(cpus):

@@ -129,6 +129,9 @@ STACKMAP = {"hz": [1000, 2000, 5000, 10000, 20000],
 # command line). .eh_frame interpreted in place, its rows kept per FDE,
 # converted whole; SFrame as the programs carry it (version 1, ld 2.40's). A design of another
 # mode or switch is one more line.
+# The tables part's registrations by system call: /bin/dlwork's dlopen of
+# /lib/libdeep.so registers its .sframe and .eh_frame (userland/lib/dl.c).
+TABLES_DLOPEN = ["/bin/dlwork", "100"]
 TABLE_DESIGNS = [("eh-frame", "eh-frame", ""), ("eh-rowcache", "eh-rowcache", ""),
                  ("eh-convert", "eh-convert", ""), ("sframe", "sframe", "")]
 # 32-bit (i386) programs (docs/PROCESSES.md "32-bit programs"): the
@@ -874,10 +877,15 @@ class Bench:
                                                      " unwind.rule_cache=0"))]
                  for suite, progs in (("suite", self.cfg["suite"]), ("real", self.cfg["real"]))
                  for label, mode, extra in self.cfg["tables"]}
-        rows = [self.table_row(suite, label, *names) for (suite, label), names in named.items()]
+        # A program that dlopens: its registrations by system call.
+        dlopen = {label: self.boot(f"tables-dlopen-{label}", [TABLES_DLOPEN], mode, hz,
+                                   self.kind(mode, plugin), extra=extra)
+                  for label, mode, extra in self.cfg["tables"]}
+        rows = [{**self.table_row(suite, label, *names), **self.register_cost(dlopen[label])}
+                for (suite, label), names in named.items()]
         output.write_csv(os.path.join(self.args.out, "tables.csv"), rows, output.TABLES_KEYS)
         self.say("\n" + output.table(rows, output.TABLES_COLUMNS))
-        return {"hz": hz, "rows": rows}
+        return {"hz": hz, "dlopen": " ".join(TABLES_DLOPEN), "rows": rows}
 
     def table_row(self, suite, label, name, nocache):
         """One design's row: name with the rule cache, nocache without."""
@@ -914,6 +922,21 @@ class Bench:
             "evicted": k0.get("ehrows_evicted") if label == "eh-rowcache" else None,
             "file_bytes": sum(f[x] for f in files for x in table),
         }
+    def register_cost(self, name):
+        """What a registration of an unwind table costs at exec (the
+        loader's) and by the system call (dlopen's), in boot NAME: guest
+        instructions (the kernel's count) and modelled cycles (the
+        plugin's windows of the same doors, breakdown.REGISTER_WINDOWS)."""
+        prof, s = self.profile(name) if self.args.insnprof else (None, self.stats(name))
+        k, out = s["kernel"], {}
+        for (window, cycles_key, count_key), at in zip(breakdown.REGISTER_WINDOWS, ("exec", "dlopen")):
+            n = k.get(count_key)
+            if not n:
+                raise guest.GuestError(f"{name}: no registration {at} ({count_key} 0)")
+            out[f"register_{at}_insns"] = k.get(cycles_key, 0) / n
+            out[f"register_{at}_modelled"] = prof[window]["cycles"] / n if prof else None
+        return out
+
     # --- 32-bit programs ---------------------------------------------------
     def compat(self):
         """The i386 builds of the workloads, without frame pointers and

@@ -22,6 +22,13 @@ WINDOWS = [
     ("nmi_dispatch", "nmi_cycles_total", "nmi_count"),
     ("demand_page", None, None),
 ]
+# The registration of an unwind table, at exec (the loader) and by the
+# system call (dlopen): kern/unwind/table.c's two doors, measured beside
+# the windows above but not in the breakdown's tables (Bench.tables).
+REGISTER_WINDOWS = [
+    ("register_at_exec", "unwind_register_exec_cycles", "unwind_register_exec"),
+    ("register_by_call", "unwind_register_call_cycles", "unwind_register_call"),
+]
 # Instructions per entry either side may count that the other does not,
 # plus 0.1 % of the total for the faulting instructions the plugin counts
 # twice (docs/BENCHMARKS.md).
@@ -39,7 +46,7 @@ TOP_PER_SAMPLE = 30
 def plugin_arg(so, kernel, out, windows=True):
     """qemu-run --plugin's argument: the whole run, and the windows unless
     windows is False (the boot without sampling)."""
-    names = ([w for w, _, _ in WINDOWS] if windows else []) + [WHOLE]
+    names = ([w for w, _, _ in WINDOWS + REGISTER_WINDOWS] if windows else []) + [WHOLE]
     return ",".join([so, f"kernel={kernel}"] + [f"window={w}" for w in names] + [f"out={out}"])
 
 
@@ -94,7 +101,7 @@ def check(prof, kernel):
                    "was not where the ELF said (the plugin's code addresses are wrong)")
     if prof.get("other_vcpu"):
         bad.append(f"{prof['other_vcpu']} instructions on other vCPUs (the plugin assumes -smp 1)")
-    for name, total_key, entries_key in WINDOWS:
+    for name, total_key, entries_key in WINDOWS + REGISTER_WINDOWS:
         w = prof.get(name)
         if w is None:
             bad.append(f"{name}: no window in the plugin's output")

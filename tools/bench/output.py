@@ -374,6 +374,10 @@ TABLES_COLUMNS = [
     ("convert_insns_per_table", "conversion insns/table", "{:.0f}"),
     ("convert_insns_per_fde", "conversion insns/FDE", "{:.0f}"),
     ("file_bytes", "table bytes in the files", "{}"),
+    ("register_exec_insns", "insns/registration at exec", "{:.0f}"),
+    ("register_exec_modelled", "modelled/registration at exec", "{:.0f}"),
+    ("register_dlopen_insns", "insns/registration at dlopen", "{:.0f}"),
+    ("register_dlopen_modelled", "modelled/registration at dlopen", "{:.0f}"),
 ]
 TABLES_KEYS = [key for key, _, _ in TABLES_COLUMNS] + [
     "status", "samples", "user_frames_per_sample", "fallbacks", "evicted"]
