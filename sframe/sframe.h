@@ -437,10 +437,11 @@ static inline int sf_frame_up(struct sf_frame *f, uint64_t ra, uint64_t cfa,
  * One step by a quick rule: the checks of sf_step_rule (the CFA above sp
  * and word-aligned, SF_E_END for a return address 0), each stack word
  * read with load(ctx, addr, q->word, &v) (a little-endian word of that
- * many bytes, zero-extended), false on a fault (SF_E_STACK_READ). Inline,
- * so that a constant load is inlined too.
+ * many bytes, zero-extended), false on a fault (SF_E_STACK_READ). Always
+ * inline, so that a constant load is inlined too: the kernel's walk
+ * steps by it at every cached frame (a call costs more than the step).
  */
-static inline int sf_quick_step(const struct sf_quick *q, struct sf_frame *f,
+static inline __attribute__((always_inline)) int sf_quick_step(const struct sf_quick *q, struct sf_frame *f,
 				bool (*load)(void *ctx, uint64_t addr, uint32_t size, uint64_t *v),
 				void *ctx)
 {

@@ -139,15 +139,21 @@ static enum unwind_stop drop(struct unwind_table *t, int err)
 }
 
 /* A stack word of size bytes (8, or a compat program's 4), read in the
- * walk's window (sf_quick_step's loader). */
-static inline bool user_word(void *ctx, uint64_t addr, uint32_t size, uint64_t *v)
+ * walk's window (sf_quick_step's loader). Each load has a constant size,
+ * so that it is one instruction (arch_user_load), not a switch on it. */
+static inline __attribute__((always_inline)) bool
+user_word(void *ctx, uint64_t addr, uint32_t size, uint64_t *v)
 {
 	(void)ctx;
-	*v = 0;
+	if (size == sizeof *v)
+		return arch_user_load(addr, sizeof *v, v);
 	/* A compat stack's words lie below 4 GiB, whatever else is mapped. */
-	if (size == UNWIND_COMPAT_WORD && addr > UNWIND_COMPAT_END - UNWIND_COMPAT_WORD)
+	uint32_t w;
+	if (addr > UNWIND_COMPAT_END - UNWIND_COMPAT_WORD ||
+	    !arch_user_load(addr, UNWIND_COMPAT_WORD, &w))
 		return false;
-	return arch_user_load(addr, size, v);
+	*v = w;
+	return true;
 }
 
 /* What ends a table step other than the step itself; runs with the
