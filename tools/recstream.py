@@ -10,9 +10,13 @@ program, for callers in other languages:
 
   tools/recstream.py check FILE    the accounting, a line each: "ok - what"
                                    or "not ok - what"; exit 1 if one fails
-  tools/recstream.py summary FILE  read()'s view as JSON, with stop_names
+  tools/recstream.py summary FILE [TYPE...]
+                                   read()'s view as JSON, with stop_names
                                    (records as stitch --records-json has
-                                   them: addresses as hex strings)
+                                   them: addresses as hex strings); with
+                                   TYPEs (exit, comm, ...: REC's names in
+                                   lower case) only the records of those
+                                   types, the other fields of them all
 
 Both exit 2 when the stream cannot be read at all.
 """
@@ -271,14 +275,23 @@ def as_json(v, key=None):
 
 
 def main(argv):
-    if len(argv) != 3 or argv[1] not in ('check', 'summary'):
-        sys.stderr.write('usage: tools/recstream.py check|summary FILE\n')
+    types = argv[3:]
+    if (len(argv) < 3 or argv[1] not in ('check', 'summary') or
+            (argv[1] == 'check' and types) or
+            any(t != t.lower() or t.upper() not in REC for t in types)):
+        sys.stderr.write('usage: tools/recstream.py check FILE | summary FILE [TYPE...] '
+                         '(TYPE: %s)\n' % ' '.join(k.lower() for k in REC))
         return 2
     r = read(argv[2])
     if not r['records']:
         sys.stderr.write('tools/recstream.py: %s\n' % r['error'])
         return 2
     if argv[1] == 'summary':
+        # A big stream's records as JSON take far longer to write and read
+        # than the run's counts: a caller names the types it looks at.
+        if types:
+            keep = {REC[t.upper()] for t in types}
+            r = dict(r, records=[x for x in r['records'] if x['type'] in keep])
         json.dump(as_json(dict(r, stop_names=STOPS)), sys.stdout)
         sys.stdout.write('\n')
         return 0

@@ -169,54 +169,79 @@ static bool open_way(struct sf_table *t, int way, const struct section *sec, voi
 	return *mem && !sf_fde_index_build(t, *mem, need);
 }
 
-/* Every pc within 16 bytes of a function, each way. */
+/* The source each way reads: the buffer (ways 0, 3, 4), the reader (1),
+ * the bytes in place (2, 5). The reference reads FDEs and rows through
+ * sf_fde_get and sf_fre_read alone, never an FDE index, so its answer at
+ * a pc is the same in every way of a source: found once a source. */
+enum { SOURCES = 3 };
+static const int source_of[WAYS] = { 0, 1, 2, 0, 0, 2 };
+
+/* pc (of the section's addresses) looked up each way open, against the
+ * reference in that way's source. */
+static void compare_pc(struct stats *st, const char *member, struct sf_table *t,
+		       const bool *open, const uint64_t *delta, uint64_t pc)
+{
+	struct answer r[SOURCES];
+	bool have[SOURCES] = { false };
+
+	for (int way = 0; way < WAYS; way++) {
+		int s = source_of[way];
+		struct answer a;
+		if (!open[way])
+			continue;
+		if (!have[s]) {
+			reference(&t[way], pc + delta[way], &r[s]);
+			have[s] = true;
+		}
+		accelerated(&t[way], pc + delta[way], &a);
+		st->pcs += way == 0;
+		st->found += way == 0 && !r[s].rule_err;
+		char what[160];
+		if (!same(&a, &r[s])) {
+			snprintf(what, sizeof what, "%s / %s, reference %s / %s",
+				 sf_strerror(a.fde_err), sf_strerror(a.rule_err),
+				 sf_strerror(r[s].fde_err), sf_strerror(r[s].rule_err));
+			mismatch(st, member, way_name[way], pc, what);
+		} else if (t[way].fde_index && !same_quick(&t[way], pc + delta[way], &r[s]))
+			mismatch(st, member, way_name[way], pc, "sf_find_quick differs");
+	}
+}
+
+/* Every pc within 16 bytes of a function, each way: the ways side by
+ * side, each still looking the pcs up in increasing order. */
 static void compare(struct stats *st, const char *member, const struct section *sec,
 		    const struct sf_table *base)
 {
-	for (int way = 0; way < WAYS; way++) {
-		struct sf_table t;
-		void *mem = NULL;
-		uint64_t delta;
-		if (!open_way(&t, way, sec, &mem, &delta)) {
+	struct sf_table t[WAYS];
+	void *mem[WAYS] = { NULL };
+	uint64_t delta[WAYS];
+	bool open[WAYS];
+
+	for (int way = 0; way < WAYS; way++)
+		if (!(open[way] = open_way(&t[way], way, sec, &mem[way], &delta[way])))
 			mismatch(st, member, way_name[way], 0, "cannot open");
-			free(mem);
+	uint64_t next = 0; /* the pcs so far: each looked up once */
+	for (uint32_t i = 0; i < base->num_fdes; i++) {
+		struct sf_fde fde;
+		if (sf_fde_get(base, i, &fde))
 			continue;
-		}
-		uint64_t next = 0; /* the pcs so far: each looked up once */
-		for (uint32_t i = 0; i < base->num_fdes; i++) {
-			struct sf_fde fde;
-			if (sf_fde_get(base, i, &fde))
-				continue;
-			uint64_t from = fde.start < 16 ? 0 : fde.start - 16;
-			uint64_t pc = from > next ? from : next;
-			for (; pc < fde.start + fde.size + 16; pc++) {
-				struct answer a, r;
-				accelerated(&t, pc + delta, &a);
-				reference(&t, pc + delta, &r);
-				st->pcs += way == 0;
-				st->found += way == 0 && !r.rule_err;
-				char what[160];
-				if (!same(&a, &r)) {
-					snprintf(what, sizeof what, "%s / %s, reference %s / %s",
-						 sf_strerror(a.fde_err), sf_strerror(a.rule_err),
-						 sf_strerror(r.fde_err), sf_strerror(r.rule_err));
-					mismatch(st, member, way_name[way], pc, what);
-				} else if (t.fde_index && !same_quick(&t, pc + delta, &r))
-					mismatch(st, member, way_name[way], pc, "sf_find_quick differs");
-			}
-			next = pc > next ? pc : next;
-		}
-		/* Every FDE's start looked up, so every block of a lazily
-		 * filled index reached: each filled once. */
-		const struct sf_fde_index *x = t.fde_index;
-		if (way == 3 && x && x->step == 1 && x->lz.fills != lz_blocks(x->n)) {
-			char what[96];
-			snprintf(what, sizeof what, "%u blocks filled for %u blocks", x->lz.fills,
-				 lz_blocks(x->n));
-			mismatch(st, member, way_name[way], 0, what);
-		}
-		free(mem);
+		uint64_t from = fde.start < 16 ? 0 : fde.start - 16;
+		uint64_t pc = from > next ? from : next;
+		for (; pc < fde.start + fde.size + 16; pc++)
+			compare_pc(st, member, t, open, delta, pc);
+		next = pc > next ? pc : next;
 	}
+	/* Every FDE's start looked up, so every block of a lazily
+	 * filled index reached: each filled once. */
+	const struct sf_fde_index *x = open[3] ? t[3].fde_index : NULL;
+	if (x && x->step == 1 && x->lz.fills != lz_blocks(x->n)) {
+		char what[96];
+		snprintf(what, sizeof what, "%u blocks filled for %u blocks", x->lz.fills,
+			 lz_blocks(x->n));
+		mismatch(st, member, way_name[3], 0, what);
+	}
+	for (int way = 0; way < WAYS; way++)
+		free(mem[way]);
 }
 
 static int visit(void *arg, const char *member, const struct section *sec)

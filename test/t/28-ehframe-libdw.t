@@ -104,27 +104,39 @@ sub text_range {
 	return (hex($addr), hex($size));
 }
 
+# The rule parts of `lookup`'s lines for pcs, the FDE's offset or index
+# and the row's or FRE's start taken out (the formats number them apart).
 sub rules {
 	my ($tool, $f, @pcs) = @_;
-	my @lines;
-	while (my @chunk = splice(@pcs, 0, 20000)) {
-		my ($out) = run($tool, 'lookup', $f, @chunk);
-		push @lines, map { s/ (fre|row) \+0x[0-9a-f]+//r =~ s/ fde \S+ \[/ [/r } split /\n/, $out;
-	}
-	return @lines;
+	my ($out) = run($tool, 'lookup', $f, @pcs);
+	$out =~ s/ (fre|row) \+0x[0-9a-f]+//g;
+	$out =~ s/ fde \S+ \[/ [/g;
+	return $out;
 }
 
+# A chunk of pcs at a time; the lines compared one by one only where the
+# two outputs are not equal as a whole.
 my ($same, $all) = (0, 0);
 my @differ;
 for my $p (grep { !/funcs-1000+$/ } @progs) {
 	my ($a, $n) = text_range($p);
-	my @pcs = map { sprintf '0x%x', $_ } $a .. $a + $n - 1;
-	my @s = rules('build/bin/sframe', $p, @pcs);
-	my @e = rules($eh, $p, @pcs);
-	push @differ, "$p: " . scalar(@s) . ' vs ' . scalar(@e) . ' lines' if @s != @e;
-	for my $i (0 .. $#s) {
-		$all++;
-		if (defined $e[$i] && $s[$i] eq $e[$i]) { $same++ } elsif (@differ < 10) { push @differ, "$s[$i] | " . ($e[$i] // '') }
+	for (my $lo = $a; $lo < $a + $n; $lo += 20000) {
+		my $hi = $lo + 20000 < $a + $n ? $lo + 20000 : $a + $n;
+		my @pcs = map { sprintf '0x%x', $_ } $lo .. $hi - 1;
+		my $s = rules('build/bin/sframe', $p, @pcs);
+		my $e = rules($eh, $p, @pcs);
+		my $lines = ($s =~ tr/\n//);
+		$all += $lines;
+		if ($s eq $e) {
+			$same += $lines;
+			next;
+		}
+		my @s = split /\n/, $s;
+		my @e = split /\n/, $e;
+		push @differ, "$p: " . scalar(@s) . ' vs ' . scalar(@e) . ' lines' if @s != @e;
+		for my $i (0 .. $#s) {
+			if (defined $e[$i] && $s[$i] eq $e[$i]) { $same++ } elsif (@differ < 10) { push @differ, "$s[$i] | " . ($e[$i] // '') }
+		}
 	}
 }
 ok($all > 500000 && $same == $all, "sframe and ehframe lookups: the same rule at $same of $all pcs")

@@ -60,7 +60,7 @@ ok(defined $after && $before == $after, 'free pages after all exited equal those
 my @checks = map { /^(not )?ok - (.*)$/ ? [!$1, $2] : () } `tools/recstream.py check $dir/records.bin`;
 ok(@checks >= 10, 'tools/recstream.py checked the stream\'s accounting');
 ok($_->[0], $_->[1]) for @checks;
-my $r = eval { decode_json(`tools/recstream.py summary $dir/records.bin`) } // { records => [] };
+my $r = eval { decode_json(`tools/recstream.py summary $dir/records.bin exit`) } // { records => [] };
 my $st = $r->{stats} // {};
 my %exits = map { $_->{pid} => $_->{status} } grep { $_->{type} eq 'exit' } @{$r->{records}};
 ok($st->{records_lost} > 0, "with $ring KiB rings at $hz Hz records were lost and counted "

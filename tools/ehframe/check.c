@@ -159,34 +159,36 @@ static void show_diff(const char *path, uint64_t pc, int err, const struct sf_ru
 	printf("%s: DIFFER at 0x%" PRIx64 ": ours %s, libdw %s\n", path, pc, a, b);
 }
 
-/* Ours through the table when there is one, else in the walked FDE. */
+/* Ours through the table when there is one, else in the walked FDE;
+ * *budget is what the lookup left of EHFRAME_BUDGET. */
 static int our_rule(const struct eh_table *t, const struct eh_fde *fde, uint64_t pc,
-		    struct sf_rule *r)
+		    struct sf_rule *r, uint32_t *budget)
 {
-	uint32_t budget = EHFRAME_BUDGET;
+	*budget = EHFRAME_BUDGET;
 	if (t->has_table)
-		return eh_find_rule(t, pc, r, &budget);
-	return eh_rule_at(t, fde, pc, r, NULL, &budget);
+		return eh_find_rule(t, pc, r, budget);
+	return eh_rule_at(t, fde, pc, r, NULL, budget);
 }
 
 /* The same lookup through the table's index (eh_index_build): the same
- * error or rule, and the same instruction budget left. */
-static void check_index(const char *path, const struct eh_table *t, const struct eh_table *xt,
-			uint64_t pc, struct counts *c)
+ * error or rule, and the same instruction budget left, as the lookup
+ * without it (eh_find_rule on the table: error ea, rule *a, budget ba
+ * left), done once per pc by the caller. */
+static void check_index(const char *path, const struct eh_table *xt, uint64_t pc, int ea,
+			const struct sf_rule *a, uint32_t ba, struct counts *c)
 {
-	struct sf_rule a, b;
-	uint32_t ba = EHFRAME_BUDGET, bb = EHFRAME_BUDGET;
-	int ea = eh_find_rule(t, pc, &a, &ba);
+	struct sf_rule b;
+	uint32_t bb = EHFRAME_BUDGET;
 	int eb = eh_find_rule(xt, pc, &b, &bb);
 
-	if (ea == eb && ba == bb && (ea || same_rule(&a, &b))) {
+	if (ea == eb && ba == bb && (ea || same_rule(a, &b))) {
 		c->index_same++;
 	} else if (c->index_differ++ < SHOW_DIFFS) {
 		char sa[128], sb[128];
 		if (ea)
 			snprintf(sa, sizeof sa, "%s", eh_strerror(ea));
 		else
-			rule_str(&a, sa, sizeof sa);
+			rule_str(a, sa, sizeof sa);
 		if (eb)
 			snprintf(sb, sizeof sb, "%s", eh_strerror(eb));
 		else
@@ -289,11 +291,13 @@ static void check_pc(const char *path, const struct eh_table *t, const struct eh
 		     struct counts *c)
 {
 	struct sf_rule ours, theirs;
-	int err = our_rule(t, fde, pc, &ours);
+	uint32_t budget;
+	int err = our_rule(t, fde, pc, &ours, &budget);
 	int found = libdw_rule(cfi, t->frame.abi, pc, &theirs);
 
+	/* With an index there is a table: ours came from eh_find_rule. */
 	if (xt)
-		check_index(path, t, xt, pc, c);
+		check_index(path, xt, pc, err, &ours, budget, c);
 	if (rs)
 		check_rows(path, t, rs, pc, err, &ours, found, &theirs, c);
 	c->pcs++;
@@ -382,7 +386,7 @@ static bool check_file(const char *path)
 			struct sf_rule r;
 			uint32_t budget = EHFRAME_BUDGET;
 			int e = eh_find_rule(&t, pc, &r, &budget);
-			check_index(path, &t, &xt, pc, &c);
+			check_index(path, &xt, pc, e, &r, budget, &c);
 			check_rows(path, &t, &rows, pc, e, &r, 0, NULL, &c);
 		}
 	}

@@ -3,7 +3,7 @@
  * costs only its own process (test/t/55-deferred-budget.t).
  *
  *   manyrows spin   builds the function and its section in memory: NROWS
- *                   bytes of nop, then a loop (pause; jmp) that spins until
+ *                   bytes of nop, then a loop (SPIN_LOOP) that spins until
  *                   the process is killed, and a version 1 section with one
  *                   FDE whose NROWS rows start at every byte of the nops
  *                   (each "CFA = rsp + 8, RA at CFA - 8": valid, in order,
@@ -46,6 +46,11 @@
 #define ROW_SIZE 6  /* 4-byte start, info, one 1-byte word */
 #define SLEEPS 20
 #define SLEEP_MS 10
+/* 1: nop; nop; jmp 1b. Not pause: QEMU's TCG leaves its translated code
+ * at every pause (target/i386/tcg/misc_helper.c, helper_pause: "Just let
+ * another CPU run"), which made the spinner's 200 ms of guest time (a
+ * nanosecond an instruction under -icount) minutes of host time. */
+#define SPIN_LOOP "\x90\x90\xeb\xfc"
 
 static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 
@@ -118,7 +123,7 @@ static int spin_fdes(bool unsorted)
 	if (code == STITCH_MAP_FAILED || sec == STITCH_MAP_FAILED)
 		return 1;
 	memset(code, 0x90, NFDES);                       /* nop */
-	memcpy(code + NFDES, "\xf3\x90\xeb\xfc", 4);     /* 1: pause; jmp 1b */
+	memcpy(code + NFDES, SPIN_LOOP, 4);
 	if (stacktrace_setup(STACKTRACE_SFRAME_ADD, sec, build_fdes(sec, code, unsorted), code,
 			     size) != 0)
 		return 1;
@@ -137,7 +142,7 @@ static int spin(void)
 	if (code == STITCH_MAP_FAILED || sec == STITCH_MAP_FAILED)
 		return 1;
 	memset(code, 0x90, NROWS);                       /* nop */
-	memcpy(code + NROWS, "\xf3\x90\xeb\xfc", 4);     /* 1: pause; jmp 1b */
+	memcpy(code + NROWS, SPIN_LOOP, 4);
 	uint32_t len = build(sec, code, size);
 	if (stacktrace_setup(STACKTRACE_SFRAME_ADD, sec, len, code, size) != 0)
 		return 1;
