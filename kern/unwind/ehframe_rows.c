@@ -154,6 +154,13 @@ static bool convert_start(struct eh_rows_state *s, const struct eh_table *eh)
 	uint64_t base;
 	if (!eh->has_table || eh->count == 0 || eh_rows_base(eh, &base))
 		return false;
+	/* Each FDE adds a row unless its first equals the row before it,
+	 * which a function's entry rule hardly ever does after another's
+	 * end: a table of more FDEs than its budget of rows would be
+	 * converted as far as the budget, at a chunk a walk, to be thrown
+	 * away. It falls back at once. */
+	if (eh->count > EH_CONVERT_MAX_ROWS)
+		return false;
 	struct eh_krow *mem = rows_alloc(s, EH_CONVERT_FIRST_ROWS * sizeof *mem);
 	if (!mem)
 		return false;

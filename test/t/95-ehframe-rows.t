@@ -112,6 +112,18 @@ for mode, design in (('eh-convert', 'convert'), ('eh-rowcache', 'rowcache')):
         '%s, rule cache off: the tracer\'s %d chains are eh-frame\'s, in order; '
         '%d of %d lookups answered from rows; %s' % (mode, len(got), rows, look, what))
 
+# A table of more FDEs than eh-convert's budget of rows (65 536):
+# /bin/funcs-100000's falls back at its first lookup, before any chunk
+# is spent on it (converting it as far as the budget would take tens of
+# millions of cycles, at a chunk a walk); the walks still end at _start.
+recs, st = run('convert-big', 'profile.mode=eh-convert unwind.rule_cache=0',
+               '/bin/funcs-100000:300')
+tap(st.get('ehrows_fallback', -1) == 1 and 0 <= st.get('ehrows_cycles', -1) < 10000000 and
+    st.get('unwind_stop_end', 0) > 0 and st.get('ehrows_bytes', -1) == st.get('ehrows_freed', -2),
+    'eh-convert, /bin/funcs-100000: its table fell back at once (%d fallbacks, %d cycles '
+    'of conversion); %d walks ended at the outermost frame'
+    % (st.get('ehrows_fallback', -1), st.get('ehrows_cycles', 0), st.get('unwind_stop_end', 0)))
+
 # make run takes both names (and checks them before building anything).
 for mode in ('eh-convert', 'eh-rowcache'):
     r = subprocess.run(['make', '-n', 'run', 'MODE=' + mode], capture_output=True, text=True)

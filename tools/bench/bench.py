@@ -857,8 +857,9 @@ class Bench:
         return out
     # --- the table designs: time, memory, conversion, file size ----------
     def tables(self):
-        """The suite and the real suite once per design of TABLE_DESIGNS
-        (the modes and real parts' boots where they are the same), and
+        """The suite, the real suite (the modes and real parts' boots
+        where they are the same) and the funcs curve's programs, once per
+        design of TABLE_DESIGNS, and
         again with the rule cache off (unwind.rule_cache=0: every step a
         lookup in a table, a miss): a deferred unwind's guest instructions
         (1 TSC cycle = 1 instruction) and, under the plugin, modelled
@@ -868,32 +869,44 @@ class Bench:
         instructions per table and per FDE; the programs' .sframe and
         .eh_frame + .eh_frame_hdr bytes (sizes.py)."""
         hz, plugin = self.cfg["hz"], bool(self.args.insnprof)
-        self.say(f"tables: the suite and the real suite at {hz} Hz, the rule cache on and off, "
+        self.say(f"tables: the suite, the real suite and /bin/funcs-N at {hz} Hz, the rule cache on and off, "
                  "once per design: " + ", ".join(label for label, _, _ in self.cfg["tables"]))
-        named = {(suite, label): [self.boot(name, progs, mode, hz, self.kind(mode, plugin),
-                                            extra=(extra + off).strip())
-                                  for name, off in ((f"{suite}-{label}", ""),
-                                                    (f"tables-{suite}-{label}-nocache",
-                                                     " unwind.rule_cache=0"))]
-                 for suite, progs in (("suite", self.cfg["suite"]), ("real", self.cfg["real"]))
-                 for label, mode, extra in self.cfg["tables"]}
+        def pair(name, nocache, progs, mode, extra):
+            """The design's boot of progs with the rule cache and without."""
+            return [self.boot(n, progs, mode, hz, self.kind(mode, plugin), extra=(extra + off).strip())
+                    for n, off in ((name, ""), (nocache, " unwind.rule_cache=0"))]
+        suites = {"suite": self.cfg["suite"], "real": self.cfg["real"]}
+        named = {(suite, label): pair(f"{suite}-{label}", f"tables-{suite}-{label}-nocache",
+                                      suites[suite], mode, extra)
+                 for suite in suites for label, mode, extra in self.cfg["tables"]}
+        # The funcs curve's programs (10 to 100 000 functions), each design.
+        n = str(self.cfg["funcs_rounds"])
+        funcs = {(f, label): pair(f"tables-funcs-{f}-{label}", f"tables-funcs-{f}-{label}-nocache",
+                                  [[f"/bin/funcs-{f}", n]], mode, extra)
+                 for f in self.cfg["funcs"] for label, mode, extra in self.cfg["tables"]}
         # A program that dlopens: its registrations by system call.
         dlopen = {label: self.boot(f"tables-dlopen-{label}", [TABLES_DLOPEN], mode, hz,
                                    self.kind(mode, plugin), extra=extra)
                   for label, mode, extra in self.cfg["tables"]}
-        rows = [{**self.table_row(suite, label, *names), **self.register_cost(dlopen[label])}
+        rows = [{**self.table_row(suite, suites[suite], label, *names),
+                 **self.register_cost(dlopen[label])}
                 for (suite, label), names in named.items()]
+        funcs_rows = [{"funcs": f, **self.table_row("funcs", [[f"/bin/funcs-{f}", n]], label, *names)}
+                      for (f, label), names in funcs.items()]
         output.write_csv(os.path.join(self.args.out, "tables.csv"), rows, output.TABLES_KEYS)
+        output.write_csv(os.path.join(self.args.out, "tables-funcs.csv"), funcs_rows,
+                         output.TABLES_FUNCS_KEYS)
         self.say("\n" + output.table(rows, output.TABLES_COLUMNS))
-        return {"hz": hz, "dlopen": " ".join(TABLES_DLOPEN), "rows": rows}
+        self.say(output.table(funcs_rows, output.TABLES_FUNCS_COLUMNS))
+        return {"hz": hz, "dlopen": " ".join(TABLES_DLOPEN), "rows": rows,
+                "funcs_what": f"/bin/funcs-N {n}", "funcs": funcs_rows}
 
-    def table_row(self, suite, label, name, nocache):
-        """One design's row: name with the rule cache, nocache without."""
+    def table_row(self, suite, progs, label, name, nocache):
+        """One design's row for progs: name with the rule cache, nocache without."""
         got = [self.profile(n) if self.args.insnprof else (None, self.stats(n))
                for n in (name, nocache)]
         (prof, s), (prof0, s0) = got
         k, k0 = s["kernel"], s0["kernel"]
-        progs = self.cfg[suite]
         r = metrics.run_metrics(s["stream"]["mode"], s, [comm(p) for p in progs], None)
 
         def ratio(a, b):

@@ -381,6 +381,13 @@ TABLES_COLUMNS = [
 ]
 TABLES_KEYS = [key for key, _, _ in TABLES_COLUMNS] + [
     "status", "samples", "user_frames_per_sample", "fallbacks", "evicted"]
+# The same designs on the funcs curve's programs (/bin/funcs-N): the
+# columns that change with the table's size (registration does not).
+TABLES_FUNCS_COLUMNS = [("funcs", "funcs", "{}")] + [
+    c for c in TABLES_COLUMNS if c[0] not in ("suite",) and not c[0].startswith("register_")] + [
+    ("fallbacks", "tables over budget", "{}")]
+TABLES_FUNCS_KEYS = [key for key, _, _ in TABLES_FUNCS_COLUMNS] + [
+    "status", "samples", "user_frames_per_sample", "evicted"]
 
 # The stackmap part: the stream against the map (metrics.stackmap_metrics).
 STACKMAP_COLUMNS = [
@@ -594,6 +601,7 @@ TABLES = {
     "fdesearch": lambda r: markdown(part(r, "fdesearch")["rows"], FDESEARCH_COLUMNS),
     "rulecache": lambda r: markdown(part(r, "rulecache")["rows"], RULECACHE_COLUMNS),
     "tables": lambda r: markdown(part(r, "tables")["rows"], TABLES_COLUMNS),
+    "tables-funcs": lambda r: markdown(part(r, "tables")["funcs"], TABLES_FUNCS_COLUMNS),
     "stackmap": lambda r: markdown(part(r, "stackmap")["rows"], STACKMAP_COLUMNS),
     "sframe-v3": lambda r: markdown(part(r, "sframe_v3")["rows"], SFRAMEV_COLUMNS),
     "sframe-v3-sizes": lambda r: markdown(part(r, "sframe_v3")["programs"], SFRAMEV_SIZE_COLUMNS),
@@ -631,7 +639,9 @@ def write_tables(out, results):
                  f"({results['rulecache']['what']})\n", TABLES["rulecache"](results)]
     if "tables" in results:
         text += [f"## tables: .eh_frame interpreted, its rows cached or converted, and SFrame "
-                 f"({results['tables']['hz']} Hz)\n", TABLES["tables"](results)]
+                 f"({results['tables']['hz']} Hz)\n", TABLES["tables"](results),
+                 f"## tables, the funcs curve ({results['tables']['funcs_what']})\n",
+                 TABLES["tables-funcs"](results)]
     if "stackmap" in results:
         text += [f"## stackmap: the record stream against the stack map "
                  f"({results['stackmap']['what']})\n", TABLES["stackmap"](results)]
