@@ -932,6 +932,7 @@ class Bench:
             "convert_insns_per_table": ratio(k.get("ehrows_cycles"), k.get("ehrows_converted")) if convert else None,
             "convert_insns_per_fde": ratio(k.get("ehrows_cycles"), k.get("ehrows_fdes")) if convert else None,
             "fallbacks": k.get("ehrows_fallback"),
+            "fallbacks_nocache": k0.get("ehrows_fallback"),
             "evicted": k0.get("ehrows_evicted") if label == "eh-rowcache" else None,
             "file_bytes": sum(f[x] for f in files for x in table),
         }

@@ -380,12 +380,12 @@ TABLES_COLUMNS = [
     ("register_dlopen_modelled", "modelled/registration at dlopen", "{:.0f}"),
 ]
 TABLES_KEYS = [key for key, _, _ in TABLES_COLUMNS] + [
-    "status", "samples", "user_frames_per_sample", "fallbacks", "evicted"]
+    "status", "samples", "user_frames_per_sample", "fallbacks", "fallbacks_nocache", "evicted"]
 # The same designs on the funcs curve's programs (/bin/funcs-N): the
 # columns that change with the table's size (registration does not).
 TABLES_FUNCS_COLUMNS = [("funcs", "funcs", "{}")] + [
     c for c in TABLES_COLUMNS if c[0] not in ("suite",) and not c[0].startswith("register_")] + [
-    ("fallbacks", "tables over budget", "{}")]
+    ("fallbacks", "tables over budget", "{}"), ("fallbacks_nocache", "... cache off", "{}")]
 TABLES_FUNCS_KEYS = [key for key, _, _ in TABLES_FUNCS_COLUMNS] + [
     "status", "samples", "user_frames_per_sample", "evicted"]
 
