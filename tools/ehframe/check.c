@@ -143,15 +143,21 @@ static bool same_rule(const struct sf_rule *a, const struct sf_rule *b)
 	       same_where(&a->ra, &b->ra) && same_where(&a->fp, &b->fp);
 }
 
+/* A lookup's answer as text: its rule, or its error. */
+static void answer_str(int err, const struct sf_rule *r, char *buf, size_t size)
+{
+	if (err)
+		snprintf(buf, size, "%s", eh_strerror(err));
+	else
+		rule_str(r, buf, size);
+}
+
 static void show_diff(const char *path, uint64_t pc, int err, const struct sf_rule *ours,
 		      int found, const struct sf_rule *theirs)
 {
 	char a[128], b[128];
 
-	if (err)
-		snprintf(a, sizeof a, "%s", eh_strerror(err));
-	else
-		rule_str(ours, a, sizeof a);
+	answer_str(err, ours, a, sizeof a);
 	if (found > 0)
 		rule_str(theirs, b, sizeof b);
 	else
@@ -185,14 +191,8 @@ static void check_index(const char *path, const struct eh_table *xt, uint64_t pc
 		c->index_same++;
 	} else if (c->index_differ++ < SHOW_DIFFS) {
 		char sa[128], sb[128];
-		if (ea)
-			snprintf(sa, sizeof sa, "%s", eh_strerror(ea));
-		else
-			rule_str(a, sa, sizeof sa);
-		if (eb)
-			snprintf(sb, sizeof sb, "%s", eh_strerror(eb));
-		else
-			rule_str(&b, sb, sizeof sb);
+		answer_str(ea, a, sa, sizeof sa);
+		answer_str(eb, &b, sb, sizeof sb);
 		printf("%s: INDEX DIFFERS at 0x%" PRIx64 ": %s (budget left %" PRIu32
 		       "), indexed %s (%" PRIu32 ")\n", path, pc, sa, ba, sb, bb);
 	}
@@ -223,14 +223,8 @@ static void rows_differ(const char *path, const char *which, uint64_t pc, int ea
 
 	if (c->rows_differ++ >= SHOW_DIFFS)
 		return;
-	if (ea)
-		snprintf(sa, sizeof sa, "%s", eh_strerror(ea));
-	else
-		rule_str(a, sa, sizeof sa);
-	if (eb)
-		snprintf(sb, sizeof sb, "%s", eh_strerror(eb));
-	else
-		rule_str(b, sb, sizeof sb);
+	answer_str(ea, a, sa, sizeof sa);
+	answer_str(eb, b, sb, sizeof sb);
 	printf("%s: ROWS (%s) DIFFER at 0x%" PRIx64 ": interpreter %s, rows %s\n", path,
 	       which, pc, sa, sb);
 }
